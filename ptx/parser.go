@@ -1,0 +1,1322 @@
+package ptx
+
+import (
+	"go/scanner"
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// Mode controls the parser.
+type Mode uint
+
+// Parser modes.
+const (
+	// AllErrors reports every error instead of stopping after the first
+	// MaxErrors.
+	AllErrors Mode = 1 << iota
+)
+
+// MaxErrors is the number of errors after which parsing stops unless
+// AllErrors is set.
+const MaxErrors = 10
+
+// maxDepth bounds block nesting; deeper input is reported and skipped
+// without recursion.
+const maxDepth = 1000
+
+// ParseFile parses the PTX module src and returns its AST. The file is added
+// to fset under filename. On syntax errors ParseFile still returns a File in
+// which the parts that did not parse are BadDecl/BadStmt nodes (so the file
+// still prints back byte for byte), together with a scanner.ErrorList
+// sorted by position.
+func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *File, err error) {
+	tf := fset.AddFile(filename, -1, len(src))
+	tf.SetLinesForContent(src)
+	p := &parser{file: tf, mode: mode}
+	text := string(src)
+	p.src = text
+	base := tf.Base()
+	// Roughly one token per 4.5 bytes of real PTX.
+	toks := make([]Token, 0, len(src)/4+16)
+	p.toks = lex(text, base, toks, func(off int, msg string) {
+		p.errorAt(token.Pos(base+off), msg)
+	})
+	p.base = base
+	f = &File{Name: filename, Src: src, Tok: tf}
+	f.CRLF = detectCRLF(text)
+	f.Decls = p.parseModule()
+	p.errors.Sort()
+	return f, p.errors.Err()
+}
+
+func detectCRLF(s string) bool {
+	i := strings.IndexByte(s, '\n')
+	return i > 0 && s[i-1] == '\r'
+}
+
+type parser struct {
+	file   *token.File
+	src    string
+	base   int
+	toks   []Token
+	i      int // index of the current token
+	mode   Mode
+	errors scanner.ErrorList
+	full   bool // error limit reached
+
+	// Arenas: slices handed out to nodes are carved from these chunks so
+	// that a file costs a handful of allocations, not one per operand.
+	strArena []string
+	opArena  []Operand
+	tyArena  []Type
+	insArena []Instruction
+	tmpOps   []Operand // operand stack for nested lists
+}
+
+func (p *parser) errorAt(pos token.Pos, msg string) {
+	if p.full {
+		return
+	}
+	if p.mode&AllErrors == 0 && len(p.errors) >= MaxErrors {
+		p.full = true
+		return
+	}
+	p.errors.Add(p.file.Position(pos), msg)
+}
+
+// ---- token access ----
+
+// peek returns the current non-comment token without consuming it.
+func (p *parser) cur() Token {
+	for p.i < len(p.toks) && p.toks[p.i].Kind == COMMENT {
+		p.i++
+	}
+	if p.i >= len(p.toks) {
+		return Token{Pos: token.Pos(p.base + len(p.src)), Kind: EOF}
+	}
+	return p.toks[p.i]
+}
+
+func (p *parser) next() Token {
+	t := p.cur()
+	if t.Kind != EOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) got(k Kind) bool {
+	if p.cur().Kind == k {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expect(k Kind, what string) bool {
+	t := p.cur()
+	if t.Kind == k {
+		p.i++
+		return true
+	}
+	p.errorAt(t.Pos, "expected "+what+", found "+describe(t))
+	return false
+}
+
+func describe(t Token) string {
+	switch t.Kind {
+	case EOF:
+		return "end of file"
+	case IDENT, DIRECTIVE, INT, FLOAT:
+		return "'" + t.Text + "'"
+	case STRING:
+		return "string " + t.Text
+	case ILLEGAL:
+		return "invalid text " + strconv.Quote(t.Text)
+	}
+	return "'" + t.Text + "'"
+}
+
+// newlineBetween reports whether a line break separates token index a's end
+// from token index b's start.
+func (p *parser) newlineBefore(idx int) bool {
+	if idx <= 0 || idx >= len(p.toks) {
+		return true
+	}
+	a := int(p.toks[idx-1].Pos) - p.base + len(p.toks[idx-1].Text)
+	b := int(p.toks[idx].Pos) - p.base
+	return strings.IndexByte(p.src[a:b], '\n') >= 0
+}
+
+// ---- arenas ----
+
+func (p *parser) strs(ss []string) []string {
+	if len(ss) == 0 {
+		return nil
+	}
+	if cap(p.strArena)-len(p.strArena) < len(ss) {
+		p.strArena = make([]string, 0, max(1024, len(ss)))
+	}
+	n := len(p.strArena)
+	p.strArena = append(p.strArena, ss...)
+	return p.strArena[n:len(p.strArena):len(p.strArena)]
+}
+
+func (p *parser) types(ts []Type) []Type {
+	if len(ts) == 0 {
+		return nil
+	}
+	if cap(p.tyArena)-len(p.tyArena) < len(ts) {
+		p.tyArena = make([]Type, 0, max(1024, len(ts)))
+	}
+	n := len(p.tyArena)
+	p.tyArena = append(p.tyArena, ts...)
+	return p.tyArena[n:len(p.tyArena):len(p.tyArena)]
+}
+
+func (p *parser) ops(os []Operand) []Operand {
+	if len(os) == 0 {
+		return nil
+	}
+	if cap(p.opArena)-len(p.opArena) < len(os) {
+		p.opArena = make([]Operand, 0, max(1024, len(os)))
+	}
+	n := len(p.opArena)
+	p.opArena = append(p.opArena, os...)
+	return p.opArena[n:len(p.opArena):len(p.opArena)]
+}
+
+func (p *parser) newInstruction() *Instruction {
+	if len(p.insArena) == cap(p.insArena) {
+		p.insArena = make([]Instruction, 0, 256)
+	}
+	p.insArena = p.insArena[:len(p.insArena)+1]
+	return &p.insArena[len(p.insArena)-1]
+}
+
+// ---- module level ----
+
+func (p *parser) parseModule() []Decl {
+	var decls []Decl
+	prevEnd := -1
+	for !p.full {
+		// Comments between declarations become Comment nodes.
+		if p.i < len(p.toks) && p.toks[p.i].Kind == COMMENT {
+			decls = append(decls, p.comment(prevEnd))
+			prevEnd = p.i - 1
+			continue
+		}
+		t := p.cur()
+		if t.Kind == EOF {
+			break
+		}
+		start := p.i
+		d := p.parseDecl()
+		if p.i == start { // always make progress
+			p.i++
+			d = &BadDecl{Toks: p.toks[start:p.i]}
+		}
+		decls = append(decls, d)
+		prevEnd = p.i - 1
+	}
+	if p.full && p.i < len(p.toks) {
+		// Error limit reached: keep the rest so the tree still covers
+		// the whole input.
+		decls = append(decls, &BadDecl{Toks: p.toks[p.i:]})
+		p.i = len(p.toks)
+	}
+	return decls
+}
+
+// comment makes a Comment node of the comment token at p.i. prevEnd is the
+// index of the last token of the preceding statement (or -1).
+func (p *parser) comment(prevEnd int) *Comment {
+	t := p.toks[p.i]
+	c := &Comment{Toks: p.toks[p.i : p.i+1], Text: t.Text}
+	if prevEnd >= 0 && prevEnd == p.i-1 && !p.newlineBefore(p.i) {
+		c.SameLine = true
+	}
+	p.i++
+	return c
+}
+
+func linkageOf(s string) Linkage {
+	switch s {
+	case ".visible":
+		return Visible
+	case ".extern":
+		return Extern
+	case ".weak":
+		return Weak
+	case ".common":
+		return Common
+	}
+	return 0
+}
+
+func spaceOf(s string) Space {
+	switch s {
+	case ".reg":
+		return SpaceReg
+	case ".sreg":
+		return SpaceSReg
+	case ".const":
+		return SpaceConst
+	case ".global":
+		return SpaceGlobal
+	case ".local":
+		return SpaceLocal
+	case ".param":
+		return SpaceParam
+	case ".shared", ".shared::cta":
+		return SpaceShared
+	case ".shared::cluster":
+		return SpaceSharedCluster
+	case ".tex":
+		return SpaceTex
+	}
+	return SpaceNone
+}
+
+func (p *parser) parseDecl() Decl {
+	start := p.i
+	t := p.cur()
+	if t.Kind != DIRECTIVE {
+		p.errorAt(t.Pos, "expected directive, found "+describe(t))
+		return p.badDecl(start)
+	}
+	// Look past linkage directives to see what is declared.
+	j := p.i
+	var link Linkage
+	for j < len(p.toks) && (p.toks[j].Kind == DIRECTIVE && linkageOf(p.toks[j].Text) != 0 || p.toks[j].Kind == COMMENT) {
+		if p.toks[j].Kind == DIRECTIVE {
+			link |= linkageOf(p.toks[j].Text)
+		}
+		j++
+	}
+	var what string
+	if j < len(p.toks) {
+		what = p.toks[j].Text
+	}
+	switch {
+	case what == ".entry" || what == ".func":
+		return p.parseFunction()
+	case spaceOf(what) != SpaceNone || what == ".texref" || what == ".samplerref" || what == ".surfref":
+		return p.parseVarDecl(true, SEMI)
+	case link != 0:
+		p.errorAt(p.toks[j].Pos, "expected declaration after "+t.Text+", found "+describe(p.toks[j]))
+		return p.badDecl(start)
+	case what == ".section":
+		return p.parseSection()
+	}
+	return p.parseDirective()
+}
+
+// badDecl skips to the end of the current declaration: a ';' at brace depth
+// zero, the end of a balanced '{ }' group, or the next line that starts with
+// a directive.
+func (p *parser) badDecl(start int) Decl {
+	p.skipBad(start)
+	return &BadDecl{Toks: p.toks[start:p.i]}
+}
+
+func (p *parser) skipBad(start int) {
+	depth := 0
+	if p.i == start && p.i < len(p.toks) {
+		// consume at least one token
+		switch p.toks[p.i].Kind {
+		case LBRACE:
+			depth++
+		case SEMI:
+			p.i++
+			return
+		}
+		p.i++
+	}
+	for p.i < len(p.toks) {
+		t := p.toks[p.i]
+		switch t.Kind {
+		case LBRACE:
+			depth++
+		case RBRACE:
+			if depth == 0 {
+				return
+			}
+			depth--
+			if depth == 0 {
+				p.i++
+				return
+			}
+		case SEMI:
+			if depth == 0 {
+				p.i++
+				return
+			}
+		case DIRECTIVE:
+			if depth == 0 && p.newlineBefore(p.i) {
+				return
+			}
+		}
+		p.i++
+	}
+}
+
+// parseSection parses `.section NAME { ... }`, keeping the block verbatim.
+func (p *parser) parseSection() Decl {
+	start := p.i
+	p.next() // .section
+	name := p.cur()
+	if name.Kind != DIRECTIVE && name.Kind != IDENT {
+		p.errorAt(name.Pos, "expected section name, found "+describe(name))
+		return p.badDecl(start)
+	}
+	p.next()
+	lb := p.cur()
+	if lb.Kind != LBRACE {
+		// A section without a body: treat the rest of the line as args.
+		p.errorAt(lb.Pos, "expected '{' after .section "+name.Text+", found "+describe(lb))
+		return p.badDecl(start)
+	}
+	open := p.i
+	depth := 0
+	k := p.i
+	for ; k < len(p.toks); k++ {
+		if p.toks[k].Kind == LBRACE {
+			depth++
+		} else if p.toks[k].Kind == RBRACE {
+			depth--
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	if k >= len(p.toks) {
+		p.errorAt(lb.Pos, "section "+name.Text+" not terminated by '}'")
+		p.i = len(p.toks)
+		return &BadDecl{Toks: p.toks[start:]}
+	}
+	lo := int(p.toks[open].Pos) - p.base
+	hi := int(p.toks[k].Pos) - p.base + 1
+	body := p.src[lo:hi]
+	// Replace the block's tokens by one RAW token: the parser owns p.toks,
+	// and the section body tokens are not used elsewhere.
+	p.toks[open] = Token{Pos: p.toks[open].Pos, Kind: RAW, Text: body}
+	toks := make(Toks, 0, open-start+1)
+	toks = append(toks, p.toks[start:open+1]...)
+	p.i = k + 1
+	return &Section{Toks: toks, Name: name.Text, Body: body}
+}
+
+// directiveEndsAtSemi lists directives whose arguments run to a ';' even
+// across lines.
+func directiveEndsAtSemi(name string) bool {
+	switch name {
+	case ".pragma", ".callprototype", ".branchtargets", ".calltargets", ".alias":
+		return true
+	}
+	return false
+}
+
+// parseDirective parses a generic directive. Its arguments end at ';'
+// (consumed), at a line break outside parentheses, or before '{' / '}'.
+func (p *parser) parseDirective() *Directive {
+	start := p.i
+	name := p.next()
+	d := &Directive{Name: name.Text}
+	semiOnly := directiveEndsAtSemi(name.Text)
+	depth := 0
+	argStart := len(p.toks)
+	for p.i < len(p.toks) {
+		t := p.toks[p.i]
+		if t.Kind == COMMENT {
+			if !semiOnly && depth == 0 && (p.newlineBefore(p.i) || p.commentRunsToLineEnd(p.i)) {
+				break
+			}
+			p.i++
+			continue
+		}
+		if t.Kind == SEMI && depth == 0 {
+			p.i++
+			d.Semi = true
+			break
+		}
+		if depth == 0 && !semiOnly && p.i > start && p.newlineBefore(p.i) {
+			break
+		}
+		if depth == 0 && (t.Kind == LBRACE || t.Kind == RBRACE) {
+			break
+		}
+		switch t.Kind {
+		case LPAREN:
+			depth++
+		case RPAREN:
+			if depth > 0 {
+				depth--
+			}
+		}
+		if argStart == len(p.toks) {
+			argStart = p.i
+		}
+		p.i++
+	}
+	d.Toks = p.toks[start:p.i]
+	if argStart < p.i {
+		d.Args = stripComments(p.toks[argStart:p.i])
+		if d.Semi && len(d.Args) > 0 && d.Args[len(d.Args)-1].Kind == SEMI {
+			d.Args = d.Args[:len(d.Args)-1]
+		}
+	}
+	if semiOnly && !d.Semi {
+		p.errorAt(name.Pos, "expected ';' to end "+name.Text)
+	}
+	p.checkDirective(d)
+	return d
+}
+
+// commentRunsToLineEnd reports whether the comment at idx is a line comment
+// (and so ends its line).
+func (p *parser) commentRunsToLineEnd(idx int) bool {
+	return strings.HasPrefix(p.toks[idx].Text, "//")
+}
+
+// stripComments returns ts without COMMENT tokens, sharing memory when there
+// are none.
+func stripComments(ts []Token) []Token {
+	for i := range ts {
+		if ts[i].Kind == COMMENT {
+			out := make([]Token, 0, len(ts))
+			for _, t := range ts {
+				if t.Kind != COMMENT {
+					out = append(out, t)
+				}
+			}
+			return out
+		}
+	}
+	return ts
+}
+
+// checkDirective validates the arguments of the directives with a fixed
+// shape.
+func (p *parser) checkDirective(d *Directive) {
+	bad := func(msg string) { p.errorAt(d.Pos(), d.Name+": "+msg) }
+	switch d.Name {
+	case ".version":
+		if _, _, ok := d.Version(); !ok {
+			bad("expected major.minor version number")
+		}
+	case ".address_size":
+		if n, ok := d.AddressSize(); !ok || (n != 32 && n != 64) {
+			bad("expected 32 or 64")
+		}
+	case ".target":
+		if len(d.Targets()) == 0 {
+			bad("expected target name")
+		}
+	case ".loc":
+		if _, ok := d.Loc(); !ok {
+			bad("expected file, line and column numbers")
+		}
+	case ".file":
+		if _, ok := d.FileEntry(); !ok {
+			bad("expected file index and quoted name")
+		}
+	}
+}
+
+// ---- variable declarations ----
+
+// parseVarDecl parses a variable/register/parameter declaration. In a
+// parameter list (semi == false) it ends before ',' or ')' and declares one
+// name; otherwise it ends with ';' and may declare several names.
+func (p *parser) parseVarDecl(withSemi bool, _ Kind) Decl {
+	start := p.i
+	d := p.varDecl(withSemi)
+	if d == nil {
+		return p.badDecl(start)
+	}
+	return d
+}
+
+func (p *parser) varDecl(withSemi bool) *VarDecl {
+	start := p.i
+	d := &VarDecl{}
+	// linkage
+	for {
+		t := p.cur()
+		if t.Kind != DIRECTIVE {
+			break
+		}
+		l := linkageOf(t.Text)
+		if l == 0 {
+			break
+		}
+		d.Linkage |= l
+		p.next()
+	}
+	// attributes: space, alignment, vector, type, ptr
+	sawType := false
+	for {
+		t := p.cur()
+		if t.Kind != DIRECTIVE {
+			break
+		}
+		switch s := t.Text; {
+		case spaceOf(s) != SpaceNone && d.Space == SpaceNone && !d.Ptr:
+			d.Space = spaceOf(s)
+			p.next()
+		case s == ".align":
+			p.next()
+			n, ok := p.intLit()
+			if !ok {
+				return nil
+			}
+			if d.Ptr && !sawType {
+				d.PtrAlign = n
+			} else if d.Ptr {
+				d.PtrAlign = n
+			} else {
+				d.Align = n
+			}
+		case s == ".v2" || s == ".v4" || s == ".v8":
+			d.Vec = int(s[2] - '0')
+			p.next()
+		case s == ".ptr":
+			d.Ptr = true
+			p.next()
+		case d.Ptr && d.PtrSpace == SpaceNone && spaceOf(s) != SpaceNone:
+			d.PtrSpace = spaceOf(s)
+			p.next()
+		case s == ".texref" || s == ".samplerref" || s == ".surfref":
+			if d.Space == SpaceNone {
+				d.Space = SpaceGlobal
+			}
+			d.Type, d.TypeName = typeOf(s), s
+			sawType = true
+			p.next()
+		case typeOf(s) != TypeNone && !sawType:
+			d.Type, d.TypeName = typeOf(s), s
+			sawType = true
+			p.next()
+		case strings.HasPrefix(s, ".attribute") || s == ".managed" || s == ".unified":
+			p.next()
+			a := s
+			if p.cur().Kind == LPAREN {
+				// .attribute(.managed)
+				depth := 0
+				for {
+					t := p.next()
+					if t.Kind == EOF {
+						break
+					}
+					a += t.Text
+					if t.Kind == LPAREN {
+						depth++
+					} else if t.Kind == RPAREN {
+						depth--
+						if depth == 0 {
+							break
+						}
+					}
+				}
+			}
+			d.Attrs = append(d.Attrs, a)
+		default:
+			if !sawType && typeOf(s) == TypeNone && !isKnownDirective(s) {
+				// Unknown type name (newer PTX): keep its spelling.
+				d.TypeName = s
+				sawType = true
+				p.next()
+				continue
+			}
+			goto names
+		}
+	}
+names:
+	if d.Space == SpaceNone {
+		t := p.cur()
+		p.errorAt(t.Pos, "expected state space in declaration, found "+describe(t))
+		return nil
+	}
+	if !sawType {
+		t := p.cur()
+		p.errorAt(t.Pos, "expected type in declaration, found "+describe(t))
+		return nil
+	}
+	for {
+		t := p.cur()
+		if t.Kind != IDENT {
+			p.errorAt(t.Pos, "expected name in declaration, found "+describe(t))
+			return nil
+		}
+		p.next()
+		dc := Declarator{Pos: t.Pos, Name: t.Text, Range: -1}
+		if p.cur().Kind == LT {
+			p.next()
+			n, ok := p.intLit()
+			if !ok {
+				return nil
+			}
+			dc.Range = n
+			if !p.expect(GT, "'>'") {
+				return nil
+			}
+		}
+		for p.cur().Kind == LBRACK {
+			p.next()
+			if p.got(RBRACK) {
+				dc.Dims = append(dc.Dims, 0)
+				continue
+			}
+			n, ok := p.intLit()
+			if !ok {
+				return nil
+			}
+			dc.Dims = append(dc.Dims, n)
+			if !p.expect(RBRACK, "']'") {
+				return nil
+			}
+		}
+		if p.cur().Kind == ASSIGN {
+			p.next()
+			is := p.i
+			if !p.skipExpr() {
+				return nil
+			}
+			dc.Init = stripComments(p.toks[is:p.i])
+		}
+		d.Names = append(d.Names, dc)
+		if !withSemi {
+			break
+		}
+		if p.cur().Kind != COMMA {
+			break
+		}
+		p.next()
+	}
+	if withSemi {
+		if !p.expect(SEMI, "';' after declaration") {
+			return nil
+		}
+	}
+	d.Toks = p.toks[start:p.i]
+	return d
+}
+
+// skipExpr consumes an initializer expression: tokens up to a ',' or ';' at
+// nesting depth zero. It reports false (after an error) on an unbalanced
+// expression.
+func (p *parser) skipExpr() bool {
+	depth := 0
+	start := p.i
+	for {
+		t := p.cur()
+		switch t.Kind {
+		case EOF:
+			p.errorAt(t.Pos, "unexpected end of file in initializer")
+			return false
+		case LBRACE, LPAREN, LBRACK:
+			depth++
+		case RBRACE, RPAREN, RBRACK:
+			if depth == 0 {
+				if p.i == start {
+					p.errorAt(t.Pos, "expected initializer, found "+describe(t))
+					return false
+				}
+				return true
+			}
+			depth--
+		case COMMA, SEMI:
+			if depth == 0 {
+				if p.i == start {
+					p.errorAt(t.Pos, "expected initializer, found "+describe(t))
+					return false
+				}
+				return true
+			}
+			if t.Kind == SEMI {
+				p.errorAt(t.Pos, "unbalanced brackets in initializer")
+				return false
+			}
+		case DIRECTIVE:
+			if depth == 0 {
+				p.errorAt(t.Pos, "unexpected "+t.Text+" in initializer")
+				return false
+			}
+		}
+		p.next()
+	}
+}
+
+func (p *parser) intLit() (int, bool) {
+	t := p.cur()
+	if t.Kind != INT {
+		p.errorAt(t.Pos, "expected integer, found "+describe(t))
+		return 0, false
+	}
+	p.next()
+	v, err := parseInt(t.Text)
+	if err != nil || v < 0 || v > 1<<40 {
+		p.errorAt(t.Pos, "integer "+t.Text+" out of range")
+		return 0, false
+	}
+	return int(v), true
+}
+
+// parseInt parses a PTX integer literal (decimal, 0x, 0b, leading-0 octal,
+// optional U suffix).
+func parseInt(s string) (int64, error) {
+	s = strings.TrimRight(s, "Uu")
+	base := 10
+	switch {
+	case len(s) > 2 && (s[1] == 'x' || s[1] == 'X') && s[0] == '0':
+		base, s = 16, s[2:]
+	case len(s) > 2 && (s[1] == 'b' || s[1] == 'B') && s[0] == '0':
+		base, s = 2, s[2:]
+	case len(s) > 1 && s[0] == '0':
+		base, s = 8, s[1:]
+	}
+	u, err := strconv.ParseUint(s, base, 64)
+	return int64(u), err
+}
+
+// ---- functions ----
+
+func (p *parser) parseFunction() Decl {
+	start := p.i
+	fn := &Function{}
+	for {
+		t := p.cur()
+		l := linkageOf(t.Text)
+		if t.Kind != DIRECTIVE || l == 0 {
+			break
+		}
+		fn.Linkage |= l
+		p.next()
+	}
+	kw := p.next()
+	if kw.Text == ".func" {
+		fn.Kind = Func
+	}
+	// return parameters
+	if fn.Kind == Func && p.cur().Kind == LPAREN {
+		p.next()
+		ps, ok := p.paramList()
+		if !ok {
+			return p.badDecl(start)
+		}
+		fn.Ret = ps
+	}
+	name := p.cur()
+	if name.Kind != IDENT {
+		p.errorAt(name.Pos, "expected function name, found "+describe(name))
+		return p.badDecl(start)
+	}
+	p.next()
+	fn.Name, fn.NamePos = name.Text, name.Pos
+	if p.cur().Kind == LPAREN {
+		p.next()
+		ps, ok := p.paramList()
+		if !ok {
+			return p.badDecl(start)
+		}
+		fn.Params = ps
+	} else {
+		fn.NoParen = true
+	}
+	// performance directives and attributes up to '{' or ';'
+	for {
+		t := p.cur()
+		if t.Kind == DIRECTIVE && isPerfDirective(t.Text) {
+			fn.Perf = append(fn.Perf, p.parseDirective())
+			continue
+		}
+		break
+	}
+	t := p.cur()
+	switch t.Kind {
+	case SEMI:
+		p.next()
+		fn.Toks = p.toks[start:p.i]
+		return fn
+	case LBRACE:
+		fn.Toks = p.toks[start:p.i]
+		fn.Body = p.parseBlock(0)
+		return fn
+	}
+	if p.lastTokEndsLine() {
+		// Open64-era forward declarations end at the line end, without ';'.
+		fn.Toks = p.toks[start:p.i]
+		return fn
+	}
+	p.errorAt(t.Pos, "expected '{' or ';' after function header, found "+describe(t))
+	return p.badDecl(start)
+}
+
+// paramList parses parameters after '(' up to and including ')'.
+func (p *parser) paramList() ([]*VarDecl, bool) {
+	var ps []*VarDecl
+	if p.got(RPAREN) {
+		return ps, true
+	}
+	for {
+		t := p.cur()
+		if t.Kind != DIRECTIVE {
+			p.errorAt(t.Pos, "expected parameter, found "+describe(t))
+			return nil, false
+		}
+		d := p.varDecl(false)
+		if d == nil {
+			return nil, false
+		}
+		ps = append(ps, d)
+		if p.got(COMMA) {
+			continue
+		}
+		if p.expect(RPAREN, "',' or ')' in parameter list") {
+			return ps, true
+		}
+		return nil, false
+	}
+}
+
+// lastTokEndsLine reports whether a line break follows the last consumed
+// non-comment token (or the input ends there).
+func (p *parser) lastTokEndsLine() bool {
+	j := p.i - 1
+	for j >= 0 && p.toks[j].Kind == COMMENT {
+		j--
+	}
+	k := j + 1
+	for k < len(p.toks) && p.toks[k].Kind == COMMENT {
+		k++
+	}
+	if j < 0 || k >= len(p.toks) {
+		return true
+	}
+	a := int(p.toks[j].Pos) - p.base + len(p.toks[j].Text)
+	b := int(p.toks[k].Pos) - p.base
+	return strings.IndexByte(p.src[a:b], '\n') >= 0 || strings.HasPrefix(p.toks[j+1].Text, "//") && j+1 < k
+}
+
+// ---- bodies ----
+
+// parseBlock parses '{' statements '}'. depth is the nesting level of the
+// block being parsed.
+func (p *parser) parseBlock(depth int) *Block {
+	b := &Block{Lbrace: p.toks[p.i]}
+	p.i++ // '{'
+	if depth >= maxDepth {
+		p.errorAt(b.Lbrace.Pos, "blocks nested too deeply")
+		// Skip to the matching '}' without recursion.
+		start := p.i
+		n := 1
+		for p.i < len(p.toks) {
+			switch p.toks[p.i].Kind {
+			case LBRACE:
+				n++
+			case RBRACE:
+				n--
+			}
+			if n == 0 {
+				break
+			}
+			p.i++
+		}
+		b.Stmts = append(b.Stmts, &BadStmt{Toks: p.toks[start:p.i]})
+		if p.i < len(p.toks) {
+			b.Rbrace = p.toks[p.i]
+			p.i++
+		} else {
+			b.Rbrace = Token{Kind: RBRACE}
+		}
+		return b
+	}
+	prevEnd := -1
+	for {
+		if p.i < len(p.toks) && p.toks[p.i].Kind == COMMENT {
+			b.Stmts = append(b.Stmts, p.comment(prevEnd))
+			prevEnd = p.i - 1
+			continue
+		}
+		t := p.cur()
+		switch t.Kind {
+		case RBRACE:
+			b.Rbrace = t
+			p.i++
+			return b
+		case EOF:
+			p.errorAt(t.Pos, "expected '}', found end of file")
+			b.Rbrace = Token{Kind: RBRACE} // missing: prints nothing
+			return b
+		}
+		if p.full {
+			// Keep the rest of the block as one bad statement.
+			start := p.i
+			n := 0
+			for p.i < len(p.toks) {
+				k := p.toks[p.i].Kind
+				if k == RBRACE && n == 0 {
+					break
+				}
+				if k == LBRACE {
+					n++
+				} else if k == RBRACE {
+					n--
+				}
+				p.i++
+			}
+			if p.i > start {
+				b.Stmts = append(b.Stmts, &BadStmt{Toks: p.toks[start:p.i]})
+			}
+			continue
+		}
+		start := p.i
+		s := p.parseStmt(depth)
+		if p.i == start {
+			p.i++
+			s = &BadStmt{Toks: p.toks[start:p.i]}
+		}
+		b.Stmts = append(b.Stmts, s)
+		prevEnd = p.i - 1
+	}
+}
+
+func (p *parser) parseStmt(depth int) Stmt {
+	start := p.i
+	t := p.cur()
+	switch t.Kind {
+	case LBRACE:
+		return p.parseBlock(depth + 1)
+	case DIRECTIVE:
+		if linkageOf(t.Text) != 0 || spaceOf(t.Text) != SpaceNone {
+			d := p.varDecl(true)
+			if d == nil {
+				return p.badStmt(start)
+			}
+			return d
+		}
+		return p.parseDirective()
+	case IDENT:
+		if p.i+1 < len(p.toks) && p.toks[p.i+1].Kind == COLON {
+			p.i += 2
+			return &Label{Toks: p.toks[start:p.i], Name: t.Text}
+		}
+		if in := p.parseInstruction(); in != nil {
+			return in
+		}
+		return p.badStmt(start)
+	case AT:
+		if in := p.parseInstruction(); in != nil {
+			return in
+		}
+		return p.badStmt(start)
+	}
+	p.errorAt(t.Pos, "expected instruction, label or directive, found "+describe(t))
+	return p.badStmt(start)
+}
+
+// badStmt skips to the end of a statement: past the next ';', or before a
+// '}' or a line that starts a new statement.
+func (p *parser) badStmt(start int) Stmt {
+	if p.i == start {
+		p.i++
+	}
+	for p.i < len(p.toks) {
+		t := p.toks[p.i]
+		if t.Kind == SEMI {
+			p.i++
+			break
+		}
+		if t.Kind == RBRACE || t.Kind == LBRACE {
+			break
+		}
+		if p.newlineBefore(p.i) && (t.Kind == DIRECTIVE || t.Kind == AT ||
+			t.Kind == IDENT && p.i+1 < len(p.toks) && (p.toks[p.i+1].Kind == COLON || p.toks[p.i+1].Kind == IDENT)) {
+			break
+		}
+		p.i++
+	}
+	return &BadStmt{Toks: p.toks[start:p.i]}
+}
+
+// parseInstruction parses [@[!]pred] opcode operands ';'.
+func (p *parser) parseInstruction() *Instruction {
+	start := p.i
+	in := p.newInstruction()
+	if p.got(AT) {
+		in.GuardNeg = p.got(NOT)
+		g := p.cur()
+		if g.Kind != IDENT {
+			p.errorAt(g.Pos, "expected predicate register after '@', found "+describe(g))
+			return nil
+		}
+		p.next()
+		in.Guard = g.Text
+	}
+	opTok := p.cur()
+	if opTok.Kind != IDENT {
+		p.errorAt(opTok.Pos, "expected opcode, found "+describe(opTok))
+		return nil
+	}
+	p.next()
+	p.decodeOpcode(&in.Op, opTok.Text)
+	// operands
+	base := len(p.tmpOps)
+	if p.cur().Kind != SEMI {
+		for {
+			op, ok := p.operand()
+			if !ok {
+				p.tmpOps = p.tmpOps[:base]
+				return nil
+			}
+			p.tmpOps = append(p.tmpOps, op)
+			if p.got(COMMA) {
+				continue
+			}
+			break
+		}
+	}
+	t := p.cur()
+	if t.Kind != SEMI {
+		p.errorAt(t.Pos, "expected ',' or ';' after operand, found "+describe(t))
+		p.tmpOps = p.tmpOps[:base]
+		return nil
+	}
+	p.next()
+	in.Args = p.ops(p.tmpOps[base:])
+	p.tmpOps = p.tmpOps[:base]
+	in.Toks = p.toks[start:p.i]
+	return in
+}
+
+// operand parses one operand.
+func (p *parser) operand() (Operand, bool) {
+	t := p.cur()
+	start := p.i
+	var op Operand
+	op.Pos = t.Pos
+	switch t.Kind {
+	case IDENT:
+		p.next()
+		if t.Text == "_" {
+			op.Kind = OpSink
+			op.Name = t.Text
+		} else if p.cur().Kind == OR && p.i+1 < len(p.toks) && p.toks[p.i+1].Kind == IDENT {
+			p.next()
+			op.Kind, op.Name, op.Name2 = OpPair, t.Text, p.next().Text
+		} else {
+			op.Kind, op.Name = OpReg, t.Text
+		}
+	case INT, FLOAT:
+		p.next()
+		op.Kind, op.Name = OpImm, t.Text
+	case MINUS:
+		p.next()
+		n := p.cur()
+		if n.Kind == INT || n.Kind == FLOAT {
+			p.next()
+			op.Kind = OpImm
+			op.Name = "-" + n.Text
+			op.Expr = p.toks[start:p.i]
+		} else {
+			p.i = start
+			return p.exprOperand(start)
+		}
+	case NOT:
+		p.next()
+		n := p.cur()
+		if n.Kind != IDENT {
+			p.i = start
+			return p.exprOperand(start)
+		}
+		p.next()
+		op.Kind, op.Name = OpPredNeg, n.Text
+	case LBRACE:
+		p.next()
+		elems, ok := p.operandList(RBRACE, "'}'")
+		if !ok {
+			return op, false
+		}
+		op.Kind, op.Elems = OpVec, elems
+	case LPAREN:
+		p.next()
+		elems, ok := p.operandList(RPAREN, "')'")
+		if !ok {
+			return op, false
+		}
+		op.Kind, op.Elems = OpTuple, elems
+	case LBRACK:
+		return p.addrOperand()
+	default:
+		return p.exprOperand(start)
+	}
+	// Anything other than a separator after a simple operand makes it an
+	// expression ("sym+4" as a mov source, say).
+	switch p.cur().Kind {
+	case COMMA, SEMI, RBRACE, RPAREN, RBRACK:
+		return op, true
+	}
+	p.i = start
+	return p.exprOperand(start)
+}
+
+// exprOperand collects the tokens of a general expression operand up to a
+// ',' or ';' (or an unmatched closer) at depth zero.
+func (p *parser) exprOperand(start int) (Operand, bool) {
+	depth := 0
+	for {
+		t := p.cur()
+		switch t.Kind {
+		case EOF:
+			p.errorAt(t.Pos, "unexpected end of file in operand")
+			return Operand{}, false
+		case LBRACE, LPAREN, LBRACK:
+			depth++
+		case RBRACE, RPAREN, RBRACK:
+			if depth == 0 {
+				goto done
+			}
+			depth--
+		case COMMA, SEMI:
+			if depth == 0 {
+				goto done
+			}
+		case DIRECTIVE, AT, ILLEGAL, STRING:
+			p.errorAt(t.Pos, "unexpected "+describe(t)+" in operand")
+			return Operand{}, false
+		}
+		p.next()
+	}
+done:
+	if p.i == start {
+		t := p.cur()
+		p.errorAt(t.Pos, "expected operand, found "+describe(t))
+		return Operand{}, false
+	}
+	return Operand{Kind: OpExpr, Pos: p.toks[start].Pos, Expr: stripComments(p.toks[start:p.i])}, true
+}
+
+// operandList parses operands separated by ',' up to the closing token.
+func (p *parser) operandList(close Kind, what string) ([]Operand, bool) {
+	base := len(p.tmpOps)
+	if !p.got(close) {
+		for {
+			op, ok := p.operand()
+			if !ok {
+				p.tmpOps = p.tmpOps[:base]
+				return nil, false
+			}
+			p.tmpOps = append(p.tmpOps, op)
+			if p.got(COMMA) {
+				continue
+			}
+			if !p.expect(close, "',' or "+what) {
+				p.tmpOps = p.tmpOps[:base]
+				return nil, false
+			}
+			break
+		}
+	}
+	elems := p.ops(p.tmpOps[base:])
+	p.tmpOps = p.tmpOps[:base]
+	if elems == nil {
+		elems = []Operand{}
+	}
+	return elems, true
+}
+
+// addrOperand parses "[...]": a base name with constant offsets, an
+// immediate address, or the texture/surface form "[tex, coords]".
+func (p *parser) addrOperand() (Operand, bool) {
+	start := p.i
+	lb := p.next()
+	op := Operand{Kind: OpAddr, Pos: lb.Pos}
+	t := p.cur()
+	simple := true
+	switch t.Kind {
+	case IDENT:
+		p.next()
+		op.Name = t.Text
+	case INT:
+		p.next()
+		v, err := parseInt(t.Text)
+		if err != nil {
+			simple = false
+		}
+		op.Offset = v
+	case MINUS:
+		simple = false
+	default:
+		simple = false
+	}
+	for simple {
+		t = p.cur()
+		if t.Kind == PLUS || t.Kind == MINUS {
+			p.next()
+			neg := t.Kind == MINUS
+			n := p.cur()
+			if n.Kind == MINUS { // "+-4"
+				neg = !neg
+				p.next()
+				n = p.cur()
+			}
+			if n.Kind != INT {
+				simple = false
+				break
+			}
+			p.next()
+			v, err := parseInt(n.Text)
+			if err != nil {
+				simple = false
+				break
+			}
+			if neg {
+				v = -v
+			}
+			op.Offset += v
+			continue
+		}
+		break
+	}
+	if simple {
+		switch p.cur().Kind {
+		case RBRACK:
+			p.next()
+			return op, true
+		case COMMA:
+			// texture / surface form: [tex, coords] or [tex, sampler, coords]
+			if op.Offset == 0 && op.Name != "" {
+				p.next()
+				elems, ok := p.operandList(RBRACK, "']'")
+				if !ok {
+					return op, false
+				}
+				op.Elems = elems
+				return op, true
+			}
+		}
+	}
+	// General address expression: keep the tokens.
+	p.i = start
+	depth := 0
+	for {
+		t := p.cur()
+		if t.Kind == EOF || t.Kind == SEMI {
+			p.errorAt(lb.Pos, "unterminated '[' in operand")
+			return Operand{}, false
+		}
+		p.next()
+		switch t.Kind {
+		case LBRACK, LBRACE, LPAREN:
+			depth++
+		case RBRACK, RBRACE, RPAREN:
+			depth--
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	return Operand{Kind: OpExpr, Pos: lb.Pos, Expr: stripComments(p.toks[start:p.i])}, true
+}

@@ -1,0 +1,412 @@
+package ptx
+
+import (
+	"io"
+	"strings"
+)
+
+// PrintMode selects how the printer lays out a file.
+type PrintMode uint8
+
+// Print modes.
+const (
+	// Preserve reproduces the source: a tree the parser returned and
+	// nobody changed prints byte for byte as its input (CRLF line ends,
+	// odd spacing and comments included). Inserted nodes (no positions)
+	// are laid out as in Canonical mode, with the file's line ends; the
+	// text around them keeps its original layout.
+	Preserve PrintMode = iota
+	// Canonical lays the file out afresh: one statement per line,
+	// Indent per nesting level, labels in column 0, parameters one per
+	// line, single spaces between tokens. The output parses to a tree
+	// equal to the input's (Equal). Comments are kept.
+	Canonical
+)
+
+// Config configures the printer.
+type Config struct {
+	Mode   PrintMode
+	Indent string // indentation per level for laid-out text; "\t" when empty
+}
+
+// Fprint prints f in Preserve mode.
+func Fprint(w io.Writer, f *File) error {
+	return (&Config{Mode: Preserve}).Fprint(w, f)
+}
+
+// Fprint prints f to w as configured.
+func (c *Config) Fprint(w io.Writer, f *File) error {
+	p := newPrinter(c, f)
+	p.file(f)
+	_, err := w.Write(p.buf)
+	return err
+}
+
+// Format returns the canonical text of a single node (a Decl, a Stmt or a
+// *File) without a trailing newline.
+func Format(n Node) string {
+	p := newPrinter(&Config{Mode: Canonical}, nil)
+	switch n := n.(type) {
+	case *File:
+		p.file(n)
+	case Decl:
+		p.decl(n, nil)
+	case Stmt:
+		p.stmt(n, 0)
+	}
+	return strings.TrimRight(string(p.buf), "\r\n")
+}
+
+type printer struct {
+	mode    PrintMode
+	indent  string
+	nl      string
+	src     string
+	base    int
+	buf     []byte
+	last    int // source offset just past the last positioned token printed, or -1
+	prev    Token
+	pending string // separator forced for the next token
+	hasPend bool
+}
+
+func newPrinter(c *Config, f *File) *printer {
+	p := &printer{mode: c.Mode, indent: c.Indent, nl: "\n", last: -1}
+	if p.indent == "" {
+		p.indent = "\t"
+	}
+	if f != nil {
+		if f.CRLF {
+			p.nl = "\r\n"
+		}
+		if f.Tok != nil && f.Src != nil && c.Mode == Preserve {
+			p.src = string(f.Src)
+			p.base = f.Tok.Base()
+			p.last = 0
+			p.buf = make([]byte, 0, len(f.Src)+len(f.Src)/8)
+		}
+	}
+	return p
+}
+
+// sep forces the separator before the next token.
+func (p *printer) sep(s string) {
+	p.pending, p.hasPend = s, true
+}
+
+func (p *printer) newline(depth int) {
+	p.sep(p.nl + strings.Repeat(p.indent, depth))
+}
+
+func (p *printer) blankLine(depth int) {
+	p.sep(p.nl + p.nl + strings.Repeat(p.indent, depth))
+}
+
+func allSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// wsBefore returns the run of whitespace in the source ending at off.
+func (p *printer) wsBefore(off int) string {
+	i := off
+	for i > 0 && isSpace(p.src[i-1]) {
+		i--
+	}
+	return p.src[i:off]
+}
+
+// emit prints one token.
+func (p *printer) emit(t Token) {
+	if t.Text == "" {
+		return
+	}
+	var sep string
+	if p.hasPend {
+		sep = p.pending
+		p.hasPend = false
+	} else {
+		sep = spaceBetween(p.prev, t, p.nl)
+	}
+	if len(p.buf) == 0 && p.last <= 0 {
+		sep = strings.TrimLeft(sep, "\r\n")
+	}
+	if p.src != "" {
+		off := int(t.Pos) - p.base
+		if t.Pos.IsValid() && off >= 0 && off+len(t.Text) <= len(p.src) && p.src[off:off+len(t.Text)] == t.Text {
+			if p.last >= 0 && off >= p.last && allSpace(p.src[p.last:off]) {
+				sep = p.src[p.last:off]
+			} else if ws := p.wsBefore(off); ws != "" && len(p.buf) > 0 {
+				sep = ws
+			}
+			p.buf = append(p.buf, sep...)
+			p.buf = append(p.buf, t.Text...)
+			p.last = off + len(t.Text)
+			p.prev = t
+			return
+		}
+		p.last = -1
+	}
+	p.buf = append(p.buf, sep...)
+	p.buf = append(p.buf, t.Text...)
+	p.prev = t
+}
+
+func (p *printer) emitAll(ts []Token) {
+	for _, t := range ts {
+		p.emit(t)
+	}
+}
+
+// finish writes the text after the last token.
+func (p *printer) finish() {
+	if p.src != "" {
+		if p.last >= 0 && allSpace(p.src[p.last:]) {
+			p.buf = append(p.buf, p.src[p.last:]...)
+			return
+		}
+		if ws := p.wsBefore(len(p.src)); ws != "" {
+			p.buf = append(p.buf, ws...)
+			return
+		}
+	}
+	if len(p.buf) > 0 {
+		p.buf = append(p.buf, p.nl...)
+	}
+}
+
+// spaceBetween is the canonical separator between two tokens of a
+// statement.
+func spaceBetween(a, b Token, nl string) string {
+	if a.Text == "" {
+		return ""
+	}
+	if a.Kind == COMMENT && strings.HasPrefix(a.Text, "//") {
+		return nl
+	}
+	var s string
+	switch {
+	case a.Kind == COMMA:
+		s = " "
+	case b.Kind == COMMA || b.Kind == SEMI || b.Kind == RPAREN || b.Kind == RBRACK ||
+		b.Kind == RBRACE || b.Kind == GT || b.Kind == COLON:
+		s = ""
+	case a.Kind == LPAREN || a.Kind == LBRACK || a.Kind == LBRACE || a.Kind == AT ||
+		a.Kind == NOT || a.Kind == TILDE || a.Kind == LT:
+		s = ""
+	case b.Kind == LT && a.Kind == IDENT:
+		s = ""
+	case (b.Kind == LBRACK || b.Kind == LPAREN) && a.Kind == IDENT:
+		s = ""
+	case a.Kind == PLUS || a.Kind == MINUS || b.Kind == PLUS || b.Kind == MINUS:
+		s = ""
+	case a.Kind == OR && b.Kind == IDENT || b.Kind == OR && a.Kind == IDENT:
+		s = ""
+	default:
+		s = " "
+	}
+	if s == "" && merges(a.Text, b.Text) {
+		s = " "
+	}
+	return s
+}
+
+// merges reports whether two adjacent spellings would lex as a different
+// token sequence.
+func merges(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	x, y := a[len(a)-1], b[0]
+	switch string([]byte{x, y}) {
+	case "<<", "<=", ">>", ">=", "==", "!=", "&&", "||", "//", "/*":
+		return true
+	}
+	return isNameByte(x) && (isNameByte(y) || y == '.') || x == '.' && isNameByte(y)
+}
+
+// ---- structure ----
+
+func (p *printer) file(f *File) {
+	var prev Decl
+	for _, d := range f.Decls {
+		p.decl(d, prev)
+		prev = d
+	}
+	p.finish()
+}
+
+func (p *printer) decl(d Decl, prev Decl) {
+	_, prevFn := prev.(*Function)
+	_, isFn := d.(*Function)
+	if c, ok := d.(*Comment); ok && c.SameLine && prev != nil {
+		p.sep(" ")
+	} else if prev != nil && (isFn || prevFn) {
+		p.blankLine(0)
+	} else {
+		p.newline(0)
+	}
+	switch d := d.(type) {
+	case *Function:
+		p.function(d)
+	case *Section:
+		p.section(d)
+	case *BadDecl:
+		p.bad(d.Toks)
+	default:
+		p.simple(d, 0)
+	}
+}
+
+// simple prints a statement-like node from its tokens (or synthesized ones).
+func (p *printer) simple(n Node, depth int) {
+	ts := tokensOf(n)
+	if in, ok := n.(*Instruction); ok {
+		p.instruction(in, ts, depth)
+		return
+	}
+	for _, t := range ts {
+		if p.prev.Kind == COMMENT && strings.HasPrefix(p.prev.Text, "//") {
+			p.newline(depth + 1)
+		}
+		p.emit(t)
+	}
+}
+
+func (p *printer) instruction(in *Instruction, ts []Token, depth int) {
+	afterOp := false
+	seenOp := false
+	for i, t := range ts {
+		if p.prev.Kind == COMMENT && strings.HasPrefix(p.prev.Text, "//") && i > 0 {
+			p.newline(depth + 1)
+		} else if afterOp {
+			if t.Kind != SEMI {
+				p.sep(" ")
+			}
+			afterOp = false
+		}
+		p.emit(t)
+		if !seenOp && t.Kind == IDENT && !(i > 0 && (ts[i-1].Kind == AT || ts[i-1].Kind == NOT)) {
+			seenOp, afterOp = true, true
+		}
+	}
+}
+
+func (p *printer) bad(ts []Token) {
+	// Bad text is printed as written.
+	for i, t := range ts {
+		if i > 0 && p.src == "" {
+			p.sep(" ")
+		}
+		p.emit(t)
+	}
+}
+
+func (p *printer) section(s *Section) {
+	ts := s.Toks
+	if ts == nil {
+		ts = Toks{Tok(DIRECTIVE, ".section"), Tok(DIRECTIVE, s.Name), Tok(RAW, s.Body)}
+	}
+	for _, t := range ts {
+		if t.Kind == RAW {
+			p.newline(0)
+		}
+		p.emit(t)
+	}
+}
+
+func (p *printer) function(fn *Function) {
+	ts := fn.Toks
+	if ts == nil {
+		ts = fn.headerTokens()
+	}
+	depth := 0
+	group := 0 // paren groups seen
+	for i, t := range ts {
+		switch {
+		case t.Kind == RPAREN && depth == 1:
+			if i > 0 && ts[i-1].Kind != LPAREN && fn.isParamGroup(group) {
+				p.newline(0)
+			}
+		case depth == 1 && i > 0 && (ts[i-1].Kind == COMMA || ts[i-1].Kind == LPAREN) && fn.isParamGroup(group):
+			p.newline(1)
+		case depth == 0 && t.Kind == DIRECTIVE && i > 0 && isPerfDirective(t.Text) && ts[i-1].Kind != DIRECTIVE:
+			p.newline(0)
+		case t.Kind == SEMI && depth == 0:
+			p.sep("")
+		}
+		p.emit(t)
+		switch t.Kind {
+		case LPAREN:
+			depth++
+		case RPAREN:
+			depth--
+			if depth == 0 {
+				group++
+			}
+		}
+	}
+	if fn.Body != nil {
+		p.newline(0)
+		p.block(fn.Body, 0)
+	}
+}
+
+// isParamGroup reports whether paren group g of the header is laid out one
+// parameter per line: the parameter list, not the return list.
+func (fn *Function) isParamGroup(g int) bool {
+	if fn.Kind == Func && len(fn.Ret) > 0 || fn.Kind == Func && g > 0 {
+		return g == 1
+	}
+	return g == 0 && fn.Kind == Entry || fn.Kind == Func && g == 1
+}
+
+func isPerfDirective(s string) bool {
+	switch s {
+	case ".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".pragma",
+		".noreturn", ".explicitcluster", ".reqnctapercluster", ".maxclusterrank", ".blocksareclusters":
+		return true
+	}
+	return false
+}
+
+func (p *printer) block(b *Block, depth int) {
+	lb := b.Lbrace
+	if lb.Text == "" && !lb.Pos.IsValid() {
+		lb = Tok(LBRACE, "{")
+	}
+	p.emit(lb)
+	for _, s := range b.Stmts {
+		p.stmt(s, depth+1)
+	}
+	p.newline(depth)
+	p.emit(b.Rbrace)
+}
+
+func (p *printer) stmt(s Stmt, depth int) {
+	switch s := s.(type) {
+	case *Comment:
+		if s.SameLine {
+			p.sep(" ")
+		} else {
+			p.newline(depth)
+		}
+		p.simple(s, depth)
+	case *Label:
+		p.newline(0)
+		p.simple(s, depth)
+	case *Block:
+		p.newline(depth)
+		p.block(s, depth)
+	case *BadStmt:
+		p.newline(depth)
+		p.bad(s.Toks)
+	default:
+		p.newline(depth)
+		p.simple(s, depth)
+	}
+}

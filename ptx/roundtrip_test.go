@@ -1,0 +1,101 @@
+package ptx
+
+import (
+	"bytes"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// corpusDir is the shared third-party PTX corpus, used in place.
+const corpusDir = "../../shared/corpus/ptx"
+
+// corpusFiles returns the PTX files of the shared corpus and of the
+// generated test PTX, skipping (with a message) when the corpus is absent.
+func corpusFiles(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	shared, _ := filepath.Glob(filepath.Join(corpusDir, "*.ptx"))
+	if len(shared) == 0 {
+		t.Logf("shared corpus %s absent: testing generated PTX only", corpusDir)
+	}
+	files = append(files, shared...)
+	gen, _ := filepath.Glob(filepath.Join("testdata", "gen", "*.ptx"))
+	files = append(files, gen...)
+	samples, _ := filepath.Glob(filepath.Join("..", "samples", "*", "*.ptx"))
+	files = append(files, samples...)
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Skip("no PTX corpus found (../shared/corpus/ptx, testdata/gen, samples)")
+	}
+	return files
+}
+
+func parseFileT(t testing.TB, name string) (*File, []byte) {
+	t.Helper()
+	src, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ParseFile(token.NewFileSet(), name, src, AllErrors)
+	if err != nil {
+		t.Fatalf("parse %s: %v", name, err)
+	}
+	return f, src
+}
+
+func TestCorpusRoundTrip(t *testing.T) {
+	for _, name := range corpusFiles(t) {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			f, src := parseFileT(t, name)
+			var buf bytes.Buffer
+			if err := Fprint(&buf, f); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), src) {
+				t.Errorf("Preserve output differs from input at byte %d", firstDiff(buf.Bytes(), src))
+			}
+		})
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func TestCorpusCanonical(t *testing.T) {
+	for _, name := range corpusFiles(t) {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			f, _ := parseFileT(t, name)
+			var c1 bytes.Buffer
+			cfg := &Config{Mode: Canonical}
+			if err := cfg.Fprint(&c1, f); err != nil {
+				t.Fatal(err)
+			}
+			g, err := ParseFile(token.NewFileSet(), name+".canonical", c1.Bytes(), AllErrors)
+			if err != nil {
+				t.Fatalf("canonical output does not parse: %v", err)
+			}
+			if !Equal(f, g) {
+				a, b := Dump(f), Dump(g)
+				i := firstDiff([]byte(a), []byte(b))
+				lo := max(0, i-200)
+				t.Fatalf("canonical output parses to a different tree near:\n%s\n----\n%s", a[lo:min(len(a), i+200)], b[lo:min(len(b), i+200)])
+			}
+			var c2 bytes.Buffer
+			if err := cfg.Fprint(&c2, g); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(c1.Bytes(), c2.Bytes()) {
+				t.Errorf("canonical printing is not idempotent (first difference at byte %d)", firstDiff(c1.Bytes(), c2.Bytes()))
+			}
+		})
+	}
+}

@@ -1,0 +1,342 @@
+package ptx
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Token synthesis: nodes built by passes (Toks == nil) are printed from
+// their typed fields. The tokens made here carry no positions.
+
+// tokensOf returns the tokens to print for a statement-like node: its Toks
+// when it has them, else tokens made from its fields.
+func tokensOf(n Node) []Token {
+	switch n := n.(type) {
+	case *Comment:
+		if n.Toks != nil {
+			return n.Toks
+		}
+		return []Token{Tok(COMMENT, n.Text)}
+	case *Directive:
+		if n.Toks != nil {
+			return n.Toks
+		}
+		return n.synth()
+	case *VarDecl:
+		if n.Toks != nil {
+			return n.Toks
+		}
+		return n.synth(true)
+	case *Label:
+		if n.Toks != nil {
+			return n.Toks
+		}
+		return []Token{Tok(IDENT, n.Name), Tok(COLON, ":")}
+	case *Instruction:
+		if n.Toks != nil {
+			return n.Toks
+		}
+		return n.synth()
+	case *BadStmt:
+		return n.Toks
+	case *BadDecl:
+		return n.Toks
+	case *Section:
+		if n.Toks != nil {
+			return n.Toks
+		}
+		return []Token{Tok(DIRECTIVE, ".section"), Tok(DIRECTIVE, n.Name), Tok(RAW, n.Body)}
+	}
+	return nil
+}
+
+func (d *Directive) synth() []Token {
+	ts := make([]Token, 0, len(d.Args)+2)
+	ts = append(ts, Tok(DIRECTIVE, d.Name))
+	for _, a := range d.Args {
+		a.Pos = 0
+		ts = append(ts, a)
+	}
+	if d.Semi {
+		ts = append(ts, Tok(SEMI, ";"))
+	}
+	return ts
+}
+
+var linkageNames = []struct {
+	l    Linkage
+	name string
+}{{Extern, ".extern"}, {Visible, ".visible"}, {Weak, ".weak"}, {Common, ".common"}}
+
+func linkageTokens(ts []Token, l Linkage) []Token {
+	for _, x := range linkageNames {
+		if l&x.l != 0 {
+			ts = append(ts, Tok(DIRECTIVE, x.name))
+		}
+	}
+	return ts
+}
+
+func intTok(n int) Token { return Tok(INT, strconv.Itoa(n)) }
+
+// synth makes the tokens of a declaration; semi adds the trailing ';'
+// (parameters have none).
+func (d *VarDecl) synth(semi bool) []Token {
+	var ts []Token
+	ts = linkageTokens(ts, d.Linkage)
+	ts = append(ts, Tok(DIRECTIVE, d.Space.String()))
+	if d.Align > 0 {
+		ts = append(ts, Tok(DIRECTIVE, ".align"), intTok(d.Align))
+	}
+	if d.Vec > 0 {
+		ts = append(ts, Tok(DIRECTIVE, ".v"+strconv.Itoa(d.Vec)))
+	}
+	tn := d.TypeName
+	if tn == "" {
+		tn = d.Type.String()
+	}
+	ts = append(ts, Tok(DIRECTIVE, tn))
+	if d.Ptr {
+		ts = append(ts, Tok(DIRECTIVE, ".ptr"))
+		if d.PtrSpace != SpaceNone {
+			ts = append(ts, Tok(DIRECTIVE, d.PtrSpace.String()))
+		}
+		if d.PtrAlign > 0 {
+			ts = append(ts, Tok(DIRECTIVE, ".align"), intTok(d.PtrAlign))
+		}
+	}
+	for _, a := range d.Attrs {
+		ts = append(ts, Tok(DIRECTIVE, a))
+	}
+	for i, n := range d.Names {
+		if i > 0 {
+			ts = append(ts, Tok(COMMA, ","))
+		}
+		ts = append(ts, Tok(IDENT, n.Name))
+		if n.Range >= 0 {
+			ts = append(ts, Tok(LT, "<"), intTok(n.Range), Tok(GT, ">"))
+		}
+		for _, x := range n.Dims {
+			ts = append(ts, Tok(LBRACK, "["))
+			if x > 0 {
+				ts = append(ts, intTok(x))
+			}
+			ts = append(ts, Tok(RBRACK, "]"))
+		}
+		if n.Init != nil {
+			ts = append(ts, Tok(ASSIGN, "="))
+			for _, t := range n.Init {
+				t.Pos = 0
+				ts = append(ts, t)
+			}
+		}
+	}
+	if semi {
+		ts = append(ts, Tok(SEMI, ";"))
+	}
+	return ts
+}
+
+func paramTokens(ts []Token, d *VarDecl) []Token {
+	if d.Toks != nil {
+		return append(ts, d.Toks...)
+	}
+	return append(ts, d.synth(false)...)
+}
+
+// headerTokens makes the tokens of a function header from its fields.
+func (fn *Function) headerTokens() []Token {
+	var ts []Token
+	ts = linkageTokens(ts, fn.Linkage)
+	if fn.Kind == Entry {
+		ts = append(ts, Tok(DIRECTIVE, ".entry"))
+	} else {
+		ts = append(ts, Tok(DIRECTIVE, ".func"))
+	}
+	if len(fn.Ret) > 0 {
+		ts = append(ts, Tok(LPAREN, "("))
+		for i, r := range fn.Ret {
+			if i > 0 {
+				ts = append(ts, Tok(COMMA, ","))
+			}
+			ts = paramTokens(ts, r)
+		}
+		ts = append(ts, Tok(RPAREN, ")"))
+	}
+	ts = append(ts, Token{Pos: fn.NamePos, Kind: IDENT, Text: fn.Name})
+	if !fn.NoParen || len(fn.Params) > 0 {
+		ts = append(ts, Tok(LPAREN, "("))
+		for i, r := range fn.Params {
+			if i > 0 {
+				ts = append(ts, Tok(COMMA, ","))
+			}
+			ts = paramTokens(ts, r)
+		}
+		ts = append(ts, Tok(RPAREN, ")"))
+	}
+	for _, d := range fn.Perf {
+		ts = append(ts, tokensOf(d)...)
+	}
+	if fn.Body == nil {
+		ts = append(ts, Tok(SEMI, ";"))
+	}
+	return ts
+}
+
+// AddParam appends a parameter to fn, keeping the rest of a parsed header's
+// layout: the new parameter's tokens are spliced in before the ')' that
+// closes the parameter list.
+func (fn *Function) AddParam(d *VarDecl) {
+	d.Space = SpaceParam
+	fn.Params = append(fn.Params, d)
+	if fn.Toks == nil {
+		return
+	}
+	// Find the ')' closing the parameter list: the first paren group after
+	// the function name.
+	nameIdx := -1
+	for i, t := range fn.Toks {
+		if t.Kind == IDENT && t.Pos == fn.NamePos && t.Text == fn.Name {
+			nameIdx = i
+			break
+		}
+	}
+	if nameIdx < 0 || fn.NoParen {
+		fn.NoParen = false
+		fn.Toks = nil
+		return
+	}
+	depth := 0
+	for i := nameIdx + 1; i < len(fn.Toks); i++ {
+		switch fn.Toks[i].Kind {
+		case LPAREN:
+			depth++
+		case RPAREN:
+			depth--
+			if depth == 0 {
+				var ins []Token
+				if len(fn.Params) > 1 {
+					ins = append(ins, Tok(COMMA, ","))
+				}
+				ins = paramTokens(ins, d)
+				nt := make(Toks, 0, len(fn.Toks)+len(ins))
+				nt = append(nt, fn.Toks[:i]...)
+				nt = append(nt, ins...)
+				nt = append(nt, fn.Toks[i:]...)
+				fn.Toks = nt
+				return
+			}
+		}
+	}
+	fn.Toks = nil
+}
+
+// synth makes the tokens of an instruction from its fields.
+func (in *Instruction) synth() []Token {
+	var ts []Token
+	if in.Guard != "" {
+		ts = append(ts, Tok(AT, "@"))
+		if in.GuardNeg {
+			ts = append(ts, Tok(NOT, "!"))
+		}
+		ts = append(ts, Tok(IDENT, in.Guard))
+	}
+	op := in.Op.Text
+	if op == "" {
+		op = in.Op.Name + strings.Join(in.Op.Mods, "")
+	}
+	ts = append(ts, Tok(IDENT, op))
+	for i := range in.Args {
+		if i > 0 {
+			ts = append(ts, Tok(COMMA, ","))
+		}
+		ts = operandTokens(ts, &in.Args[i])
+	}
+	return append(ts, Tok(SEMI, ";"))
+}
+
+func operandTokens(ts []Token, o *Operand) []Token {
+	list := func(open, close Token) {
+		ts = append(ts, open)
+		for i := range o.Elems {
+			if i > 0 {
+				ts = append(ts, Tok(COMMA, ","))
+			}
+			ts = operandTokens(ts, &o.Elems[i])
+		}
+		ts = append(ts, close)
+	}
+	switch o.Kind {
+	case OpReg, OpSink:
+		ts = append(ts, Tok(IDENT, o.Name))
+	case OpImm:
+		if strings.HasPrefix(o.Name, "-") {
+			ts = append(ts, Tok(MINUS, "-"), numTok(o.Name[1:]))
+		} else {
+			ts = append(ts, numTok(o.Name))
+		}
+	case OpPredNeg:
+		ts = append(ts, Tok(NOT, "!"), Tok(IDENT, o.Name))
+	case OpPair:
+		ts = append(ts, Tok(IDENT, o.Name), Tok(OR, "|"), Tok(IDENT, o.Name2))
+	case OpVec:
+		list(Tok(LBRACE, "{"), Tok(RBRACE, "}"))
+	case OpTuple:
+		list(Tok(LPAREN, "("), Tok(RPAREN, ")"))
+	case OpAddr:
+		ts = append(ts, Tok(LBRACK, "["))
+		switch {
+		case o.Name != "":
+			ts = append(ts, Tok(IDENT, o.Name))
+			if o.Offset > 0 {
+				ts = append(ts, Tok(PLUS, "+"), Tok(INT, strconv.FormatInt(o.Offset, 10)))
+			} else if o.Offset < 0 {
+				ts = append(ts, Tok(PLUS, "+"), Tok(MINUS, "-"), Tok(INT, strconv.FormatInt(-o.Offset, 10)))
+			}
+		default:
+			ts = append(ts, Tok(INT, strconv.FormatInt(o.Offset, 10)))
+		}
+		for i := range o.Elems {
+			ts = append(ts, Tok(COMMA, ","))
+			ts = operandTokens(ts, &o.Elems[i])
+		}
+		ts = append(ts, Tok(RBRACK, "]"))
+	case OpExpr:
+		for _, t := range o.Expr {
+			t.Pos = 0
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+func numTok(s string) Token {
+	if len(s) > 1 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D') ||
+		strings.ContainsAny(s, ".eE") && !strings.HasPrefix(s, "0x") {
+		return Tok(FLOAT, s)
+	}
+	return Tok(INT, s)
+}
+
+// NewInstruction builds an unpositioned instruction from an opcode spelling
+// and operands.
+func NewInstruction(opcode string, args ...Operand) *Instruction {
+	return &Instruction{Op: DecodeOpcode(opcode), Args: args}
+}
+
+// Reg makes a register (or symbol) operand.
+func Reg(name string) Operand { return Operand{Kind: OpReg, Name: name} }
+
+// Imm makes an integer immediate operand.
+func Imm(v int64) Operand { return Operand{Kind: OpImm, Name: strconv.FormatInt(v, 10)} }
+
+// Addr makes an address operand [base+off].
+func Addr(base string, off int64) Operand { return Operand{Kind: OpAddr, Name: base, Offset: off} }
+
+// Vec makes a vector operand {a, b, ...}.
+func Vec(elems ...Operand) Operand { return Operand{Kind: OpVec, Elems: elems} }
+
+// NewBlock makes an empty unpositioned block.
+func NewBlock(stmts ...Stmt) *Block {
+	return &Block{Lbrace: Tok(LBRACE, "{"), Stmts: stmts, Rbrace: Tok(RBRACE, "}")}
+}
