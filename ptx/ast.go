@@ -262,14 +262,14 @@ func (d *Declarator) Elems() int {
 type VarDecl struct {
 	Toks
 	Linkage  Linkage
-	Space    Space     // SpaceReg, SpaceGlobal, SpaceParam, ...
-	Align    int       // .align N, or 0
-	Vec      int       // .v2/.v4/.v8, or 0
-	Type     Type      // element type (.b32, .u64, .texref, ...)
-	TypeName string    // spelling of Type (".u64"), also for types this package does not know
-	Ptr      bool      // .ptr attribute on a kernel parameter
-	PtrSpace Space     // state space named by .ptr (.global/.shared/...)
-	PtrAlign int       // .align after .ptr
+	Space    Space  // SpaceReg, SpaceGlobal, SpaceParam, ...
+	Align    int    // .align N, or 0
+	Vec      int    // .v2/.v4/.v8, or 0
+	Type     Type   // element type (.b32, .u64, .texref, ...)
+	TypeName string // spelling of Type (".u64"), also for types this package does not know
+	Ptr      bool   // .ptr attribute on a kernel parameter
+	PtrSpace Space  // state space named by .ptr (.global/.shared/...)
+	PtrAlign int    // .align after .ptr
 	Names    []Declarator
 	Attrs    []string // other attributes kept as spelled (e.g. ".attribute(.managed)")
 }
@@ -295,7 +295,7 @@ const (
 
 // Function is an .entry or .func, with or without a body.
 type Function struct {
-	Toks              // header tokens, from the first linkage directive to the body's '{' (excluded) or the ';'
+	Toks    // header tokens, from the first linkage directive to the body's '{' (excluded) or the ';'
 	Linkage Linkage
 	Kind    FuncKind
 	Name    string
@@ -325,11 +325,14 @@ type Instruction struct {
 	Toks
 	Guard    string    // predicate register of "@%p", or ""
 	GuardNeg bool      // "@!%p"
-	Op       Opcode    // decoded opcode
+	Op       *Opcode   // decoded opcode, shared by instructions with the same spelling
 	Args     []Operand // operands in order
 }
 
-// Opcode is an instruction name with its modifiers decomposed.
+// Opcode is an instruction name with its modifiers decomposed. The parser
+// decodes each distinct spelling once and instructions with the same spelling
+// share one *Opcode: treat it as immutable and assign a new one
+// (DecodeOpcode) to change an instruction's opcode.
 type Opcode struct {
 	Text  string   // full spelling, "ld.global.nc.v4.f32"
 	Name  string   // base name, "ld"
@@ -392,16 +395,16 @@ type OperandKind uint8
 
 // Operand kinds.
 const (
-	OpBad   OperandKind = iota
-	OpReg               // a register or a name that is not followed by brackets: %r1, %tid.x, rud0, a label or a symbol
-	OpImm               // an integer or float literal, possibly negated: 42, -1, 0f3F800000
-	OpAddr              // "[base]", "[base+off]", "[base+-off]", "[imm]", or "[tex, coords]" (Elems holds coords)
-	OpVec               // "{a, b, c, d}" (Elems)
-	OpTuple             // "(a, b)" argument/return lists of call (Elems)
-	OpSink              // "_"
-	OpPredNeg           // "!%p" as an operand
-	OpPair              // "%p|%q" destination pair of setp
-	OpExpr              // any other expression; Expr holds its tokens
+	OpBad     OperandKind = iota
+	OpReg                 // a register or a name that is not followed by brackets: %r1, %tid.x, rud0, a label or a symbol
+	OpImm                 // an integer or float literal, possibly negated: 42, -1, 0f3F800000
+	OpAddr                // "[base]", "[base+off]", "[base+-off]", "[imm]", or "[tex, coords]" (Elems holds coords)
+	OpVec                 // "{a, b, c, d}" (Elems)
+	OpTuple               // "(a, b)" argument/return lists of call (Elems)
+	OpSink                // "_"
+	OpPredNeg             // "!%p" as an operand
+	OpPair                // "%p|%q" destination pair of setp
+	OpExpr                // any other expression; Expr holds its tokens
 )
 
 // Operand is one instruction operand. It is a value type so an instruction's

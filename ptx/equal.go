@@ -56,7 +56,7 @@ func dumpNode(sb *strings.Builder, n Node, depth int) {
 	case *Label:
 		fmt.Fprintf(sb, "%sLabel %s\n", ind, n.Name)
 	case *Instruction:
-		fmt.Fprintf(sb, "%sInstr guard=%q neg=%v %s %+v |", ind, n.Guard, n.GuardNeg, n.Op.Text, opcodeFields(&n.Op))
+		fmt.Fprintf(sb, "%sInstr guard=%q neg=%v %s %+v |", ind, n.Guard, n.GuardNeg, n.Op.Text, opcodeFields(n.Op))
 		for i := range n.Args {
 			sb.WriteString(" ")
 			dumpOperand(sb, &n.Args[i])

@@ -311,12 +311,10 @@ func lexString(l *lexer) stateFn {
 			l.emit(STRING)
 			return lexAny
 		case '\\':
-			// A backslash escapes the next byte, except that a backslash
-			// right before the closing quote of a Windows path
-			// ("C:\dir\") is taken literally when no other quote
-			// follows on the line.
-			if i+1 < len(src) && src[i+1] == '"' && !quoteLater(src, i+2) {
-				i++
+			// A backslash escapes the next byte. (Windows paths in .file
+			// strings name files, so they never end in a backslash.)
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++ // reported below as unterminated
 				continue
 			}
 			i += 2
@@ -335,17 +333,7 @@ func lexString(l *lexer) stateFn {
 	return nil
 }
 
-// quoteLater reports whether a '"' occurs at or after i before the line end.
-func quoteLater(src string, i int) bool {
-	for ; i < len(src) && src[i] != '\n'; i++ {
-		if src[i] == '"' {
-			return true
-		}
-	}
-	return false
-}
-
-// punct2 lists the two-byte operators by their first byte.
+// lexPunct scans punctuation and operators, one or two bytes long.
 func lexPunct(l *lexer) stateFn {
 	src := l.src
 	c := src[l.pos]

@@ -187,10 +187,10 @@ func isAtomicOp(name string) bool {
 // DecodeOpcode decomposes an opcode spelling ("ld.global.nc.v4.f32") into
 // an Opcode. It is what the parser uses; passes that build instructions call
 // it too so that their opcodes are decoded the same way.
-func DecodeOpcode(text string) Opcode {
+func DecodeOpcode(text string) *Opcode {
 	var p parser
-	var op Opcode
-	p.decodeOpcode(&op, text)
+	op := new(Opcode)
+	p.decodeOpcode(op, text)
 	return op
 }
 

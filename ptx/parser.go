@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Mode controls the parser.
@@ -29,12 +30,15 @@ const maxDepth = 1000
 // to fset under filename. On syntax errors ParseFile still returns a File in
 // which the parts that did not parse are BadDecl/BadStmt nodes (so the file
 // still prints back byte for byte), together with a scanner.ErrorList
-// sorted by position.
+// sorted by position. The File keeps src (tokens refer into it), so src
+// must not be modified after the call.
 func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *File, err error) {
 	tf := fset.AddFile(filename, -1, len(src))
 	tf.SetLinesForContent(src)
 	p := &parser{file: tf, mode: mode}
-	text := string(src)
+	// The tokens' Text fields are substrings of src without copies: src
+	// is retained by the File and must not be modified afterwards.
+	text := unsafe.String(unsafe.SliceData(src), len(src))
 	p.src = text
 	base := tf.Base()
 	// Roughly one token per 4.5 bytes of real PTX.
@@ -43,6 +47,13 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 		p.errorAt(token.Pos(base+off), msg)
 	})
 	p.base = base
+	// Size the arenas from the input: real PTX averages one instruction
+	// per ~50 bytes and ~2.5 operands per instruction.
+	nIns := len(src)/48 + 8
+	p.insArena = make([]Instruction, 0, nIns)
+	p.opArena = make([]Operand, 0, nIns*3)
+	p.strArena = make([]string, 0, 64)
+	p.opcodes = make(map[string]*Opcode, 64)
 	f = &File{Name: filename, Src: src, Tok: tf}
 	f.CRLF = detectCRLF(text)
 	f.Decls = p.parseModule()
@@ -64,6 +75,7 @@ type parser struct {
 	mode   Mode
 	errors scanner.ErrorList
 	full   bool // error limit reached
+	errPos map[token.Pos]bool
 
 	// Arenas: slices handed out to nodes are carved from these chunks so
 	// that a file costs a handful of allocations, not one per operand.
@@ -71,13 +83,18 @@ type parser struct {
 	opArena  []Operand
 	tyArena  []Type
 	insArena []Instruction
-	tmpOps   []Operand // operand stack for nested lists
+	tmpOps   []Operand          // operand stack for nested lists
+	opcodes  map[string]*Opcode // decoded opcodes by spelling
 }
 
 func (p *parser) errorAt(pos token.Pos, msg string) {
-	if p.full {
-		return
+	if p.full || p.errPos[pos] {
+		return // one error per position: the lexer's report wins
 	}
+	if p.errPos == nil {
+		p.errPos = make(map[token.Pos]bool)
+	}
+	p.errPos[pos] = true
 	if p.mode&AllErrors == 0 && len(p.errors) >= MaxErrors {
 		p.full = true
 		return
@@ -156,7 +173,7 @@ func (p *parser) strs(ss []string) []string {
 		return nil
 	}
 	if cap(p.strArena)-len(p.strArena) < len(ss) {
-		p.strArena = make([]string, 0, max(1024, len(ss)))
+		p.strArena = make([]string, 0, max(512, len(ss)))
 	}
 	n := len(p.strArena)
 	p.strArena = append(p.strArena, ss...)
@@ -168,7 +185,7 @@ func (p *parser) types(ts []Type) []Type {
 		return nil
 	}
 	if cap(p.tyArena)-len(p.tyArena) < len(ts) {
-		p.tyArena = make([]Type, 0, max(1024, len(ts)))
+		p.tyArena = make([]Type, 0, max(256, len(ts)))
 	}
 	n := len(p.tyArena)
 	p.tyArena = append(p.tyArena, ts...)
@@ -180,7 +197,7 @@ func (p *parser) ops(os []Operand) []Operand {
 		return nil
 	}
 	if cap(p.opArena)-len(p.opArena) < len(os) {
-		p.opArena = make([]Operand, 0, max(1024, len(os)))
+		p.opArena = make([]Operand, 0, max(512, len(os)))
 	}
 	n := len(p.opArena)
 	p.opArena = append(p.opArena, os...)
@@ -298,6 +315,9 @@ func (p *parser) parseDecl() Decl {
 	var what string
 	if j < len(p.toks) {
 		what = p.toks[j].Text
+	} else {
+		p.errorAt(token.Pos(p.base+len(p.src)), "unexpected end of file after "+t.Text)
+		return p.badDecl(start)
 	}
 	switch {
 	case what == ".entry" || what == ".func":
@@ -1061,7 +1081,14 @@ func (p *parser) parseInstruction() *Instruction {
 		return nil
 	}
 	p.next()
-	p.decodeOpcode(&in.Op, opTok.Text)
+	if op, ok := p.opcodes[opTok.Text]; ok {
+		in.Op = op
+	} else {
+		op = new(Opcode)
+		p.decodeOpcode(op, opTok.Text)
+		p.opcodes[opTok.Text] = op
+		in.Op = op
+	}
 	// operands
 	base := len(p.tmpOps)
 	if p.cur().Kind != SEMI {
@@ -1166,8 +1193,15 @@ func (p *parser) operand() (Operand, bool) {
 // ',' or ';' (or an unmatched closer) at depth zero.
 func (p *parser) exprOperand(start int) (Operand, bool) {
 	depth := 0
+	prevAtom := false
 	for {
 		t := p.cur()
+		atom := t.Kind == IDENT || t.Kind == INT || t.Kind == FLOAT
+		if atom && prevAtom {
+			p.errorAt(t.Pos, "expected ',' or ';' after operand, found "+describe(t))
+			return Operand{}, false
+		}
+		prevAtom = atom
 		switch t.Kind {
 		case EOF:
 			p.errorAt(t.Pos, "unexpected end of file in operand")

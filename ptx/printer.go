@@ -269,8 +269,8 @@ func (p *printer) simple(n Node, depth int) {
 		p.instruction(in, ts, depth)
 		return
 	}
-	for _, t := range ts {
-		if p.prev.Kind == COMMENT && strings.HasPrefix(p.prev.Text, "//") {
+	for i, t := range ts {
+		if i > 0 && p.prev.Kind == COMMENT && strings.HasPrefix(p.prev.Text, "//") {
 			p.newline(depth + 1)
 		}
 		p.emit(t)

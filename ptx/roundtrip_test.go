@@ -16,20 +16,27 @@ const corpusDir = "../../shared/corpus/ptx"
 // generated test PTX, skipping (with a message) when the corpus is absent.
 func corpusFiles(t testing.TB) []string {
 	t.Helper()
-	var files []string
-	shared, _ := filepath.Glob(filepath.Join(corpusDir, "*.ptx"))
-	if len(shared) == 0 {
+	files := corpusFilesQuiet()
+	if shared, _ := filepath.Glob(filepath.Join(corpusDir, "*.ptx")); len(shared) == 0 {
 		t.Logf("shared corpus %s absent: testing generated PTX only", corpusDir)
 	}
-	files = append(files, shared...)
-	gen, _ := filepath.Glob(filepath.Join("testdata", "gen", "*.ptx"))
-	files = append(files, gen...)
-	samples, _ := filepath.Glob(filepath.Join("..", "samples", "*", "*.ptx"))
-	files = append(files, samples...)
-	sort.Strings(files)
 	if len(files) == 0 {
 		t.Skip("no PTX corpus found (../shared/corpus/ptx, testdata/gen, samples)")
 	}
+	return files
+}
+
+func corpusFilesQuiet() []string {
+	var files []string
+	for _, pat := range []string{
+		filepath.Join(corpusDir, "*.ptx"),
+		filepath.Join("testdata", "gen", "*.ptx"),
+		filepath.Join("..", "samples", "*", "*.ptx"),
+	} {
+		m, _ := filepath.Glob(pat)
+		files = append(files, m...)
+	}
+	sort.Strings(files)
 	return files
 }
 

@@ -241,9 +241,12 @@ func (in *Instruction) synth() []Token {
 		}
 		ts = append(ts, Tok(IDENT, in.Guard))
 	}
-	op := in.Op.Text
-	if op == "" {
-		op = in.Op.Name + strings.Join(in.Op.Mods, "")
+	var op string
+	if in.Op != nil {
+		op = in.Op.Text
+		if op == "" {
+			op = in.Op.Name + strings.Join(in.Op.Mods, "")
+		}
 	}
 	ts = append(ts, Tok(IDENT, op))
 	for i := range in.Args {

@@ -1,0 +1,104 @@
+package atomicfile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// tempPattern names temporary files: a leading dot keeps them out of glob
+// patterns and most listings while a write is in progress.
+const tempPattern = ".atomicfile-*.tmp"
+
+// WriteFile atomically replaces (or creates) the file at path with the bytes
+// that write produces. write is called once with a buffered writer for the
+// temporary file; if it returns an error, or any later step fails, nothing
+// at path changes and the error is returned. perm sets the permission bits
+// (including setuid, setgid and sticky) of the resulting file.
+func WriteFile(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
+	if write == nil {
+		return errors.New("atomicfile: nil write function")
+	}
+	target, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(target)
+
+	tmp, err := os.CreateTemp(dir, tempPattern)
+	if err != nil {
+		return fmt.Errorf("atomicfile: %w", err)
+	}
+	tmpName := tmp.Name()
+	committed := false
+	defer func() {
+		if committed {
+			return
+		}
+		// Runs on error returns and on panics in write alike.
+		tmp.Close() // may already be closed; the error is irrelevant here
+		os.Remove(tmpName)
+	}()
+
+	bw := bufio.NewWriter(tmp)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
+		return fmt.Errorf("atomicfile: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("atomicfile: syncing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("atomicfile: closing %s: %w", path, err)
+	}
+	if err := os.Rename(tmpName, target); err != nil {
+		return fmt.Errorf("atomicfile: %w", err)
+	}
+	committed = true
+	syncDir(dir)
+	return nil
+}
+
+// resolve follows symbolic links at path so that a link is kept and its
+// target replaced. A path that does not exist yet is returned as is.
+func resolve(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return path, nil
+	case err != nil:
+		return "", fmt.Errorf("atomicfile: %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", fmt.Errorf("atomicfile: %w", err)
+		}
+		return resolve(t)
+	case fi.IsDir():
+		return "", fmt.Errorf("atomicfile: %s is a directory", path)
+	case !fi.Mode().IsRegular():
+		return "", fmt.Errorf("atomicfile: %s is not a regular file", path)
+	}
+	return path, nil
+}
+
+// syncDir flushes the directory entry of a completed rename. Not every
+// platform or file system supports syncing a directory; the data itself is
+// already durable, so failures are ignored.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	d.Sync()
+	d.Close()
+}

@@ -1,0 +1,117 @@
+package ptx
+
+import (
+	"bytes"
+	"go/token"
+	"io"
+	"os"
+	"testing"
+)
+
+// benchInputs loads the corpus once for the benchmarks.
+func benchInputs(b *testing.B) [][]byte {
+	b.Helper()
+	var srcs [][]byte
+	for _, name := range corpusFiles(b) {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs = append(srcs, src)
+	}
+	return srcs
+}
+
+func totalBytes(srcs [][]byte) int64 {
+	var n int64
+	for _, s := range srcs {
+		n += int64(len(s))
+	}
+	return n
+}
+
+// BenchmarkLex measures the lexer alone over the corpus (MB/s).
+func BenchmarkLex(b *testing.B) {
+	srcs := benchInputs(b)
+	strs := make([]string, len(srcs))
+	for i, s := range srcs {
+		strs[i] = string(s)
+	}
+	b.SetBytes(totalBytes(srcs))
+	b.ReportAllocs()
+	var toks []Token
+	for b.Loop() {
+		for _, s := range strs {
+			toks = lex(s, 1, toks[:0], func(int, string) {})
+		}
+	}
+}
+
+// BenchmarkParse measures ParseFile over the whole corpus (MB/s).
+func BenchmarkParse(b *testing.B) {
+	srcs := benchInputs(b)
+	b.SetBytes(totalBytes(srcs))
+	b.ReportAllocs()
+	for b.Loop() {
+		fset := token.NewFileSet()
+		for _, s := range srcs {
+			if _, err := ParseFile(fset, "bench.ptx", s, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func benchPrint(b *testing.B, mode PrintMode) {
+	srcs := benchInputs(b)
+	var files []*File
+	for _, s := range srcs {
+		f, err := ParseFile(token.NewFileSet(), "bench.ptx", s, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	b.SetBytes(totalBytes(srcs))
+	b.ReportAllocs()
+	cfg := &Config{Mode: mode}
+	for b.Loop() {
+		for _, f := range files {
+			if err := cfg.Fprint(io.Discard, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkPrintPreserve measures Preserve printing (MB/s of input).
+func BenchmarkPrintPreserve(b *testing.B) { benchPrint(b, Preserve) }
+
+// BenchmarkPrintCanonical measures Canonical printing (MB/s of input).
+func BenchmarkPrintCanonical(b *testing.B) { benchPrint(b, Canonical) }
+
+// BenchmarkParseLarge parses one large file made by repeating the bodies of
+// the corpus' largest kernels, the case `ptxtrace fmt` meets on big
+// generated PTX.
+func BenchmarkParseLarge(b *testing.B) {
+	srcs := benchInputs(b)
+	var big []byte
+	for _, s := range srcs {
+		if len(s) > len(big) {
+			big = s
+		}
+	}
+	// Repeat the largest file's text as separate modules in one buffer:
+	// valid PTX only once, so parse each copy separately but as one
+	// stream of work.
+	var buf bytes.Buffer
+	for buf.Len() < 8<<20 {
+		buf.Write(big)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ParseFile(token.NewFileSet(), "large.ptx", data, 0)
+	}
+}
