@@ -1,0 +1,161 @@
+package model
+
+// This file is the contract between the functional core (package replay,
+// which decides WHAT each warp does) and the timing model (this package,
+// which decides WHEN). The model never parses PTX; replay never computes
+// cycles. Replay lowers a kernel, creates the warps of a CTA when the model
+// dispatches it, and executes one warp-instruction each time the model issues
+// it.
+
+// Class is the pipeline an instruction uses.
+type Class uint8
+
+// Instruction classes.
+const (
+	ClassInt      Class = iota // integer ALU, logic, moves, setp, conversions between ints
+	ClassFP32                  // fp32 (and packed fp16/bf16) add/mul/fma
+	ClassFP64                  // fp64 arithmetic
+	ClassSFU                   // special function unit: sin, cos, ex2, lg2, rcp/rsqrt/sqrt .approx, tanh
+	ClassConv                  // conversions involving floats (cvt)
+	ClassTensor                // mma, wmma.mma, wgmma
+	ClassLdSt                  // loads, stores, atomics, texture, surface (Mem says which)
+	ClassBranch                // bra, brx, call, ret
+	ClassBarrier               // bar.sync / barrier / bar.arrive / bar.red
+	ClassFence                 // membar, fence
+	ClassWarpSync              // shfl, vote, match, redux, activemask, bar.warp.sync
+	ClassMisc                  // nop-like and everything else
+	NumClasses
+)
+
+// MemOp is the kind of memory operation of an ClassLdSt instruction.
+type MemOp uint8
+
+// Memory operations.
+const (
+	MemNone MemOp = iota
+	MemLoad
+	MemStore
+	MemAtomic // atom: read-modify-write, returns a value
+	MemReduce // red: read-modify-write, no value
+	MemTex    // tex, tld4: texture fetch (Effect.Texels)
+	MemSurfLoad
+	MemSurfStore
+)
+
+// Space is the state space a memory operation resolves to. Generic
+// addresses are resolved by replay before they reach the model.
+type Space uint8
+
+// Spaces.
+const (
+	SpaceNone Space = iota
+	SpaceGlobal
+	SpaceShared
+	SpaceLocal
+	SpaceConst
+	SpaceParam
+	SpaceTex
+	SpaceSurf
+)
+
+// Reg is a dense register number of a lowered kernel (replay assigns them;
+// 0..NumRegs-1 per thread, predicates included).
+type Reg uint16
+
+// Inst is the static, timing-relevant view of one lowered instruction. Replay
+// builds one per instruction when it lowers a kernel; the model may keep
+// pointers to it and must not modify it.
+type Inst struct {
+	PC    int   // index in the lowered function
+	Line  int   // 1-based line in the PTX file it came from
+	Class Class // pipeline
+	Dst   []Reg // registers written (scoreboard: RAW for later readers, WAW)
+	Src   []Reg // registers read, the guard predicate included (a predicated-off instruction still waits for them)
+	Mem   MemOp
+	Space Space
+	Size  int  // bytes per lane of a memory access (vector width included)
+	Probe int  // probe-site id whose measured access this is (ground truth), or -1
+	Clock bool // reads %clock, %clock64 or %globaltimer
+}
+
+// Texel is one texel a lane's texture fetch touches, in texel coordinates of
+// the texture (X, Y, Z, Layer). The model maps texels to addresses with its
+// own tiled layout, so a block shape changes the texture-cache hit rate.
+type Texel struct {
+	Tex     uint16 // texture number within the launch
+	X, Y, Z int32
+	Layer   int32
+}
+
+// Effect is what issuing one warp-instruction did. Slices are owned by the
+// warp and valid until its next Issue.
+type Effect struct {
+	Active uint32    // lanes that executed (guard and divergence applied)
+	Addr   []uint64  // per-lane byte address of a memory access, indexed by lane (len 32) — only Active lanes are meaningful
+	Texels [][]Texel // per-lane texels of a texture fetch (len 32), nil otherwise
+	TexFmt TexInfo   // texture geometry for the fetch's texture
+	Exited bool      // the whole warp has exited
+	// Barrier is set for bar.sync/barrier: the warp waits at barrier ID
+	// until BarrierCount threads (0 = all threads of the CTA) arrive.
+	Barrier      bool
+	BarrierID    int
+	BarrierCount int
+	Arrive       bool // bar.arrive: counts toward the barrier without waiting
+}
+
+// TexInfo is the geometry of a texture as the model needs it.
+type TexInfo struct {
+	Width, Height, Depth int
+	Layers               int
+	TexelBytes           int
+}
+
+// Time is a cycle count of the core clock.
+type Time uint64
+
+// Clocks is what a warp sees of time when it issues an instruction: replay
+// uses it for %clock, %clock64, %globaltimer and %smid.
+type Clocks struct {
+	Cycle       Time   // core cycle of the SM at issue
+	GlobalTimer uint64 // ns since the launch started
+	SMID        int
+}
+
+// Warp is one warp of a running CTA, implemented by replay.
+type Warp interface {
+	// Peek returns the next instruction the warp will issue, or nil once
+	// the warp has exited. It does not execute anything.
+	Peek() *Inst
+	// Issue executes Peek()'s instruction functionally, now. An error is
+	// a kernel fault (replay formats it with CTA/warp/lane/PC).
+	Issue(c Clocks) (*Effect, error)
+	// ID is the warp's index within its CTA.
+	ID() int
+}
+
+// CTA is one thread block, created by replay when the model dispatches it.
+type CTA interface {
+	Warps() []Warp
+}
+
+// Kernel is a launch as the model sees it, implemented by replay.
+type Kernel interface {
+	// NumCTAs is the number of CTAs in the grid.
+	NumCTAs() int
+	// Resources per CTA, for dispatch limits.
+	ThreadsPerCTA() int
+	RegsPerThread() int
+	SharedPerCTA() int // static + dynamic bytes
+	// NewCTA creates CTA number i (linear id) on SM sm.
+	NewCTA(i int, sm int) (CTA, error)
+}
+
+// Hooks observes activity; all fields may be nil and cost nothing then.
+// Power-gating analyses attach here.
+type Hooks struct {
+	// Issue is called for every issued warp-instruction.
+	Issue func(sm int, cycle Time, warp int, in *Inst, active uint32)
+	// UnitBusy is called when a SIMD unit / pipeline of an SM is busy for
+	// [from, to) cycles with the given active-lane mask.
+	UnitBusy func(sm int, unit int, from, to Time, active uint32)
+}
