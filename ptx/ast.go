@@ -26,27 +26,6 @@ type Stmt interface {
 	stmtNode()
 }
 
-// Toks is the raw token slice a parsed node was read from. Printing in
-// Preserve mode replays these tokens, so a parsed node prints exactly as it
-// was written. A pass that edits the typed fields of a parsed node must clear
-// Toks (n.Toks = nil) so the printer synthesizes tokens from the fields; a
-// node built from scratch simply leaves Toks nil.
-type Toks []Token
-
-func (ts Toks) pos() token.Pos {
-	if len(ts) == 0 {
-		return token.NoPos
-	}
-	return ts[0].Pos
-}
-
-func (ts Toks) end() token.Pos {
-	if len(ts) == 0 {
-		return token.NoPos
-	}
-	return ts[len(ts)-1].End()
-}
-
 // File is a parsed PTX module.
 type File struct {
 	Name  string      // file name as given to the parser
@@ -97,7 +76,7 @@ func (f *File) Directive(name string) *Directive {
 // Comment is a "//" or "/* */" comment standing between statements or
 // declarations. Comments inside a statement stay in that statement's Toks.
 type Comment struct {
-	Toks
+	Toks     Toks
 	Text     string // the comment including its markers
 	SameLine bool   // the comment follows a statement on the same source line
 }
@@ -108,7 +87,7 @@ type Comment struct {
 // name and the terminating ';'), comments excluded. Typed views of the common
 // directives are available as methods (Version, Targets, Loc, ...).
 type Directive struct {
-	Toks
+	Toks Toks
 	Name string  // ".version"
 	Args []Token // arguments
 	Semi bool    // terminated by ';'
@@ -116,7 +95,7 @@ type Directive struct {
 
 // Section is a `.section NAME { ... }` debug block, kept verbatim.
 type Section struct {
-	Toks
+	Toks Toks
 	Name string // ".debug_info"
 	Body string // the text from '{' to '}' inclusive, verbatim
 }
@@ -260,7 +239,7 @@ func (d *Declarator) Elems() int {
 // .global/.const/.shared/.tex variables, body .reg/.local/.shared/.param
 // declarations, and the .param entries of a function signature.
 type VarDecl struct {
-	Toks
+	Toks     Toks
 	Linkage  Linkage
 	Space    Space  // SpaceReg, SpaceGlobal, SpaceParam, ...
 	Align    int    // .align N, or 0
@@ -295,7 +274,7 @@ const (
 
 // Function is an .entry or .func, with or without a body.
 type Function struct {
-	Toks    // header tokens, from the first linkage directive to the body's '{' (excluded) or the ';'
+	Toks    Toks // header tokens, from the first linkage directive to the body's '{' (excluded) or the ';'
 	Linkage Linkage
 	Kind    FuncKind
 	Name    string
@@ -316,13 +295,13 @@ type Block struct {
 
 // Label is "name:" in a body.
 type Label struct {
-	Toks
+	Toks Toks
 	Name string
 }
 
 // Instruction is one PTX instruction, optionally guarded by a predicate.
 type Instruction struct {
-	Toks
+	Toks     Toks
 	Guard    string    // predicate register of "@%p", or ""
 	GuardNeg bool      // "@!%p"
 	Op       *Opcode   // decoded opcode, shared by instructions with the same spelling
@@ -420,10 +399,10 @@ type Operand struct {
 }
 
 // BadDecl covers module-level text that did not parse.
-type BadDecl struct{ Toks }
+type BadDecl struct{ Toks Toks }
 
 // BadStmt covers body text that did not parse.
-type BadStmt struct{ Toks }
+type BadStmt struct{ Toks Toks }
 
 func (n *Comment) Pos() token.Pos   { return n.Toks.pos() }
 func (n *Comment) End() token.Pos   { return n.Toks.end() }

@@ -39,7 +39,7 @@ func BenchmarkLex(b *testing.B) {
 	}
 	b.SetBytes(totalBytes(srcs))
 	b.ReportAllocs()
-	var toks []Token
+	var toks []rawTok
 	for b.Loop() {
 		for _, s := range strs {
 			toks = lex(s, 1, toks[:0], func(int, string) {})

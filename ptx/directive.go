@@ -229,7 +229,7 @@ func guessToken(s string) Token {
 	}
 	toks := lex(s, 0, nil, func(int, string) {})
 	if len(toks) == 1 {
-		return Token{Kind: toks[0].Kind, Text: s}
+		return Token{Kind: toks[0].kind, Text: s}
 	}
 	return Token{Kind: RAW, Text: s}
 }

@@ -63,9 +63,9 @@ func dumpNode(sb *strings.Builder, n Node, depth int) {
 		}
 		sb.WriteString("\n")
 	case *BadDecl:
-		fmt.Fprintf(sb, "%sBadDecl %s\n", ind, tokText(n.Toks))
+		fmt.Fprintf(sb, "%sBadDecl %s\n", ind, tokText(n.Toks.Slice()))
 	case *BadStmt:
-		fmt.Fprintf(sb, "%sBadStmt %s\n", ind, tokText(n.Toks))
+		fmt.Fprintf(sb, "%sBadStmt %s\n", ind, tokText(n.Toks.Slice()))
 	default:
 		fmt.Fprintf(sb, "%s%T\n", ind, n)
 	}

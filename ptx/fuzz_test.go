@@ -28,14 +28,14 @@ func FuzzLex(f *testing.F) {
 		toks := lex(s, 1, nil, func(int, string) {})
 		off := 0
 		for _, tk := range toks {
-			p := int(tk.Pos) - 1
-			if p < off || tk.Text == "" || p+len(tk.Text) > len(s) || s[p:p+len(tk.Text)] != tk.Text {
-				t.Fatalf("bad token %v %q at %d (previous end %d)", tk.Kind, tk.Text, p, off)
+			p, n := int(tk.off), int(tk.n)
+			if p < off || n == 0 || p+n > len(s) {
+				t.Fatalf("bad token %v at %d+%d (previous end %d)", tk.kind, p, n, off)
 			}
 			if !allSpace(s[off:p]) {
 				t.Fatalf("bytes %q before token at %d are not whitespace", s[off:p], p)
 			}
-			off = p + len(tk.Text)
+			off = p + n
 		}
 		if !allSpace(s[off:]) {
 			t.Fatalf("trailing bytes %q are not whitespace", s[off:])

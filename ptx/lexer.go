@@ -1,7 +1,6 @@
 package ptx
 
 import (
-	"go/token"
 	"unicode/utf8"
 )
 
@@ -15,7 +14,9 @@ import (
 //   - Every byte of the input is either inside exactly one token or is
 //     whitespace (' ', '\t', '\r', '\n', '\v', '\f') between tokens. The
 //     Preserve printer relies on this to reproduce the input byte for byte.
-//   - Token.Text is a substring of the input (no copies).
+//   - Tokens are stored as (offset, length, kind) triples without
+//     pointers; Token values with Text substrings of the input are made
+//     on demand.
 //   - The lexer never fails: bytes that are not PTX become ILLEGAL tokens
 //     and an error is reported through the error handler.
 
@@ -25,7 +26,7 @@ type lexer struct {
 	base  int // position base of the file
 	start int // start of the token being scanned
 	pos   int // current offset
-	toks  []Token
+	toks  []rawTok
 	err   func(off int, msg string)
 }
 
@@ -33,7 +34,7 @@ type stateFn func(*lexer) stateFn
 
 // lex tokenizes src. Tokens are appended to toks (which may be pre-sized).
 // err is called for every lexical error with the byte offset and a message.
-func lex(src string, base int, toks []Token, err func(off int, msg string)) []Token {
+func lex(src string, base int, toks []rawTok, err func(off int, msg string)) []rawTok {
 	l := &lexer{src: src, base: base, toks: toks, err: err}
 	for state := lexAny; state != nil; {
 		state = state(l)
@@ -42,7 +43,7 @@ func lex(src string, base int, toks []Token, err func(off int, msg string)) []To
 }
 
 func (l *lexer) emit(k Kind) {
-	l.toks = append(l.toks, Token{Pos: token.Pos(l.base + l.start), Kind: k, Text: l.src[l.start:l.pos]})
+	l.toks = append(l.toks, rawTok{off: uint32(l.start), n: uint32(l.pos - l.start), kind: k})
 	l.start = l.pos
 }
 
@@ -162,7 +163,91 @@ func lexDirective(l *lexer) stateFn {
 		break
 	}
 	l.pos = i
+	section := src[l.start:i] == ".section"
 	l.emit(DIRECTIVE)
+	if section {
+		return lexSectionName
+	}
+	return lexAny
+}
+
+// lexSectionName scans the name after ".section"; the body that follows is
+// kept verbatim as one RAW token (lexSectionBody), so debug sections cost
+// one token however large they are.
+func lexSectionName(l *lexer) stateFn {
+	i := l.pos
+	for i < len(l.src) && (l.src[i] == ' ' || l.src[i] == '\t') {
+		i++
+	}
+	l.pos, l.start = i, i
+	if i >= len(l.src) {
+		return nil
+	}
+	switch c := l.src[i]; {
+	case c == '.' && i+1 < len(l.src) && isNameByte(l.src[i+1]):
+		lexDirective(l)
+	case isNameStart(c) && c != '%':
+		lexName(l)
+	default:
+		return lexAny
+	}
+	return lexSectionBody
+}
+
+// lexSectionBody scans "{ ... }" up to the matching brace, skipping
+// comments and strings, as one RAW token. An unterminated body is left to
+// the ordinary states (the parser reports it).
+func lexSectionBody(l *lexer) stateFn {
+	src := l.src
+	i := l.pos
+	for i < len(src) && isSpace(src[i]) {
+		i++
+	}
+	if i >= len(src) || src[i] != '{' {
+		return lexAny
+	}
+	depth := 0
+	for j := i; j < len(src); j++ {
+		switch src[j] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				l.pos, l.start = i, i
+				l.pos = j + 1
+				l.emit(RAW)
+				return lexAny
+			}
+		case '/':
+			if j+1 < len(src) && src[j+1] == '/' {
+				for j < len(src) && src[j] != '\n' {
+					j++
+				}
+			} else if j+1 < len(src) && src[j+1] == '*' {
+				k := j + 2
+				for k+1 < len(src) && !(src[k] == '*' && src[k+1] == '/') {
+					k++
+				}
+				if k+1 >= len(src) {
+					return lexAny
+				}
+				j = k + 1
+			}
+		case '"':
+			k := j + 1
+			for k < len(src) && src[k] != '"' && src[k] != '\n' {
+				if src[k] == '\\' {
+					k++
+				}
+				k++
+			}
+			if k >= len(src) || src[k] != '"' {
+				return lexAny
+			}
+			j = k
+		}
+	}
 	return lexAny
 }
 

@@ -267,13 +267,13 @@ func (p *parser) decodeOpcode(op *Opcode, text string) {
 	if extra != nil {
 		all := append(mods[:nm:nm], extra...)
 		op.Mods = all
-	} else if p.strArena != nil || p.toks != nil {
+	} else if p.raw != nil {
 		op.Mods = p.strs(mods[:nm])
 	} else {
 		op.Mods = append([]string(nil), mods[:nm]...)
 	}
 	if nt > 0 {
-		if p.toks != nil {
+		if p.raw != nil {
 			op.Types = p.types(types[:nt])
 		} else {
 			op.Types = append([]Type(nil), types[:nt]...)

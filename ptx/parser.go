@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"bytes"
 	"go/scanner"
 	"go/token"
 	"strconv"
@@ -34,31 +35,46 @@ const maxDepth = 1000
 // must not be modified after the call.
 func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *File, err error) {
 	tf := fset.AddFile(filename, -1, len(src))
-	tf.SetLinesForContent(src)
+	setLines(tf, src)
 	p := &parser{file: tf, mode: mode}
 	// The tokens' Text fields are substrings of src without copies: src
 	// is retained by the File and must not be modified afterwards.
 	text := unsafe.String(unsafe.SliceData(src), len(src))
 	p.src = text
 	base := tf.Base()
-	// Roughly one token per 4.5 bytes of real PTX.
-	toks := make([]Token, 0, len(src)/4+16)
-	p.toks = lex(text, base, toks, func(off int, msg string) {
+	// Real PTX averages one token per ~5.5 bytes.
+	toks := make([]rawTok, 0, len(src)/5+16)
+	p.base = base
+	p.raw = lex(text, base, toks, func(off int, msg string) {
 		p.errorAt(token.Pos(base+off), msg)
 	})
-	p.base = base
-	// Size the arenas from the input: real PTX averages one instruction
-	// per ~50 bytes and ~2.5 operands per instruction.
-	nIns := len(src)/48 + 8
-	p.insArena = make([]Instruction, 0, nIns)
-	p.opArena = make([]Operand, 0, nIns*3)
-	p.strArena = make([]string, 0, 64)
-	p.opcodes = make(map[string]*Opcode, 64)
+	p.tab = &tokTable{src: text, base: base, raw: p.raw}
+	p.opcodes = make(map[string]*Opcode, 32)
+	// First arena chunks sized from the input (about one instruction and
+	// two top-level operands per 48 bytes of typical PTX); later chunks
+	// grow geometrically.
+	p.argChunk = min(max(len(src)/24, 16), 1<<15) / 2
+	p.insChunk = min(max(len(src)/48, 8), 1<<13) / 2
 	f = &File{Name: filename, Src: src, Tok: tf}
 	f.CRLF = detectCRLF(text)
 	f.Decls = p.parseModule()
 	p.errors.Sort()
 	return f, p.errors.Err()
+}
+
+// setLines fills tf's line table; bytes.IndexByte makes it several times
+// faster than token.File.SetLinesForContent on large files.
+func setLines(tf *token.File, src []byte) {
+	lines := make([]int, 1, len(src)/32+1)
+	for off := 0; off < len(src); {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 || off+i+1 >= len(src) {
+			break
+		}
+		off += i + 1
+		lines = append(lines, off)
+	}
+	tf.SetLines(lines)
 }
 
 func detectCRLF(s string) bool {
@@ -70,8 +86,9 @@ type parser struct {
 	file   *token.File
 	src    string
 	base   int
-	toks   []Token
-	i      int // index of the current token
+	raw    []rawTok  // the file's tokens
+	tab    *tokTable // the same, shared by the nodes' Toks
+	i      int       // index of the current token
 	mode   Mode
 	errors scanner.ErrorList
 	full   bool // error limit reached
@@ -80,7 +97,10 @@ type parser struct {
 	// Arenas: slices handed out to nodes are carved from these chunks so
 	// that a file costs a handful of allocations, not one per operand.
 	strArena []string
-	opArena  []Operand
+	opArena  []Operand // nested operand lists (vectors, tuples, texture coordinates)
+	argArena []Operand // instructions' top-level operands, appended in place
+	argChunk int       // size of the next argArena chunk
+	insChunk int       // size of the next insArena chunk
 	tyArena  []Type
 	insArena []Instruction
 	tmpOps   []Operand          // operand stack for nested lists
@@ -104,15 +124,53 @@ func (p *parser) errorAt(pos token.Pos, msg string) {
 
 // ---- token access ----
 
-// peek returns the current non-comment token without consuming it.
-func (p *parser) cur() Token {
-	for p.i < len(p.toks) && p.toks[p.i].Kind == COMMENT {
+// tok returns token i.
+func (p *parser) tok(i int) Token { return p.tab.token(i) }
+
+// text returns the spelling of token i.
+func (p *parser) text(i int) string {
+	r := p.raw[i]
+	return p.src[r.off : r.off+r.n]
+}
+
+// pos returns the position of token i.
+func (p *parser) pos(i int) token.Pos { return token.Pos(p.base + int(p.raw[i].off)) }
+
+// span makes the Toks of a node made of tokens [lo, hi).
+func (p *parser) span(lo, hi int) Toks { return Toks{tab: p.tab, lo: int32(lo), hi: int32(hi)} }
+
+// tokens returns tokens [lo, hi) without comments, as a new slice.
+func (p *parser) tokens(lo, hi int) []Token {
+	out := make([]Token, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		if p.raw[i].kind != COMMENT {
+			out = append(out, p.tok(i))
+		}
+	}
+	return out
+}
+
+// kind returns the kind of the current non-comment token (EOF at the end)
+// without making a Token.
+func (p *parser) kind() Kind {
+	for p.i < len(p.raw) {
+		if k := p.raw[p.i].kind; k != COMMENT {
+			return k
+		}
 		p.i++
 	}
-	if p.i >= len(p.toks) {
+	return EOF
+}
+
+// cur returns the current non-comment token without consuming it.
+func (p *parser) cur() Token {
+	for p.i < len(p.raw) && p.raw[p.i].kind == COMMENT {
+		p.i++
+	}
+	if p.i >= len(p.raw) {
 		return Token{Pos: token.Pos(p.base + len(p.src)), Kind: EOF}
 	}
-	return p.toks[p.i]
+	return p.tok(p.i)
 }
 
 func (p *parser) next() Token {
@@ -124,7 +182,7 @@ func (p *parser) next() Token {
 }
 
 func (p *parser) got(k Kind) bool {
-	if p.cur().Kind == k {
+	if p.kind() == k {
 		p.i++
 		return true
 	}
@@ -158,11 +216,11 @@ func describe(t Token) string {
 // newlineBetween reports whether a line break separates token index a's end
 // from token index b's start.
 func (p *parser) newlineBefore(idx int) bool {
-	if idx <= 0 || idx >= len(p.toks) {
+	if idx <= 0 || idx >= len(p.raw) {
 		return true
 	}
-	a := int(p.toks[idx-1].Pos) - p.base + len(p.toks[idx-1].Text)
-	b := int(p.toks[idx].Pos) - p.base
+	a := int(p.pos(idx-1)) - p.base + len(p.text(idx-1))
+	b := int(p.pos(idx)) - p.base
 	return strings.IndexByte(p.src[a:b], '\n') >= 0
 }
 
@@ -173,7 +231,7 @@ func (p *parser) strs(ss []string) []string {
 		return nil
 	}
 	if cap(p.strArena)-len(p.strArena) < len(ss) {
-		p.strArena = make([]string, 0, max(512, len(ss)))
+		p.strArena = make([]string, 0, max(128, len(ss)))
 	}
 	n := len(p.strArena)
 	p.strArena = append(p.strArena, ss...)
@@ -185,7 +243,7 @@ func (p *parser) types(ts []Type) []Type {
 		return nil
 	}
 	if cap(p.tyArena)-len(p.tyArena) < len(ts) {
-		p.tyArena = make([]Type, 0, max(256, len(ts)))
+		p.tyArena = make([]Type, 0, max(128, len(ts)))
 	}
 	n := len(p.tyArena)
 	p.tyArena = append(p.tyArena, ts...)
@@ -197,16 +255,31 @@ func (p *parser) ops(os []Operand) []Operand {
 		return nil
 	}
 	if cap(p.opArena)-len(p.opArena) < len(os) {
-		p.opArena = make([]Operand, 0, max(512, len(os)))
+		p.opArena = make([]Operand, 0, max(64, len(os)))
 	}
 	n := len(p.opArena)
 	p.opArena = append(p.opArena, os...)
 	return p.opArena[n:len(p.opArena):len(p.opArena)]
 }
 
+// pushArg appends a top-level operand of the instruction whose operands
+// start at *base in argArena. Arena chunks grow geometrically (up to 64K
+// operands); a partial operand list moves to the new chunk with it.
+func (p *parser) pushArg(base *int, op *Operand) {
+	if len(p.argArena) == cap(p.argArena) {
+		p.argChunk = min(max(2*p.argChunk, 16), 1<<16)
+		n := len(p.argArena) - *base
+		na := make([]Operand, n, max(p.argChunk, 2*n))
+		copy(na, p.argArena[*base:])
+		p.argArena, *base = na, 0
+	}
+	p.argArena = append(p.argArena, *op)
+}
+
 func (p *parser) newInstruction() *Instruction {
 	if len(p.insArena) == cap(p.insArena) {
-		p.insArena = make([]Instruction, 0, 256)
+		p.insChunk = min(max(2*p.insChunk, 8), 1<<14)
+		p.insArena = make([]Instruction, 0, p.insChunk)
 	}
 	p.insArena = p.insArena[:len(p.insArena)+1]
 	return &p.insArena[len(p.insArena)-1]
@@ -219,7 +292,7 @@ func (p *parser) parseModule() []Decl {
 	prevEnd := -1
 	for !p.full {
 		// Comments between declarations become Comment nodes.
-		if p.i < len(p.toks) && p.toks[p.i].Kind == COMMENT {
+		if p.i < len(p.raw) && p.raw[p.i].kind == COMMENT {
 			decls = append(decls, p.comment(prevEnd))
 			prevEnd = p.i - 1
 			continue
@@ -232,16 +305,16 @@ func (p *parser) parseModule() []Decl {
 		d := p.parseDecl()
 		if p.i == start { // always make progress
 			p.i++
-			d = &BadDecl{Toks: p.toks[start:p.i]}
+			d = &BadDecl{Toks: p.span(start, p.i)}
 		}
 		decls = append(decls, d)
 		prevEnd = p.i - 1
 	}
-	if p.full && p.i < len(p.toks) {
+	if p.full && p.i < len(p.raw) {
 		// Error limit reached: keep the rest so the tree still covers
 		// the whole input.
-		decls = append(decls, &BadDecl{Toks: p.toks[p.i:]})
-		p.i = len(p.toks)
+		decls = append(decls, &BadDecl{Toks: p.span(p.i, len(p.raw))})
+		p.i = len(p.raw)
 	}
 	return decls
 }
@@ -249,8 +322,8 @@ func (p *parser) parseModule() []Decl {
 // comment makes a Comment node of the comment token at p.i. prevEnd is the
 // index of the last token of the preceding statement (or -1).
 func (p *parser) comment(prevEnd int) *Comment {
-	t := p.toks[p.i]
-	c := &Comment{Toks: p.toks[p.i : p.i+1], Text: t.Text}
+	t := p.tok(p.i)
+	c := &Comment{Toks: p.span(p.i, p.i+1), Text: t.Text}
 	if prevEnd >= 0 && prevEnd == p.i-1 && !p.newlineBefore(p.i) {
 		c.SameLine = true
 	}
@@ -306,15 +379,15 @@ func (p *parser) parseDecl() Decl {
 	// Look past linkage directives to see what is declared.
 	j := p.i
 	var link Linkage
-	for j < len(p.toks) && (p.toks[j].Kind == DIRECTIVE && linkageOf(p.toks[j].Text) != 0 || p.toks[j].Kind == COMMENT) {
-		if p.toks[j].Kind == DIRECTIVE {
-			link |= linkageOf(p.toks[j].Text)
+	for j < len(p.raw) && (p.raw[j].kind == DIRECTIVE && linkageOf(p.text(j)) != 0 || p.raw[j].kind == COMMENT) {
+		if p.raw[j].kind == DIRECTIVE {
+			link |= linkageOf(p.text(j))
 		}
 		j++
 	}
 	var what string
-	if j < len(p.toks) {
-		what = p.toks[j].Text
+	if j < len(p.raw) {
+		what = p.text(j)
 	} else {
 		p.errorAt(token.Pos(p.base+len(p.src)), "unexpected end of file after "+t.Text)
 		return p.badDecl(start)
@@ -325,7 +398,7 @@ func (p *parser) parseDecl() Decl {
 	case spaceOf(what) != SpaceNone || what == ".texref" || what == ".samplerref" || what == ".surfref":
 		return p.parseVarDecl(true, SEMI)
 	case link != 0:
-		p.errorAt(p.toks[j].Pos, "expected declaration after "+t.Text+", found "+describe(p.toks[j]))
+		p.errorAt(p.pos(j), "expected declaration after "+t.Text+", found "+describe(p.tok(j)))
 		return p.badDecl(start)
 	case what == ".section":
 		return p.parseSection()
@@ -338,14 +411,14 @@ func (p *parser) parseDecl() Decl {
 // a directive.
 func (p *parser) badDecl(start int) Decl {
 	p.skipBad(start)
-	return &BadDecl{Toks: p.toks[start:p.i]}
+	return &BadDecl{Toks: p.span(start, p.i)}
 }
 
 func (p *parser) skipBad(start int) {
 	depth := 0
-	if p.i == start && p.i < len(p.toks) {
+	if p.i == start && p.i < len(p.raw) {
 		// consume at least one token
-		switch p.toks[p.i].Kind {
+		switch p.raw[p.i].kind {
 		case LBRACE:
 			depth++
 		case SEMI:
@@ -354,8 +427,8 @@ func (p *parser) skipBad(start int) {
 		}
 		p.i++
 	}
-	for p.i < len(p.toks) {
-		t := p.toks[p.i]
+	for p.i < len(p.raw) {
+		t := p.tok(p.i)
 		switch t.Kind {
 		case LBRACE:
 			depth++
@@ -393,6 +466,10 @@ func (p *parser) parseSection() Decl {
 	}
 	p.next()
 	lb := p.cur()
+	if lb.Kind == RAW {
+		p.next()
+		return &Section{Toks: p.span(start, p.i), Name: name.Text, Body: lb.Text}
+	}
 	if lb.Kind != LBRACE {
 		// A section without a body: treat the rest of the line as args.
 		p.errorAt(lb.Pos, "expected '{' after .section "+name.Text+", found "+describe(lb))
@@ -401,31 +478,29 @@ func (p *parser) parseSection() Decl {
 	open := p.i
 	depth := 0
 	k := p.i
-	for ; k < len(p.toks); k++ {
-		if p.toks[k].Kind == LBRACE {
+	for ; k < len(p.raw); k++ {
+		if p.raw[k].kind == LBRACE {
 			depth++
-		} else if p.toks[k].Kind == RBRACE {
+		} else if p.raw[k].kind == RBRACE {
 			depth--
 			if depth == 0 {
 				break
 			}
 		}
 	}
-	if k >= len(p.toks) {
+	if k >= len(p.raw) {
 		p.errorAt(lb.Pos, "section "+name.Text+" not terminated by '}'")
-		p.i = len(p.toks)
-		return &BadDecl{Toks: p.toks[start:]}
+		p.i = len(p.raw)
+		return &BadDecl{Toks: p.span(start, len(p.raw))}
 	}
-	lo := int(p.toks[open].Pos) - p.base
-	hi := int(p.toks[k].Pos) - p.base + 1
+	lo := int(p.pos(open)) - p.base
+	hi := int(p.pos(k)) - p.base + 1
 	body := p.src[lo:hi]
-	// Replace the block's tokens by one RAW token: the parser owns p.toks,
-	// and the section body tokens are not used elsewhere.
-	p.toks[open] = Token{Pos: p.toks[open].Pos, Kind: RAW, Text: body}
-	toks := make(Toks, 0, open-start+1)
-	toks = append(toks, p.toks[start:open+1]...)
+	// Replace the block's first token by one RAW token spanning the body;
+	// the body's own tokens are not referenced by any node.
+	p.raw[open] = rawTok{off: uint32(lo), n: uint32(hi - lo), kind: RAW}
 	p.i = k + 1
-	return &Section{Toks: toks, Name: name.Text, Body: body}
+	return &Section{Toks: p.span(start, open+1), Name: name.Text, Body: body}
 }
 
 // directiveEndsAtSemi lists directives whose arguments run to a ';' even
@@ -446,9 +521,9 @@ func (p *parser) parseDirective() *Directive {
 	d := &Directive{Name: name.Text}
 	semiOnly := directiveEndsAtSemi(name.Text)
 	depth := 0
-	argStart := len(p.toks)
-	for p.i < len(p.toks) {
-		t := p.toks[p.i]
+	argStart := len(p.raw)
+	for p.i < len(p.raw) {
+		t := p.tok(p.i)
 		if t.Kind == COMMENT {
 			if !semiOnly && depth == 0 && (p.newlineBefore(p.i) || p.commentRunsToLineEnd(p.i)) {
 				break
@@ -475,14 +550,14 @@ func (p *parser) parseDirective() *Directive {
 				depth--
 			}
 		}
-		if argStart == len(p.toks) {
+		if argStart == len(p.raw) {
 			argStart = p.i
 		}
 		p.i++
 	}
-	d.Toks = p.toks[start:p.i]
+	d.Toks = p.span(start, p.i)
 	if argStart < p.i {
-		d.Args = stripComments(p.toks[argStart:p.i])
+		d.Args = p.tokens(argStart, p.i)
 		if d.Semi && len(d.Args) > 0 && d.Args[len(d.Args)-1].Kind == SEMI {
 			d.Args = d.Args[:len(d.Args)-1]
 		}
@@ -497,7 +572,7 @@ func (p *parser) parseDirective() *Directive {
 // commentRunsToLineEnd reports whether the comment at idx is a line comment
 // (and so ends its line).
 func (p *parser) commentRunsToLineEnd(idx int) bool {
-	return strings.HasPrefix(p.toks[idx].Text, "//")
+	return strings.HasPrefix(p.text(idx), "//")
 }
 
 // stripComments returns ts without COMMENT tokens, sharing memory when there
@@ -622,7 +697,7 @@ func (p *parser) varDecl(withSemi bool) *VarDecl {
 		case strings.HasPrefix(s, ".attribute") || s == ".managed" || s == ".unified":
 			p.next()
 			a := s
-			if p.cur().Kind == LPAREN {
+			if p.kind() == LPAREN {
 				// .attribute(.managed)
 				depth := 0
 				for {
@@ -672,7 +747,7 @@ names:
 		}
 		p.next()
 		dc := Declarator{Pos: t.Pos, Name: t.Text, Range: -1}
-		if p.cur().Kind == LT {
+		if p.kind() == LT {
 			p.next()
 			n, ok := p.intLit()
 			if !ok {
@@ -683,7 +758,7 @@ names:
 				return nil
 			}
 		}
-		for p.cur().Kind == LBRACK {
+		for p.kind() == LBRACK {
 			p.next()
 			if p.got(RBRACK) {
 				dc.Dims = append(dc.Dims, 0)
@@ -698,19 +773,19 @@ names:
 				return nil
 			}
 		}
-		if p.cur().Kind == ASSIGN {
+		if p.kind() == ASSIGN {
 			p.next()
 			is := p.i
 			if !p.skipExpr() {
 				return nil
 			}
-			dc.Init = stripComments(p.toks[is:p.i])
+			dc.Init = p.tokens(is, p.i)
 		}
 		d.Names = append(d.Names, dc)
 		if !withSemi {
 			break
 		}
-		if p.cur().Kind != COMMA {
+		if p.kind() != COMMA {
 			break
 		}
 		p.next()
@@ -720,7 +795,7 @@ names:
 			return nil
 		}
 	}
-	d.Toks = p.toks[start:p.i]
+	d.Toks = p.span(start, p.i)
 	return d
 }
 
@@ -820,7 +895,7 @@ func (p *parser) parseFunction() Decl {
 		fn.Kind = Func
 	}
 	// return parameters
-	if fn.Kind == Func && p.cur().Kind == LPAREN {
+	if fn.Kind == Func && p.kind() == LPAREN {
 		p.next()
 		ps, ok := p.paramList()
 		if !ok {
@@ -835,7 +910,7 @@ func (p *parser) parseFunction() Decl {
 	}
 	p.next()
 	fn.Name, fn.NamePos = name.Text, name.Pos
-	if p.cur().Kind == LPAREN {
+	if p.kind() == LPAREN {
 		p.next()
 		ps, ok := p.paramList()
 		if !ok {
@@ -858,16 +933,16 @@ func (p *parser) parseFunction() Decl {
 	switch t.Kind {
 	case SEMI:
 		p.next()
-		fn.Toks = p.toks[start:p.i]
+		fn.Toks = p.span(start, p.i)
 		return fn
 	case LBRACE:
-		fn.Toks = p.toks[start:p.i]
+		fn.Toks = p.span(start, p.i)
 		fn.Body = p.parseBlock(0)
 		return fn
 	}
 	if p.lastTokEndsLine() {
 		// Open64-era forward declarations end at the line end, without ';'.
-		fn.Toks = p.toks[start:p.i]
+		fn.Toks = p.span(start, p.i)
 		return fn
 	}
 	p.errorAt(t.Pos, "expected '{' or ';' after function header, found "+describe(t))
@@ -905,19 +980,19 @@ func (p *parser) paramList() ([]*VarDecl, bool) {
 // non-comment token (or the input ends there).
 func (p *parser) lastTokEndsLine() bool {
 	j := p.i - 1
-	for j >= 0 && p.toks[j].Kind == COMMENT {
+	for j >= 0 && p.raw[j].kind == COMMENT {
 		j--
 	}
 	k := j + 1
-	for k < len(p.toks) && p.toks[k].Kind == COMMENT {
+	for k < len(p.raw) && p.raw[k].kind == COMMENT {
 		k++
 	}
-	if j < 0 || k >= len(p.toks) {
+	if j < 0 || k >= len(p.raw) {
 		return true
 	}
-	a := int(p.toks[j].Pos) - p.base + len(p.toks[j].Text)
-	b := int(p.toks[k].Pos) - p.base
-	return strings.IndexByte(p.src[a:b], '\n') >= 0 || strings.HasPrefix(p.toks[j+1].Text, "//") && j+1 < k
+	a := int(p.pos(j)) - p.base + len(p.text(j))
+	b := int(p.pos(k)) - p.base
+	return strings.IndexByte(p.src[a:b], '\n') >= 0 || strings.HasPrefix(p.text(j+1), "//") && j+1 < k
 }
 
 // ---- bodies ----
@@ -925,15 +1000,15 @@ func (p *parser) lastTokEndsLine() bool {
 // parseBlock parses '{' statements '}'. depth is the nesting level of the
 // block being parsed.
 func (p *parser) parseBlock(depth int) *Block {
-	b := &Block{Lbrace: p.toks[p.i]}
+	b := &Block{Lbrace: p.tok(p.i)}
 	p.i++ // '{'
 	if depth >= maxDepth {
 		p.errorAt(b.Lbrace.Pos, "blocks nested too deeply")
 		// Skip to the matching '}' without recursion.
 		start := p.i
 		n := 1
-		for p.i < len(p.toks) {
-			switch p.toks[p.i].Kind {
+		for p.i < len(p.raw) {
+			switch p.raw[p.i].kind {
 			case LBRACE:
 				n++
 			case RBRACE:
@@ -944,9 +1019,9 @@ func (p *parser) parseBlock(depth int) *Block {
 			}
 			p.i++
 		}
-		b.Stmts = append(b.Stmts, &BadStmt{Toks: p.toks[start:p.i]})
-		if p.i < len(p.toks) {
-			b.Rbrace = p.toks[p.i]
+		b.Stmts = append(b.Stmts, &BadStmt{Toks: p.span(start, p.i)})
+		if p.i < len(p.raw) {
+			b.Rbrace = p.tok(p.i)
 			p.i++
 		} else {
 			b.Rbrace = Token{Kind: RBRACE}
@@ -955,7 +1030,7 @@ func (p *parser) parseBlock(depth int) *Block {
 	}
 	prevEnd := -1
 	for {
-		if p.i < len(p.toks) && p.toks[p.i].Kind == COMMENT {
+		if p.i < len(p.raw) && p.raw[p.i].kind == COMMENT {
 			b.Stmts = append(b.Stmts, p.comment(prevEnd))
 			prevEnd = p.i - 1
 			continue
@@ -975,8 +1050,8 @@ func (p *parser) parseBlock(depth int) *Block {
 			// Keep the rest of the block as one bad statement.
 			start := p.i
 			n := 0
-			for p.i < len(p.toks) {
-				k := p.toks[p.i].Kind
+			for p.i < len(p.raw) {
+				k := p.raw[p.i].kind
 				if k == RBRACE && n == 0 {
 					break
 				}
@@ -988,7 +1063,7 @@ func (p *parser) parseBlock(depth int) *Block {
 				p.i++
 			}
 			if p.i > start {
-				b.Stmts = append(b.Stmts, &BadStmt{Toks: p.toks[start:p.i]})
+				b.Stmts = append(b.Stmts, &BadStmt{Toks: p.span(start, p.i)})
 			}
 			continue
 		}
@@ -996,7 +1071,7 @@ func (p *parser) parseBlock(depth int) *Block {
 		s := p.parseStmt(depth)
 		if p.i == start {
 			p.i++
-			s = &BadStmt{Toks: p.toks[start:p.i]}
+			s = &BadStmt{Toks: p.span(start, p.i)}
 		}
 		b.Stmts = append(b.Stmts, s)
 		prevEnd = p.i - 1
@@ -1019,9 +1094,9 @@ func (p *parser) parseStmt(depth int) Stmt {
 		}
 		return p.parseDirective()
 	case IDENT:
-		if p.i+1 < len(p.toks) && p.toks[p.i+1].Kind == COLON {
+		if p.i+1 < len(p.raw) && p.raw[p.i+1].kind == COLON {
 			p.i += 2
-			return &Label{Toks: p.toks[start:p.i], Name: t.Text}
+			return &Label{Toks: p.span(start, p.i), Name: t.Text}
 		}
 		if in := p.parseInstruction(); in != nil {
 			return in
@@ -1043,8 +1118,8 @@ func (p *parser) badStmt(start int) Stmt {
 	if p.i == start {
 		p.i++
 	}
-	for p.i < len(p.toks) {
-		t := p.toks[p.i]
+	for p.i < len(p.raw) {
+		t := p.tok(p.i)
 		if t.Kind == SEMI {
 			p.i++
 			break
@@ -1053,12 +1128,12 @@ func (p *parser) badStmt(start int) Stmt {
 			break
 		}
 		if p.newlineBefore(p.i) && (t.Kind == DIRECTIVE || t.Kind == AT ||
-			t.Kind == IDENT && p.i+1 < len(p.toks) && (p.toks[p.i+1].Kind == COLON || p.toks[p.i+1].Kind == IDENT)) {
+			t.Kind == IDENT && p.i+1 < len(p.raw) && (p.raw[p.i+1].kind == COLON || p.raw[p.i+1].kind == IDENT)) {
 			break
 		}
 		p.i++
 	}
-	return &BadStmt{Toks: p.toks[start:p.i]}
+	return &BadStmt{Toks: p.span(start, p.i)}
 }
 
 // parseInstruction parses [@[!]pred] opcode operands ';'.
@@ -1089,16 +1164,16 @@ func (p *parser) parseInstruction() *Instruction {
 		p.opcodes[opTok.Text] = op
 		in.Op = op
 	}
-	// operands
-	base := len(p.tmpOps)
-	if p.cur().Kind != SEMI {
+	// operands, appended straight into the argument arena
+	base := len(p.argArena)
+	if p.kind() != SEMI {
 		for {
 			op, ok := p.operand()
 			if !ok {
-				p.tmpOps = p.tmpOps[:base]
+				p.argArena = p.argArena[:base]
 				return nil
 			}
-			p.tmpOps = append(p.tmpOps, op)
+			p.pushArg(&base, &op)
 			if p.got(COMMA) {
 				continue
 			}
@@ -1108,13 +1183,14 @@ func (p *parser) parseInstruction() *Instruction {
 	t := p.cur()
 	if t.Kind != SEMI {
 		p.errorAt(t.Pos, "expected ',' or ';' after operand, found "+describe(t))
-		p.tmpOps = p.tmpOps[:base]
+		p.argArena = p.argArena[:base]
 		return nil
 	}
 	p.next()
-	in.Args = p.ops(p.tmpOps[base:])
-	p.tmpOps = p.tmpOps[:base]
-	in.Toks = p.toks[start:p.i]
+	if n := len(p.argArena); n > base {
+		in.Args = p.argArena[base:n:n]
+	}
+	in.Toks = p.span(start, p.i)
 	return in
 }
 
@@ -1130,7 +1206,7 @@ func (p *parser) operand() (Operand, bool) {
 		if t.Text == "_" {
 			op.Kind = OpSink
 			op.Name = t.Text
-		} else if p.cur().Kind == OR && p.i+1 < len(p.toks) && p.toks[p.i+1].Kind == IDENT {
+		} else if p.kind() == OR && p.i+1 < len(p.raw) && p.raw[p.i+1].kind == IDENT {
 			p.next()
 			op.Kind, op.Name, op.Name2 = OpPair, t.Text, p.next().Text
 		} else {
@@ -1145,8 +1221,12 @@ func (p *parser) operand() (Operand, bool) {
 		if n.Kind == INT || n.Kind == FLOAT {
 			p.next()
 			op.Kind = OpImm
-			op.Name = "-" + n.Text
-			op.Expr = p.toks[start:p.i]
+			// "-1": the source text when the sign touches the number.
+			if lo, hi := p.raw[start].off, p.raw[p.i-1].off+p.raw[p.i-1].n; p.raw[p.i-1].off == lo+1 {
+				op.Name = p.src[lo:hi]
+			} else {
+				op.Name = "-" + n.Text
+			}
 		} else {
 			p.i = start
 			return p.exprOperand(start)
@@ -1181,7 +1261,7 @@ func (p *parser) operand() (Operand, bool) {
 	}
 	// Anything other than a separator after a simple operand makes it an
 	// expression ("sym+4" as a mov source, say).
-	switch p.cur().Kind {
+	switch p.kind() {
 	case COMMA, SEMI, RBRACE, RPAREN, RBRACK:
 		return op, true
 	}
@@ -1229,7 +1309,7 @@ done:
 		p.errorAt(t.Pos, "expected operand, found "+describe(t))
 		return Operand{}, false
 	}
-	return Operand{Kind: OpExpr, Pos: p.toks[start].Pos, Expr: stripComments(p.toks[start:p.i])}, true
+	return Operand{Kind: OpExpr, Pos: p.pos(start), Expr: p.tokens(start, p.i)}, true
 }
 
 // operandList parses operands separated by ',' up to the closing token.
@@ -1315,7 +1395,7 @@ func (p *parser) addrOperand() (Operand, bool) {
 		break
 	}
 	if simple {
-		switch p.cur().Kind {
+		switch p.kind() {
 		case RBRACK:
 			p.next()
 			return op, true
@@ -1352,5 +1432,5 @@ func (p *parser) addrOperand() (Operand, bool) {
 			break
 		}
 	}
-	return Operand{Kind: OpExpr, Pos: lb.Pos, Expr: stripComments(p.toks[start:p.i])}, true
+	return Operand{Kind: OpExpr, Pos: lb.Pos, Expr: p.tokens(start, p.i)}, true
 }

@@ -156,9 +156,9 @@ func (p *printer) emit(t Token) {
 	p.prev = t
 }
 
-func (p *printer) emitAll(ts []Token) {
-	for _, t := range ts {
-		p.emit(t)
+func (p *printer) emitAll(ts Toks) {
+	for i, n := 0, ts.Len(); i < n; i++ {
+		p.emit(ts.At(i))
 	}
 }
 
@@ -269,18 +269,20 @@ func (p *printer) simple(n Node, depth int) {
 		p.instruction(in, ts, depth)
 		return
 	}
-	for i, t := range ts {
+	for i, n := 0, ts.Len(); i < n; i++ {
 		if i > 0 && p.prev.Kind == COMMENT && strings.HasPrefix(p.prev.Text, "//") {
 			p.newline(depth + 1)
 		}
-		p.emit(t)
+		p.emit(ts.At(i))
 	}
 }
 
-func (p *printer) instruction(in *Instruction, ts []Token, depth int) {
+func (p *printer) instruction(in *Instruction, ts Toks, depth int) {
 	afterOp := false
 	seenOp := false
-	for i, t := range ts {
+	var prevKind Kind
+	for i, n := 0, ts.Len(); i < n; i++ {
+		t := ts.At(i)
 		if p.prev.Kind == COMMENT && strings.HasPrefix(p.prev.Text, "//") && i > 0 {
 			p.newline(depth + 1)
 		} else if afterOp {
@@ -290,28 +292,27 @@ func (p *printer) instruction(in *Instruction, ts []Token, depth int) {
 			afterOp = false
 		}
 		p.emit(t)
-		if !seenOp && t.Kind == IDENT && !(i > 0 && (ts[i-1].Kind == AT || ts[i-1].Kind == NOT)) {
+		if !seenOp && t.Kind == IDENT && !(i > 0 && (prevKind == AT || prevKind == NOT)) {
 			seenOp, afterOp = true, true
 		}
+		prevKind = t.Kind
 	}
 }
 
-func (p *printer) bad(ts []Token) {
+func (p *printer) bad(ts Toks) {
 	// Bad text is printed as written.
-	for i, t := range ts {
+	for i, n := 0, ts.Len(); i < n; i++ {
 		if i > 0 && p.src == "" {
 			p.sep(" ")
 		}
-		p.emit(t)
+		p.emit(ts.At(i))
 	}
 }
 
 func (p *printer) section(s *Section) {
-	ts := s.Toks
-	if ts == nil {
-		ts = Toks{Tok(DIRECTIVE, ".section"), Tok(DIRECTIVE, s.Name), Tok(RAW, s.Body)}
-	}
-	for _, t := range ts {
+	ts := tokensOf(s)
+	for i, n := 0, ts.Len(); i < n; i++ {
+		t := ts.At(i)
 		if t.Kind == RAW {
 			p.newline(0)
 		}
@@ -321,25 +322,28 @@ func (p *printer) section(s *Section) {
 
 func (p *printer) function(fn *Function) {
 	ts := fn.Toks
-	if ts == nil {
-		ts = fn.headerTokens()
+	if ts.IsZero() {
+		ts = MakeToks(fn.headerTokens())
 	}
 	depth := 0
 	group := 0 // paren groups seen
-	for i, t := range ts {
+	var prev Kind
+	for i, n := 0, ts.Len(); i < n; i++ {
+		t := ts.At(i)
 		switch {
 		case t.Kind == RPAREN && depth == 1:
-			if i > 0 && ts[i-1].Kind != LPAREN && fn.isParamGroup(group) {
+			if i > 0 && prev != LPAREN && fn.isParamGroup(group) {
 				p.newline(0)
 			}
-		case depth == 1 && i > 0 && (ts[i-1].Kind == COMMA || ts[i-1].Kind == LPAREN) && fn.isParamGroup(group):
+		case depth == 1 && i > 0 && (prev == COMMA || prev == LPAREN) && fn.isParamGroup(group):
 			p.newline(1)
-		case depth == 0 && t.Kind == DIRECTIVE && i > 0 && isPerfDirective(t.Text) && ts[i-1].Kind != DIRECTIVE:
+		case depth == 0 && t.Kind == DIRECTIVE && i > 0 && isPerfDirective(t.Text) && prev != DIRECTIVE:
 			p.newline(0)
 		case t.Kind == SEMI && depth == 0:
 			p.sep("")
 		}
 		p.emit(t)
+		prev = t.Kind
 		switch t.Kind {
 		case LPAREN:
 			depth++

@@ -10,44 +10,44 @@ import (
 
 // tokensOf returns the tokens to print for a statement-like node: its Toks
 // when it has them, else tokens made from its fields.
-func tokensOf(n Node) []Token {
+func tokensOf(n Node) Toks {
 	switch n := n.(type) {
 	case *Comment:
-		if n.Toks != nil {
+		if !n.Toks.IsZero() {
 			return n.Toks
 		}
-		return []Token{Tok(COMMENT, n.Text)}
+		return MakeToks([]Token{Tok(COMMENT, n.Text)})
 	case *Directive:
-		if n.Toks != nil {
+		if !n.Toks.IsZero() {
 			return n.Toks
 		}
-		return n.synth()
+		return MakeToks(n.synth())
 	case *VarDecl:
-		if n.Toks != nil {
+		if !n.Toks.IsZero() {
 			return n.Toks
 		}
-		return n.synth(true)
+		return MakeToks(n.synth(true))
 	case *Label:
-		if n.Toks != nil {
+		if !n.Toks.IsZero() {
 			return n.Toks
 		}
-		return []Token{Tok(IDENT, n.Name), Tok(COLON, ":")}
+		return MakeToks([]Token{Tok(IDENT, n.Name), Tok(COLON, ":")})
 	case *Instruction:
-		if n.Toks != nil {
+		if !n.Toks.IsZero() {
 			return n.Toks
 		}
-		return n.synth()
+		return MakeToks(n.synth())
 	case *BadStmt:
 		return n.Toks
 	case *BadDecl:
 		return n.Toks
 	case *Section:
-		if n.Toks != nil {
+		if !n.Toks.IsZero() {
 			return n.Toks
 		}
-		return []Token{Tok(DIRECTIVE, ".section"), Tok(DIRECTIVE, n.Name), Tok(RAW, n.Body)}
+		return MakeToks([]Token{Tok(DIRECTIVE, ".section"), Tok(DIRECTIVE, n.Name), Tok(RAW, n.Body)})
 	}
-	return nil
+	return Toks{}
 }
 
 func (d *Directive) synth() []Token {
@@ -138,8 +138,11 @@ func (d *VarDecl) synth(semi bool) []Token {
 }
 
 func paramTokens(ts []Token, d *VarDecl) []Token {
-	if d.Toks != nil {
-		return append(ts, d.Toks...)
+	if !d.Toks.IsZero() {
+		for i := 0; i < d.Toks.Len(); i++ {
+			ts = append(ts, d.Toks.At(i))
+		}
+		return ts
 	}
 	return append(ts, d.synth(false)...)
 }
@@ -175,7 +178,7 @@ func (fn *Function) headerTokens() []Token {
 		ts = append(ts, Tok(RPAREN, ")"))
 	}
 	for _, d := range fn.Perf {
-		ts = append(ts, tokensOf(d)...)
+		ts = append(ts, tokensOf(d).Slice()...)
 	}
 	if fn.Body == nil {
 		ts = append(ts, Tok(SEMI, ";"))
@@ -189,13 +192,14 @@ func (fn *Function) headerTokens() []Token {
 func (fn *Function) AddParam(d *VarDecl) {
 	d.Space = SpaceParam
 	fn.Params = append(fn.Params, d)
-	if fn.Toks == nil {
+	if fn.Toks.IsZero() {
 		return
 	}
+	toks := fn.Toks.Slice()
 	// Find the ')' closing the parameter list: the first paren group after
 	// the function name.
 	nameIdx := -1
-	for i, t := range fn.Toks {
+	for i, t := range toks {
 		if t.Kind == IDENT && t.Pos == fn.NamePos && t.Text == fn.Name {
 			nameIdx = i
 			break
@@ -203,12 +207,12 @@ func (fn *Function) AddParam(d *VarDecl) {
 	}
 	if nameIdx < 0 || fn.NoParen {
 		fn.NoParen = false
-		fn.Toks = nil
+		fn.Toks = Toks{}
 		return
 	}
 	depth := 0
-	for i := nameIdx + 1; i < len(fn.Toks); i++ {
-		switch fn.Toks[i].Kind {
+	for i := nameIdx + 1; i < len(toks); i++ {
+		switch toks[i].Kind {
 		case LPAREN:
 			depth++
 		case RPAREN:
@@ -219,16 +223,16 @@ func (fn *Function) AddParam(d *VarDecl) {
 					ins = append(ins, Tok(COMMA, ","))
 				}
 				ins = paramTokens(ins, d)
-				nt := make(Toks, 0, len(fn.Toks)+len(ins))
-				nt = append(nt, fn.Toks[:i]...)
+				nt := make([]Token, 0, len(toks)+len(ins))
+				nt = append(nt, toks[:i]...)
 				nt = append(nt, ins...)
-				nt = append(nt, fn.Toks[i:]...)
-				fn.Toks = nt
+				nt = append(nt, toks[i:]...)
+				fn.Toks = MakeToks(nt)
 				return
 			}
 		}
 	}
-	fn.Toks = nil
+	fn.Toks = Toks{}
 }
 
 // synth makes the tokens of an instruction from its fields.

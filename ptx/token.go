@@ -88,3 +88,83 @@ func (t Token) End() token.Pos {
 
 // Tok makes an unpositioned token for use by passes that build new nodes.
 func Tok(kind Kind, text string) Token { return Token{Kind: kind, Text: text} }
+
+// rawTok is a token as the lexer stores it: an offset into the source, a
+// length and a kind. It holds no pointers, so a file's token table costs the
+// garbage collector nothing to scan.
+type rawTok struct {
+	off  uint32
+	n    uint32
+	kind Kind
+}
+
+// tokTable is the token table of one parsed file. Inputs are limited to
+// 4 GiB by the 32-bit offsets.
+type tokTable struct {
+	src  string
+	base int
+	raw  []rawTok
+}
+
+func (t *tokTable) token(i int) Token {
+	r := t.raw[i]
+	return Token{Pos: token.Pos(t.base + int(r.off)), Kind: r.kind, Text: t.src[r.off : r.off+r.n]}
+}
+
+// Toks is the token sequence a parsed node was read from: a span of its
+// file's token table, or an explicit list for tokens a pass spliced in.
+// Printing in Preserve mode replays these tokens, so a parsed node prints
+// exactly as it was written. A pass that edits the typed fields of a parsed
+// node must clear its Toks (n.Toks = ptx.Toks{}) so the printer makes tokens
+// from the fields; a node built from scratch leaves Toks zero.
+type Toks struct {
+	tab    *tokTable
+	lo, hi int32
+	list   []Token
+}
+
+// MakeToks makes a token sequence from an explicit list.
+func MakeToks(list []Token) Toks { return Toks{list: list} }
+
+// IsZero reports whether ts holds no tokens (the node prints from its
+// fields).
+func (ts Toks) IsZero() bool { return ts.list == nil && ts.tab == nil }
+
+// Len returns the number of tokens.
+func (ts Toks) Len() int {
+	if ts.list != nil {
+		return len(ts.list)
+	}
+	return int(ts.hi - ts.lo)
+}
+
+// At returns token i.
+func (ts Toks) At(i int) Token {
+	if ts.list != nil {
+		return ts.list[i]
+	}
+	return ts.tab.token(int(ts.lo) + i)
+}
+
+// Slice returns the tokens as a new slice.
+func (ts Toks) Slice() []Token {
+	out := make([]Token, ts.Len())
+	for i := range out {
+		out[i] = ts.At(i)
+	}
+	return out
+}
+
+func (ts Toks) pos() token.Pos {
+	if ts.Len() == 0 {
+		return token.NoPos
+	}
+	return ts.At(0).Pos
+}
+
+func (ts Toks) end() token.Pos {
+	if ts.Len() == 0 {
+		return token.NoPos
+	}
+	return ts.At(ts.Len() - 1).End()
+}
