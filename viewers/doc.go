@@ -1,0 +1,24 @@
+// Package viewers is the root of ptxtrace's presentation layer: everything
+// that turns analysis results and traces into files a person looks at.
+//
+// It holds no code itself; the work is in three sub-packages, none of which
+// imports any other ptxtrace package (the design forbids library packages
+// from needing viewers, and viewers in turn takes plain Go values so that the
+// CLI does the adapting):
+//
+//   - viewers/svg: deterministic, standalone SVG charts (bar, scatter with a
+//     least-squares line and Pearson r, line/series) for the figures of the
+//     seed paper's evaluation (memory share per mode and block shape,
+//     memory-reference frequency against texture-cache hit rate and frame
+//     rate, per-warp average memory time, one warp's memory-time series).
+//   - viewers/report: a static, self-contained report.html (summary table,
+//     chart sections, links to the other output files).
+//   - viewers/timeline: a self-contained HTML timeline of regions per warp,
+//     with a small inline script for zooming.
+//
+// Invariants shared by all three: output is a pure function of the input
+// (same values → byte-identical files; no clocks, no random ids, no map
+// iteration order), floats are printed with fixed formatting, all text is
+// escaped, and nothing refers to a resource outside the file (no fonts,
+// scripts, style sheets or images fetched at view time).
+package viewers
