@@ -1,0 +1,353 @@
+package instrument
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"sort"
+	"strings"
+
+	"github.com/ptxtrace/ptxtrace/manifest"
+	"github.com/ptxtrace/ptxtrace/ptx"
+)
+
+// Result is an instrumented module.
+type Result struct {
+	PTX      []byte             // the instrumented PTX text
+	Manifest *manifest.Manifest // its manifest (validated)
+}
+
+// Names the instrumentation adds to a kernel. The prefix is reserved: an
+// input that already uses it is rejected.
+const (
+	Prefix     = "__pt_"
+	ParamBuf   = "__pt_buf"
+	ParamDummy = "__pt_dummy"
+	StageVar   = "__pt_stage"
+)
+
+// errAt makes a positioned error list with one entry.
+func errAt(pos token.Position, format string, args ...any) error {
+	if pos.Line == 0 {
+		pos.Line, pos.Column = 1, 1
+	}
+	return scanner.ErrorList{&scanner.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}}
+}
+
+// module is the per-file state of one Instrument call.
+type module struct {
+	fset     *token.FileSet
+	f        *ptx.File
+	opts     Options
+	sm       int // target compute capability (52 for sm_52), 0 if unknown
+	target   string
+	ptxMajor int
+	ptxMinor int
+	addr64   bool
+	fence    string // fence instruction for this target
+	files    map[int]string
+	spaces   map[string]bool
+	nextID   uint32
+	nextReg  int
+	kernels  []*kernel
+	firstPos token.Position
+}
+
+// Instrument inserts probes into f (which it modifies) and returns the
+// printed result and its manifest. Errors are scanner.ErrorList values
+// positioned in the input.
+func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error) {
+	m := &module{fset: fset, f: f, opts: opts, files: map[int]string{}, spaces: map[string]bool{}}
+	m.firstPos = fset.Position(f.Pos())
+	m.firstPos.Offset = 0
+	if err := m.opts.normalize(); err != nil {
+		return nil, errAt(m.firstPos, "%v", err)
+	}
+	for _, s := range m.opts.Spaces {
+		m.spaces[s] = true
+	}
+	if err := m.header(); err != nil {
+		return nil, err
+	}
+	if err := m.collect(); err != nil {
+		return nil, err
+	}
+	for _, k := range m.kernels {
+		if err := k.plan(); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range m.kernels {
+		k.rewrite()
+	}
+	var out bytes.Buffer
+	if err := ptx.Fprint(&out, f); err != nil {
+		return nil, fmt.Errorf("%s: printing: %w", f.Name, err)
+	}
+	if err := m.mapOutLines(out.Bytes()); err != nil {
+		return nil, err
+	}
+	man := m.manifest(out.Bytes())
+	if err := man.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: internal error: invalid manifest: %w", f.Name, err)
+	}
+	return &Result{PTX: out.Bytes(), Manifest: man}, nil
+}
+
+// header reads .version, .target and .address_size.
+func (m *module) header() error {
+	if d := m.f.Directive(".version"); d != nil {
+		m.ptxMajor, m.ptxMinor, _ = d.Version()
+	}
+	m.addr64 = false
+	if d := m.f.Directive(".address_size"); d != nil {
+		if n, ok := d.AddressSize(); ok && n == 64 {
+			m.addr64 = true
+		}
+	}
+	if d := m.f.Directive(".target"); d != nil {
+		m.sm, _ = d.SM()
+		if ts := d.Targets(); len(ts) > 0 {
+			m.target = ts[0]
+		}
+	}
+	if m.target == "" {
+		m.target = "unknown"
+	}
+	m.fence = "membar.cta"
+	if m.sm >= 70 && m.ptxAtLeast(6, 0) {
+		m.fence = "fence.acq_rel.cta"
+	}
+	for _, d := range m.f.Decls {
+		if dir, ok := d.(*ptx.Directive); ok && dir.Name == ".file" {
+			if fe, ok := dir.FileEntry(); ok {
+				m.files[fe.Index] = fe.Name
+			}
+		}
+	}
+	if bytes.Contains(m.f.Src, []byte(Prefix)) {
+		return errAt(m.posOfText(Prefix), "the input already uses the reserved prefix %q (instrumented twice?)", Prefix)
+	}
+	return nil
+}
+
+func (m *module) ptxAtLeast(major, minor int) bool {
+	return m.ptxMajor > major || m.ptxMajor == major && m.ptxMinor >= minor
+}
+
+func (m *module) posOfText(s string) token.Position {
+	i := bytes.Index(m.f.Src, []byte(s))
+	if i < 0 || m.f.Tok == nil {
+		return m.firstPos
+	}
+	return m.fset.Position(token.Pos(m.f.Tok.Base() + i))
+}
+
+func (m *module) pos(p token.Pos) token.Position {
+	if !p.IsValid() {
+		return m.firstPos
+	}
+	return m.fset.Position(p)
+}
+
+func (m *module) line(p token.Pos) int {
+	if !p.IsValid() {
+		return 0
+	}
+	return m.fset.Position(p).Line
+}
+
+// text returns the input text of a node, trimmed.
+func (m *module) text(n ptx.Node) string {
+	if !n.Pos().IsValid() || !n.End().IsValid() {
+		return ptx.Format(n)
+	}
+	a, b := m.fset.Position(n.Pos()).Offset, m.fset.Position(n.End()).Offset
+	if a < 0 || b > len(m.f.Src) || a > b {
+		return ptx.Format(n)
+	}
+	return strings.Join(strings.Fields(string(m.f.Src[a:b])), " ")
+}
+
+// spaceName is the manifest name of a load's state space.
+func spaceName(fx ptx.Facts) string {
+	switch fx.Space {
+	case ptx.SpaceGlobal:
+		return "global"
+	case ptx.SpaceShared, ptx.SpaceSharedCluster:
+		return "shared"
+	case ptx.SpaceLocal:
+		return "local"
+	case ptx.SpaceConst:
+		return "const"
+	case ptx.SpaceParam:
+		return "param"
+	case ptx.SpaceTex:
+		return "tex"
+	case ptx.SpaceGeneric:
+		return "generic"
+	}
+	return ""
+}
+
+// isSiteOp reports whether an instruction is a load ptxtrace probes.
+func isSiteOp(in *ptx.Instruction, fx ptx.Facts) bool {
+	if in.Op == nil {
+		return false
+	}
+	switch fx.Name {
+	case "ld", "ldu":
+		return fx.Mem == ptx.MemLoad && len(in.Args) >= 2
+	case "tex", "tld4":
+		return fx.Mem == ptx.MemTexture && len(in.Args) >= 2
+	}
+	return false
+}
+
+// collect finds the kernels and their sites.
+func (m *module) collect() error {
+	var names []string
+	found := false
+	for _, fn := range m.f.Functions() {
+		if fn.Kind != ptx.Entry || fn.Body == nil {
+			continue
+		}
+		names = append(names, fn.Name)
+		if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
+			continue
+		}
+		found = true
+		k := &kernel{m: m, fn: fn, regs: ptx.FunctionRegs(fn)}
+		k.collect()
+		if len(k.sites) > 0 || len(k.regions) > 0 {
+			m.kernels = append(m.kernels, k)
+		}
+	}
+	if m.opts.Kernel != "" && !found {
+		if len(names) == 0 {
+			return errAt(m.firstPos, "no kernel named %q: the file has no kernels (.entry with a body)", m.opts.Kernel)
+		}
+		return errAt(m.firstPos, "no kernel named %q (kernels: %s)", m.opts.Kernel, strings.Join(names, ", "))
+	}
+	if err := m.placeRegions(); err != nil {
+		return err
+	}
+	if len(m.kernels) == 0 {
+		var why []string
+		if len(names) == 0 {
+			why = append(why, "the file has no kernels (.entry with a body)")
+		} else {
+			why = append(why, "no load matches")
+			why = append(why, "spaces "+strings.Join(m.opts.Spaces, ","))
+			if m.opts.Kernel != "" {
+				why = append(why, "kernel "+m.opts.Kernel)
+			}
+			if m.opts.Lines != nil {
+				why = append(why, fmt.Sprintf("lines %d-%d", m.opts.Lines.From, m.opts.Lines.To))
+			}
+			if m.opts.Src != nil {
+				why = append(why, fmt.Sprintf("source %s:%d-%d", m.opts.Src.File, m.opts.Src.Lines.From, m.opts.Src.Lines.To))
+			}
+		}
+		return errAt(m.firstPos, "no sites: %s", strings.Join(why, "; "))
+	}
+	return nil
+}
+
+// placeRegions attaches each user region to the kernel holding its lines.
+func (m *module) placeRegions() error {
+	for _, r := range m.opts.Regions {
+		placed := false
+		for _, fn := range m.f.Functions() {
+			if fn.Kind != ptx.Entry || fn.Body == nil {
+				continue
+			}
+			if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
+				continue
+			}
+			first, last := m.line(fn.Body.Pos()), m.line(fn.Body.End())
+			if r.Begin < first || r.Begin > last {
+				continue
+			}
+			if r.End > last {
+				return errAt(token.Position{Filename: m.f.Name, Line: r.Begin, Column: 1},
+					"region %d:%d: its end is past the end of kernel %s (line %d)", r.Begin, r.End, fn.Name, last)
+			}
+			var k *kernel
+			for _, kk := range m.kernels {
+				if kk.fn == fn {
+					k = kk
+				}
+			}
+			if k == nil {
+				k = &kernel{m: m, fn: fn, regs: ptx.FunctionRegs(fn)}
+				m.kernels = append(m.kernels, k)
+			}
+			if err := k.addRegion(r); err != nil {
+				return err
+			}
+			placed = true
+		}
+		if !placed {
+			return errAt(token.Position{Filename: m.f.Name, Line: r.Begin, Column: 1},
+				"region %d:%d: line %d is not inside the body of a selected kernel", r.Begin, r.End, r.Begin)
+		}
+	}
+	// Keep kernels in file order.
+	order := map[*ptx.Function]int{}
+	for i, fn := range m.f.Functions() {
+		order[fn] = i
+	}
+	sort.SliceStable(m.kernels, func(i, j int) bool { return order[m.kernels[i].fn] < order[m.kernels[j].fn] })
+	return nil
+}
+
+// matchFile reports whether a .file name matches a --src file.
+func matchFile(name, want string) bool {
+	if want == "" || name == want {
+		return true
+	}
+	return strings.HasSuffix(name, "/"+want) || strings.HasSuffix(name, `\`+want)
+}
+
+// manifest builds the manifest of the printed output.
+func (m *module) manifest(out []byte) *manifest.Manifest {
+	inSum := sha256.Sum256(m.f.Src)
+	outSum := sha256.Sum256(out)
+	tc := manifest.TimerCode(m.opts.Timer)
+	man := &manifest.Manifest{
+		Version:           manifest.Version,
+		Tool:              m.opts.Tool,
+		Input:             m.f.Name,
+		InputSHA256:       hex.EncodeToString(inSum[:]),
+		Output:            m.opts.Output,
+		InstrumentationID: hex.EncodeToString(outSum[:8]),
+		Target:            m.target,
+		AddressSize:       32,
+		Mode:              m.opts.Mode,
+		Timer:             m.opts.Timer,
+		Fence:             m.fence,
+		Buffer: manifest.Buffer{
+			LayoutVersion:      manifest.LayoutVersion,
+			HeaderBytes:        manifest.HeaderBytes,
+			SegmentHeaderBytes: manifest.SegmentHeaderBytes,
+			RecordBytes:        manifest.RecordBytes,
+			RecordsPerWarp:     m.opts.Capacity,
+			SegmentBytes:       manifest.SegmentHeaderBytes + m.opts.Capacity*manifest.RecordBytes,
+			TimerCode:          tc,
+		},
+	}
+	if m.addr64 {
+		man.AddressSize = 64
+	}
+	if man.Tool == "" {
+		man.Tool = "ptxtrace"
+	}
+	for _, k := range m.kernels {
+		man.Kernels = append(man.Kernels, k.manifestKernel())
+	}
+	return man
+}

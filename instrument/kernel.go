@@ -1,0 +1,490 @@
+package instrument
+
+import (
+	"fmt"
+	"go/token"
+	"strings"
+
+	"github.com/ptxtrace/ptxtrace/manifest"
+	"github.com/ptxtrace/ptxtrace/ptx"
+)
+
+// site is one probed load.
+type site struct {
+	in      *ptx.Instruction
+	space   string
+	mode    string // naive, fence or dummy
+	line    int
+	text    string
+	loc     ptx.Loc
+	hasLoc  bool
+	elems   []ptx.Operand // destination registers (dummy consumer)
+	beginID uint32
+	endID   uint32
+	region  int
+}
+
+// userRegion is one --region placed in a kernel.
+type userRegion struct {
+	r         Region
+	beginAt   *ptx.Instruction // begin probe goes before it
+	endAt     *ptx.Instruction // end probe goes next to it
+	endBefore bool             // before endAt (control transfer) rather than after
+	beginText string
+	endText   string
+	mode      string
+	beginID   uint32
+	endID     uint32
+	region    int
+	beginLoc  ptx.Loc
+	endLoc    ptx.Loc
+	beginHas  bool
+	endHas    bool
+}
+
+// kernel is the per-.entry state.
+type kernel struct {
+	m       *module
+	fn      *ptx.Function
+	regs    *ptx.RegSet
+	sites   []*site
+	regions []*userRegion
+
+	// all instructions in textual order with their .loc, for regions
+	insts []instLoc
+
+	// plan
+	staged      bool // records staged in shared memory
+	warps       int  // warps per CTA the staging array holds
+	slotBytes   int
+	useDummy    bool
+	paramBuf    int
+	paramDummy  int
+	staging     manifest.Staging
+	warpsPerCTA int
+
+	outLine map[*ptx.Instruction]int
+}
+
+type instLoc struct {
+	in     *ptx.Instruction
+	line   int
+	loc    ptx.Loc
+	hasLoc bool
+}
+
+// walk visits the instructions of b in textual order, tracking .loc.
+func (k *kernel) walk(b *ptx.Block, loc *ptx.Loc, has *bool, visit func(in *ptx.Instruction)) {
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *ptx.Directive:
+			if l, ok := s.Loc(); ok {
+				*loc, *has = l, true
+			}
+		case *ptx.Block:
+			k.walk(s, loc, has, visit)
+		case *ptx.Instruction:
+			visit(s)
+		}
+	}
+}
+
+func (k *kernel) collect() {
+	m := k.m
+	var loc ptx.Loc
+	has := false
+	k.walk(k.fn.Body, &loc, &has, func(in *ptx.Instruction) {
+		line := m.line(in.Pos())
+		k.insts = append(k.insts, instLoc{in, line, loc, has})
+		if m.opts.NoLoads {
+			return
+		}
+		fx := ptx.FactsOf(in)
+		if !isSiteOp(in, fx) {
+			return
+		}
+		sp := spaceName(fx)
+		if !m.spaces[sp] {
+			return
+		}
+		if m.opts.Lines != nil && !m.opts.Lines.Contains(line) {
+			return
+		}
+		if src := m.opts.Src; src != nil {
+			if !has || !src.Lines.Contains(loc.Line) || !matchFile(m.files[loc.File], src.File) {
+				return
+			}
+		}
+		s := &site{in: in, space: sp, line: line, text: m.text(in), loc: loc, hasLoc: has}
+		s.mode = m.opts.Mode
+		if s.mode == "auto" {
+			if fx.ReadOnly {
+				s.mode = manifest.ModeDummy
+			} else {
+				s.mode = manifest.ModeFence
+			}
+		}
+		if s.mode == manifest.ModeDummy {
+			s.elems = k.consumable(in.Args[0])
+			if len(s.elems) == 0 {
+				// Nothing the consumer can read (a 128-bit or
+				// undeclared destination): wait with the fence.
+				s.mode = manifest.ModeFence
+			}
+		}
+		k.sites = append(k.sites, s)
+	})
+}
+
+// consumable returns the destination registers of a load that the dummy
+// consumer can read: declared registers of 8, 16, 32 or 64 bits.
+func (k *kernel) consumable(dst ptx.Operand) []ptx.Operand {
+	var regs []ptx.Operand
+	add := func(name string) {
+		if name == "" || name == "_" {
+			return
+		}
+		t, ok := k.regs.Declared(name)
+		if !ok {
+			return
+		}
+		switch t.Size() {
+		case 1, 2, 4, 8:
+			if t == ptx.Pred {
+				return
+			}
+			regs = append(regs, ptx.Operand{Kind: ptx.OpReg, Name: name})
+		}
+	}
+	switch dst.Kind {
+	case ptx.OpReg:
+		add(dst.Name)
+	case ptx.OpPair:
+		add(dst.Name)
+	case ptx.OpVec:
+		for _, e := range dst.Elems {
+			if e.Kind == ptx.OpReg {
+				add(e.Name)
+			}
+		}
+	}
+	return regs
+}
+
+func isTransfer(in *ptx.Instruction) bool {
+	fx := ptx.FactsOf(in)
+	return fx.Branch || fx.Return || fx.Exit || fx.Call && strings.HasPrefix(in.Op.Text, "ret")
+}
+
+// addRegion places a user region on the kernel's instructions.
+func (k *kernel) addRegion(r Region) error {
+	m := k.m
+	if k.insts == nil {
+		var loc ptx.Loc
+		has := false
+		k.walk(k.fn.Body, &loc, &has, func(in *ptx.Instruction) {
+			k.insts = append(k.insts, instLoc{in, m.line(in.Pos()), loc, has})
+		})
+	}
+	u := &userRegion{r: r, mode: m.opts.Mode}
+	for _, il := range k.insts {
+		if il.line >= r.Begin && u.beginAt == nil {
+			u.beginAt, u.beginLoc, u.beginHas = il.in, il.loc, il.hasLoc
+		}
+		if il.line <= r.End {
+			u.endAt, u.endLoc, u.endHas = il.in, il.loc, il.hasLoc
+		}
+	}
+	pos := token.Position{Filename: m.f.Name, Line: r.Begin, Column: 1}
+	if u.beginAt == nil || u.endAt == nil || m.line(u.endAt.Pos()) < m.line(u.beginAt.Pos()) {
+		return errAt(pos, "region %d:%d of kernel %s holds no instruction", r.Begin, r.End, k.fn.Name)
+	}
+	u.beginText, u.endText = m.text(u.beginAt), m.text(u.endAt)
+	u.endBefore = isTransfer(u.endAt)
+	if u.endBefore && u.endAt == u.beginAt {
+		u.endBefore = false // a region of one branch: time the branch itself
+	}
+	switch u.mode {
+	case "auto", "dummy":
+		// A region has no single loaded value to consume: its end waits
+		// with the fence for every memory operation in the region.
+		u.mode = manifest.ModeFence
+	}
+	k.regions = append(k.regions, u)
+	return nil
+}
+
+// blockSize returns the threads per block used for occupancy and staging,
+// and where it came from.
+func (k *kernel) blockSize() (int, string) {
+	for _, name := range []string{".reqntid", ".maxntid"} {
+		for _, d := range k.fn.Perf {
+			if d.Name != name {
+				continue
+			}
+			if ns, ok := d.Ints(); ok && len(ns) > 0 {
+				n := 1
+				for _, x := range ns {
+					n *= x
+				}
+				if n > 0 && n <= 1024 {
+					return n, strings.TrimPrefix(name, ".")
+				}
+			}
+		}
+	}
+	if k.m.opts.Block != DefaultBlock {
+		return k.m.opts.Block, "flag"
+	}
+	return DefaultBlock, "default"
+}
+
+// staticShared counts the static shared memory of the kernel: .shared
+// declarations in its body and module-level .shared variables it names.
+func (k *kernel) staticShared() int {
+	total := 0
+	var body func(b *ptx.Block)
+	body = func(b *ptx.Block) {
+		for _, s := range b.Stmts {
+			switch s := s.(type) {
+			case *ptx.VarDecl:
+				if s.Space == ptx.SpaceShared && s.Linkage&ptx.Extern == 0 {
+					for i := range s.Names {
+						total = alignUp(total, max(s.Align, 1)) + s.Size(i)
+					}
+				}
+			case *ptx.Block:
+				body(s)
+			}
+		}
+	}
+	body(k.fn.Body)
+	used := map[string]bool{}
+	var names func(ops []ptx.Operand)
+	names = func(ops []ptx.Operand) {
+		for _, o := range ops {
+			if o.Name != "" {
+				used[o.Name] = true
+			}
+			names(o.Elems)
+		}
+	}
+	for _, il := range k.insts {
+		names(il.in.Args)
+	}
+	for _, d := range k.m.f.Decls {
+		v, ok := d.(*ptx.VarDecl)
+		if !ok || v.Space != ptx.SpaceShared || v.Linkage&ptx.Extern != 0 {
+			continue
+		}
+		for i, n := range v.Names {
+			if used[n.Name] {
+				total = alignUp(total, max(v.Align, 1)) + v.Size(i)
+			}
+		}
+	}
+	return total
+}
+
+func alignUp(x, a int) int { return (x + a - 1) / a * a }
+
+// plan decides staging and assigns ids.
+func (k *kernel) plan() error {
+	m := k.m
+	if k.insts == nil {
+		k.collectInsts()
+	}
+	for _, s := range k.sites {
+		if s.mode == manifest.ModeDummy {
+			k.useDummy = true
+		}
+	}
+	block, bsrc := k.blockSize()
+	k.warps = (block + 31) / 32
+	if bsrc == "reqntid" {
+		k.warpsPerCTA = k.warps
+	}
+	k.slotBytes = manifest.SegmentHeaderBytes + m.opts.Capacity*manifest.RecordBytes
+	added := k.warps * k.slotBytes
+
+	st := manifest.Staging{Requested: m.opts.Staging, ThreadsPerBlock: block, BlockSource: bsrc}
+	regs, rsrc := m.opts.Regs, "flag"
+	shared := k.staticShared()
+	if res, ok := m.opts.Resources[k.fn.Name]; ok {
+		regs, rsrc = res.Regs, "ptxas"
+		shared = res.SharedBytes
+	} else if regs == 0 {
+		rsrc = "unknown"
+	}
+	st.RegsPerThread, st.RegsSource, st.SharedBytesBase = regs, rsrc, shared
+
+	arch, archOK := LookupArch(m.sm)
+	var before, after Occupancy
+	var errBefore, errAfter error
+	if archOK {
+		before, errBefore = arch.Compute(block, regs, shared)
+		// Added shared memory is 16-byte aligned after the kernel's own.
+		after, errAfter = arch.Compute(block, regs, alignUp(shared, 16)+added)
+		if errBefore == nil {
+			st.OccupancyBefore, st.WarpsBefore = before.Ratio, before.ActiveWarps
+		}
+		if errAfter == nil {
+			st.OccupancyAfter, st.WarpsAfter = after.Ratio, after.ActiveWarps
+		}
+	}
+	const staticLimit = 48 * 1024 // static shared memory per block, all architectures
+	fits := alignUp(shared, 16)+added <= staticLimit
+	switch m.opts.Staging {
+	case "global":
+		k.staged = false
+		st.Reason = "requested"
+	case "shared":
+		if !fits {
+			return errAt(m.pos(k.fn.NamePos), "kernel %s: shared staging needs %d bytes (%d warps × %d) on top of %d bytes of static shared memory, over the 48 KB static limit; lower --capacity or use --staging global",
+				k.fn.Name, added, k.warps, k.slotBytes, shared)
+		}
+		k.staged = true
+		st.Reason = "requested"
+	default:
+		switch {
+		case !archOK:
+			k.staged, st.Reason = false, fmt.Sprintf("no occupancy data for target %s", m.target)
+		case !fits:
+			k.staged, st.Reason = false, "staging array would exceed the 48 KB static shared memory limit"
+		case errBefore != nil:
+			k.staged, st.Reason = false, errBefore.Error()
+		case errAfter != nil:
+			k.staged, st.Reason = false, errAfter.Error()
+		case after.Blocks < before.Blocks:
+			k.staged, st.Reason = false, fmt.Sprintf("shared staging would lower occupancy from %d to %d warps per SM (limited by %s)",
+				before.ActiveWarps, after.ActiveWarps, after.Limiter)
+		default:
+			k.staged, st.Reason = true, fmt.Sprintf("occupancy unchanged at %d warps per SM (limited by %s)", before.ActiveWarps, before.Limiter)
+		}
+	}
+	if k.staged {
+		st.Where, st.SharedBytesAdded = manifest.StagingShared, added
+	} else {
+		st.Where = manifest.StagingGlobal
+		st.OccupancyAfter, st.WarpsAfter = st.OccupancyBefore, st.WarpsBefore
+	}
+	k.staging = st
+
+	// Ids: regions first in file order of their anchors, then loads.
+	for _, u := range k.regions {
+		u.region = m.nextReg
+		m.nextReg++
+		u.beginID, u.endID = m.nextID, m.nextID+1
+		m.nextID += 2
+	}
+	for _, s := range k.sites {
+		s.region = m.nextReg
+		m.nextReg++
+		s.beginID, s.endID = m.nextID, m.nextID+1
+		m.nextID += 2
+	}
+	return nil
+}
+
+func (k *kernel) collectInsts() {
+	var loc ptx.Loc
+	has := false
+	k.walk(k.fn.Body, &loc, &has, func(in *ptx.Instruction) {
+		k.insts = append(k.insts, instLoc{in, k.m.line(in.Pos()), loc, has})
+	})
+}
+
+func (k *kernel) locOf(p *manifest.Probe, l ptx.Loc, has bool) {
+	if !has {
+		return
+	}
+	p.LocFile = k.m.files[l.File]
+	if p.LocFile == "" {
+		p.LocFile = fmt.Sprint(l.File)
+	}
+	p.LocLine, p.LocCol = l.Line, l.Col
+}
+
+func (k *kernel) manifestKernel() manifest.Kernel {
+	mk := manifest.Kernel{Name: k.fn.Name, WarpsPerCTA: k.warpsPerCTA, Staging: k.staging}
+	mk.ParamsAdded = append(mk.ParamsAdded, manifest.Param{Index: k.paramBuf, Name: ParamBuf, Type: ".u64", Host: manifest.HostTraceBuffer})
+	if !k.m.addr64 {
+		mk.ParamsAdded[0].Type = ".u32"
+	}
+	if k.useDummy {
+		mk.ParamsAdded = append(mk.ParamsAdded, manifest.Param{Index: k.paramDummy, Name: ParamDummy, Type: ".u32", Host: manifest.HostZero})
+	}
+	for _, u := range k.regions {
+		for i, id := range []uint32{u.beginID, u.endID} {
+			p := manifest.Probe{ID: id, Kernel: k.fn.Name, Region: u.region, RegionKind: manifest.RegionUser, Mode: u.mode}
+			at, l, has, text := u.beginAt, u.beginLoc, u.beginHas, u.beginText
+			p.Kind, p.Line = manifest.KindBegin, u.r.Begin
+			if i == 1 {
+				at, l, has, text = u.endAt, u.endLoc, u.endHas, u.endText
+				p.Kind, p.Line = manifest.KindEnd, u.r.End
+				if u.mode == manifest.ModeNaive {
+					p.Mode = manifest.ModeNaive
+				}
+			}
+			p.Text = text
+			p.OutLine = k.outLine[at]
+			k.locOf(&p, l, has)
+			mk.Probes = append(mk.Probes, p)
+		}
+	}
+	for _, s := range k.sites {
+		for i, id := range []uint32{s.beginID, s.endID} {
+			p := manifest.Probe{ID: id, Kernel: k.fn.Name, Kind: manifest.KindBegin, Region: s.region, RegionKind: manifest.RegionLoad,
+				Mode: s.mode, Space: s.space, Line: s.line, Text: s.text, OutLine: k.outLine[s.in]}
+			if i == 1 {
+				p.Kind = manifest.KindEnd
+			}
+			k.locOf(&p, s.loc, s.hasLoc)
+			mk.Probes = append(mk.Probes, p)
+		}
+	}
+	return mk
+}
+
+// mapOutLines finds the output line of every probed instruction by parsing
+// the output and walking it in step with the rewritten tree.
+func (m *module) mapOutLines(out []byte) error {
+	fset := token.NewFileSet()
+	of, err := ptx.ParseFile(fset, m.f.Name, out, 0)
+	if err != nil {
+		return fmt.Errorf("%s: internal error: instrumented output does not parse: %w", m.f.Name, err)
+	}
+	outFns := map[string]*ptx.Function{}
+	for _, fn := range of.Functions() {
+		if fn.Kind == ptx.Entry && fn.Body != nil {
+			outFns[fn.Name] = fn
+		}
+	}
+	for _, k := range m.kernels {
+		ofn := outFns[k.fn.Name]
+		if ofn == nil {
+			return fmt.Errorf("%s: internal error: kernel %s missing from the output", m.f.Name, k.fn.Name)
+		}
+		a, b := flatten(k.fn.Body, nil), flatten(ofn.Body, nil)
+		if len(a) != len(b) {
+			return fmt.Errorf("%s: internal error: kernel %s: %d instructions written, %d read back", m.f.Name, k.fn.Name, len(a), len(b))
+		}
+		k.outLine = make(map[*ptx.Instruction]int, len(a))
+		for i, in := range a {
+			k.outLine[in] = fset.Position(b[i].Pos()).Line
+		}
+	}
+	return nil
+}
+
+func flatten(b *ptx.Block, dst []*ptx.Instruction) []*ptx.Instruction {
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *ptx.Block:
+			dst = flatten(s, dst)
+		case *ptx.Instruction:
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,426 @@
+package instrument
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/ptxtrace/ptxtrace/manifest"
+	"github.com/ptxtrace/ptxtrace/ptx"
+)
+
+// Register plan. All added registers use the reserved prefix and are
+// declared in one block of .reg declarations at the top of the kernel; the
+// kernel's own registers are never written.
+//
+//	%__pt_r0        sink: folds the dummy consumers' results; 0 at run time
+//	%__pt_r1        record slot returned by the count atomic
+//	%__pt_r2        active mask;  %__pt_r3, %__pt_r4: scratch
+//	%__pt_r5/6      begin timestamp low/high;  %__pt_r7/8: end timestamp
+//	%__pt_r9..r21   prologue and flush scratch
+//	%__pt_rd1/2     64-bit begin/end timestamps
+//	%__pt_a0        generic address of the warp's count word (shared slot or global segment)
+//	%__pt_a1..a3    address scratch (a1: the warp's global segment at exit)
+//	%__pt_p0        dummy predicate (false at run time)
+//	%__pt_p1        this warp's records are staged in shared memory
+//	%__pt_p2        leader lane;  %__pt_p3/4: slot in bounds;  %__pt_p5: scratch
+const (
+	nR32  = 22
+	nR64  = 3
+	nAddr = 4
+	nPred = 6
+)
+
+func r(i int) ptx.Operand       { return ptx.Reg("%__pt_r" + strconv.Itoa(i)) }
+func rd(i int) ptx.Operand      { return ptx.Reg("%__pt_rd" + strconv.Itoa(i)) }
+func a(i int) ptx.Operand       { return ptx.Reg("%__pt_a" + strconv.Itoa(i)) }
+func p(i int) string            { return "%__pt_p" + strconv.Itoa(i) }
+func pr(i int) ptx.Operand      { return ptx.Reg(p(i)) }
+func sreg(n string) ptx.Operand { return ptx.Reg(n) }
+func imm(v int64) ptx.Operand   { return ptx.Imm(v) }
+
+// code accumulates generated statements.
+type code []ptx.Stmt
+
+func (c *code) op(opcode string, args ...ptx.Operand) *ptx.Instruction {
+	in := ptx.NewInstruction(opcode, args...)
+	*c = append(*c, in)
+	return in
+}
+
+// when guards the instruction just added.
+func (c *code) when(pred int, neg bool) {
+	in := (*c)[len(*c)-1].(*ptx.Instruction)
+	in.Guard, in.GuardNeg = p(pred), neg
+}
+
+func (c *code) label(name string) { *c = append(*c, &ptx.Label{Name: name}) }
+
+func (c *code) comment(s string) { *c = append(*c, &ptx.Comment{Text: "// " + s}) }
+
+// Address helpers: the address registers are .b64 with 64-bit addressing
+// and .b32 otherwise.
+func (k *kernel) at() string {
+	if k.m.addr64 {
+		return "u64"
+	}
+	return "u32"
+}
+
+// madAddr emits dst = idx*scale + base in address width.
+func (k *kernel) madAddr(c *code, dst, idx ptx.Operand, scale int64, base ptx.Operand) {
+	if k.m.addr64 {
+		c.op("mad.wide.u32", dst, idx, imm(scale), base)
+	} else {
+		c.op("mad.lo.u32", dst, idx, imm(scale), base)
+	}
+}
+
+func addrOff(reg ptx.Operand, off int64) ptx.Operand { return ptx.Addr(reg.Name, off) }
+
+func (k *kernel) activeMask(c *code, dst ptx.Operand) {
+	m := k.m
+	if m.sm >= 70 && m.ptxAtLeast(6, 2) {
+		c.op("activemask.b32", dst)
+	} else {
+		c.op("vote.ballot.b32", dst, imm(1))
+	}
+}
+
+// leader sets %__pt_p2 in the lowest active lane of the warp.
+func (k *kernel) leader(c *code) {
+	k.activeMask(c, r(2))
+	c.op("mov.u32", r(3), sreg("%lanemask_lt"))
+	c.op("and.b32", r(3), r(3), r(2))
+	c.op("setp.eq.u32", pr(2), r(3), imm(0))
+}
+
+// readTimer reads the timer into timestamp slot n (1 = begin, 2 = end).
+func (k *kernel) readTimer(c *code, n int) {
+	switch k.m.opts.Timer {
+	case manifest.TimerClock:
+		c.op("mov.u32", r(3+2*n), sreg("%clock"))
+	case manifest.TimerGlobaltimer:
+		c.op("mov.u64", rd(n), sreg("%globaltimer"))
+	default:
+		c.op("mov.u64", rd(n), sreg("%clock64"))
+	}
+}
+
+// splitTimer makes the low/high words of timestamp slot n.
+func (k *kernel) splitTimer(c *code, n int) {
+	lo, hi := r(3+2*n), r(4+2*n)
+	if k.m.opts.Timer == manifest.TimerClock {
+		c.op("mov.u32", hi, imm(0))
+		return
+	}
+	c.op("mov.b64", ptx.Vec(lo, hi), rd(n))
+}
+
+// record writes one or two records (ids with timestamp slots 1.. in
+// order): the leader lane reserves the slots with one atomic on the warp's
+// count and writes the records that fit; the count always goes up.
+func (k *kernel) record(c *code, ids []uint32, slots []int) {
+	capacity := int64(k.m.opts.Capacity)
+	for _, s := range slots {
+		k.splitTimer(c, s)
+	}
+	k.leader(c)
+	c.op("mov.u32", r(1), imm(-1))
+	c.op("atom.add.u32", r(1), addrOff(a(0), 0), imm(int64(len(ids))))
+	c.when(2, false)
+	k.madAddr(c, a(2), r(1), manifest.RecordBytes, a(0))
+	for i, id := range ids {
+		c.op("setp.lt.u32", pr(3), r(1), imm(capacity-int64(i)))
+		lo, hi := r(3+2*slots[i]), r(4+2*slots[i])
+		c.op("st.v4.u32", addrOff(a(2), int64(manifest.SegmentHeaderBytes+i*manifest.RecordBytes)),
+			ptx.Vec(imm(int64(id)), r(0), lo, hi))
+		c.when(3, false)
+	}
+}
+
+// dummy emits the consumer of a load's destination registers: predicated
+// on %__pt_p0 (false at run time) each register is folded into the sink,
+// and the sink is stored (again under %__pt_p0) into the warp's own scratch
+// word. The store is a memory operation: ptxas keeps it before the
+// following clock read, and it cannot issue before the loaded value
+// arrives.
+func (k *kernel) dummy(c *code, elems []ptx.Operand) {
+	for _, e := range elems {
+		t, _ := k.regs.Declared(e.Name)
+		switch t.Size() {
+		case 8:
+			c.op("mov.b64", ptx.Vec(r(3), r(4)), e)
+			c.when(0, false)
+			c.op("xor.b32", r(0), r(0), r(3))
+			c.when(0, false)
+			c.op("xor.b32", r(0), r(0), r(4))
+			c.when(0, false)
+		case 4:
+			c.op("xor.b32", r(0), r(0), e)
+			c.when(0, false)
+		case 2:
+			c.op("mov.b32", r(3), ptx.Vec(e, e))
+			c.when(0, false)
+			c.op("xor.b32", r(0), r(0), r(3))
+			c.when(0, false)
+		case 1:
+			op := "cvt.u32.u8"
+			if t.IsSigned() {
+				op = "cvt.u32.s8"
+			}
+			c.op(op, r(3), e)
+			c.when(0, false)
+			c.op("xor.b32", r(0), r(0), r(3))
+			c.when(0, false)
+		}
+	}
+	c.op("st.volatile.u32", addrOff(a(0), 8), r(0))
+	c.when(0, false)
+}
+
+// prologue computes the warp's addresses and initializes its shared slot.
+func (k *kernel) prologue(c *code) {
+	m := k.m
+	c.comment(fmt.Sprintf("ptxtrace: prologue (staging %s, %d records per warp)", k.staging.Where, m.opts.Capacity))
+	if k.useDummy {
+		c.op("ld.param.u32", r(9), ptx.Addr(ParamDummy, 0))
+		c.op("setp.ne.u32", pr(0), r(9), imm(0))
+	}
+	c.op("mov.u32", r(0), imm(0))
+	k.segment(c) // a1 = global segment; r16 = warp in CTA; r17 = threads per CTA
+	if !k.staged {
+		c.op("mov.b"+k.at()[1:], a(0), a(1))
+		c.op("setp.ne.u32", pr(1), r(0), r(0)) // not staged
+		return
+	}
+	c.op("setp.lt.u32", pr(1), r(16), imm(int64(k.warps)))
+	c.op("cvta.shared."+k.at(), a(2), ptx.Reg(StageVar))
+	k.madAddr(c, a(2), r(16), int64(k.slotBytes), a(2))
+	c.op("selp.b"+k.at()[1:], a(0), a(2), a(1), pr(1))
+	// lanes in this warp = min(32, threads - 32*warp)
+	c.op("shl.b32", r(20), r(16), imm(5))
+	c.op("sub.u32", r(20), r(17), r(20))
+	c.op("min.u32", r(20), r(20), imm(32))
+	// count = 0, alive = lanes: every lane of the warp writes the same values
+	c.op("st.v2.u32", addrOff(a(0), 0), ptx.Vec(imm(0), r(20)))
+	c.when(1, false)
+	if m.sm >= 70 && m.ptxAtLeast(6, 0) {
+		// Independent thread scheduling: make the initialization visible
+		// to every lane of the warp before any of them records.
+		c.op("shl.b32", r(21), imm(1), r(20))
+		c.op("sub.u32", r(21), r(21), imm(1))
+		c.op("bar.warp.sync", r(21))
+	}
+}
+
+// segment computes the warp's global segment address into a1, and leaves
+// the warp in CTA in r16 and the threads per CTA in r17.
+func (k *kernel) segment(c *code) {
+	c.op("mov.u32", r(9), sreg("%tid.x"))
+	c.op("mov.u32", r(10), sreg("%tid.y"))
+	c.op("mov.u32", r(11), sreg("%tid.z"))
+	c.op("mov.u32", r(12), sreg("%ntid.x"))
+	c.op("mov.u32", r(13), sreg("%ntid.y"))
+	c.op("mov.u32", r(14), sreg("%ntid.z"))
+	c.op("mad.lo.u32", r(15), r(13), r(11), r(10))
+	c.op("mad.lo.u32", r(15), r(15), r(12), r(9))
+	c.op("shr.u32", r(16), r(15), imm(5))
+	c.op("mul.lo.u32", r(17), r(12), r(13))
+	c.op("mul.lo.u32", r(17), r(17), r(14))
+	c.op("add.u32", r(18), r(17), imm(31))
+	c.op("shr.u32", r(18), r(18), imm(5))
+	c.op("mov.u32", r(9), sreg("%ctaid.x"))
+	c.op("mov.u32", r(10), sreg("%ctaid.y"))
+	c.op("mov.u32", r(11), sreg("%ctaid.z"))
+	c.op("mov.u32", r(12), sreg("%nctaid.x"))
+	c.op("mov.u32", r(13), sreg("%nctaid.y"))
+	c.op("mad.lo.u32", r(19), r(13), r(11), r(10))
+	c.op("mad.lo.u32", r(19), r(19), r(12), r(9))
+	c.op("mad.lo.u32", r(19), r(19), r(18), r(16))
+	c.op("ld.param."+k.at(), a(1), ptx.Addr(ParamBuf, 0))
+	k.madAddr(c, a(1), r(19), int64(k.slotBytes), a(1))
+	c.op("add."+k.at(), a(1), a(1), imm(manifest.HeaderBytes))
+}
+
+// flush is the kernel's single exit: every ret/exit branches here. The
+// lanes arriving together write the segment header (global staging), or
+// (shared staging) leave the warp, and the last lanes of the warp to leave
+// copy the warp's count and records to its global segment.
+func (k *kernel) flush(c *code) {
+	m := k.m
+	capacity := int64(m.opts.Capacity)
+	c.label("$__pt_exit")
+	c.comment("ptxtrace: flush at exit")
+	k.segment(c)
+	k.leader(c)
+	c.op("mov.u32", r(21), imm(1)) // flags: written
+	if k.staged {
+		c.op("bra", ptx.Reg("$__pt_header"))
+		c.when(1, true)
+		c.op("popc.b32", r(4), r(2))
+		c.op(m.fence) // release: this group's records before its departure
+		c.op("neg.s32", r(5), r(4))
+		c.op("mov.u32", r(6), imm(0))
+		c.op("atom.add.u32", r(6), addrOff(a(0), 4), r(5))
+		c.when(2, false)
+		c.op("setp.eq.and.u32", pr(5), r(6), r(4), pr(2))
+		c.op("bra", ptx.Reg("$__pt_done"))
+		c.when(5, true)
+		c.op(m.fence) // acquire: the other groups' records
+		c.op("ld.u32", r(7), addrOff(a(0), 0))
+		c.op("st.u32", addrOff(a(1), 0), r(7))
+		c.op("min.u32", r(8), r(7), imm(capacity))
+		c.op("mov.u32", r(9), imm(0))
+		c.label("$__pt_copy")
+		c.op("setp.ge.u32", pr(3), r(9), r(8))
+		c.op("bra", ptx.Reg("$__pt_copied"))
+		c.when(3, false)
+		k.madAddr(c, a(2), r(9), manifest.RecordBytes, a(0))
+		k.madAddr(c, a(3), r(9), manifest.RecordBytes, a(1))
+		c.op("ld.v4.u32", ptx.Vec(r(10), r(11), r(12), r(13)), addrOff(a(2), manifest.SegmentHeaderBytes))
+		c.op("st.v4.u32", addrOff(a(3), manifest.SegmentHeaderBytes), ptx.Vec(r(10), r(11), r(12), r(13)))
+		c.op("add.u32", r(9), r(9), imm(1))
+		c.op("bra", ptx.Reg("$__pt_copy"))
+		c.label("$__pt_copied")
+		c.op("mov.u32", r(21), imm(3)) // flags: written, staged
+		c.op("bra", ptx.Reg("$__pt_write"))
+	}
+	c.label("$__pt_header")
+	c.op("bra", ptx.Reg("$__pt_done"))
+	c.when(2, true)
+	c.label("$__pt_write")
+	c.op("mov.u32", r(9), sreg("%ctaid.x"))
+	c.op("mov.u32", r(10), sreg("%ctaid.y"))
+	c.op("mov.u32", r(11), sreg("%ctaid.z"))
+	c.op("mov.u32", r(12), sreg("%smid"))
+	c.op("mov.u32", r(13), sreg("%warpid"))
+	c.op("st.u32", addrOff(a(1), 4), r(9))
+	c.op("st.v2.u32", addrOff(a(1), 8), ptx.Vec(r(10), r(11)))
+	c.op("st.v4.u32", addrOff(a(1), 16), ptx.Vec(r(16), r(12), r(13), r(21)))
+	c.label("$__pt_done")
+	c.op("ret")
+}
+
+// rewrite inserts the probes, the prologue and the exit block.
+func (k *kernel) rewrite() {
+	m := k.m
+	k.paramBuf = len(k.fn.Params)
+	bufType := ptx.U64
+	if !m.addr64 {
+		bufType = ptx.U32
+	}
+	k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamBuf, Range: -1}}})
+	if k.useDummy {
+		k.paramDummy = len(k.fn.Params)
+		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamDummy, Range: -1}}})
+	}
+
+	before := map[*ptx.Instruction]code{}
+	after := map[*ptx.Instruction]code{}
+	// User regions: the end probe (with its fence) and the begin probe.
+	for _, u := range k.regions {
+		var b code
+		k.readTimer(&b, 1)
+		k.record(&b, []uint32{u.beginID}, []int{1})
+		before[u.beginAt] = append(before[u.beginAt], b...)
+		var e code
+		if u.mode == manifest.ModeFence {
+			e.op(m.fence)
+		}
+		k.readTimer(&e, 2)
+		k.record(&e, []uint32{u.endID}, []int{2})
+		if u.endBefore {
+			// Ends go before begins at the same instruction.
+			before[u.endAt] = append(e, before[u.endAt]...)
+		} else {
+			after[u.endAt] = append(after[u.endAt], e...)
+		}
+	}
+	type wrap struct{ pre, post code }
+	sites := map[*ptx.Instruction]wrap{}
+	for _, s := range k.sites {
+		var w wrap
+		k.readTimer(&w.pre, 1)
+		switch s.mode {
+		case manifest.ModeFence:
+			w.post.op(m.fence)
+		case manifest.ModeDummy:
+			k.dummy(&w.post, s.elems)
+		}
+		k.readTimer(&w.post, 2)
+		k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
+		sites[s.in] = w
+	}
+
+	var fix func(b *ptx.Block)
+	fix = func(b *ptx.Block) {
+		out := make([]ptx.Stmt, 0, len(b.Stmts))
+		for _, st := range b.Stmts {
+			in, ok := st.(*ptx.Instruction)
+			if !ok {
+				if blk, ok := st.(*ptx.Block); ok {
+					fix(blk)
+				}
+				out = append(out, st)
+				continue
+			}
+			out = append(out, before[in]...)
+			w := sites[in]
+			out = append(out, w.pre...)
+			fx := ptx.FactsOf(in)
+			if fx.Return || in.Op != nil && in.Op.Name == "exit" {
+				// Every exit goes through the flush block.
+				br := ptx.NewInstruction("bra", ptx.Reg("$__pt_exit"))
+				br.Guard, br.GuardNeg = in.Guard, in.GuardNeg
+				// Keep the source position on the replacement so the
+				// output-line map and region anchors still find it.
+				*in = ptx.Instruction{Guard: br.Guard, GuardNeg: br.GuardNeg, Op: br.Op, Args: br.Args}
+			}
+			out = append(out, in)
+			out = append(out, w.post...)
+			out = append(out, after[in]...)
+		}
+		b.Stmts = out
+	}
+	fix(k.fn.Body)
+
+	addrType := ptx.B64
+	if !m.addr64 {
+		addrType = ptx.B32
+	}
+	var pro code
+	pro = append(pro,
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B32, TypeName: ".b32", Names: []ptx.Declarator{{Name: "%__pt_r", Range: nR32}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B64, TypeName: ".b64", Names: []ptx.Declarator{{Name: "%__pt_rd", Range: nR64}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred}}},
+	)
+	if k.staged {
+		pro = append(pro, &ptx.VarDecl{Space: ptx.SpaceShared, Align: 16, Type: ptx.B8, TypeName: ".b8",
+			Names: []ptx.Declarator{{Name: StageVar, Range: -1, Dims: []int{k.warps * k.slotBytes}}}})
+	}
+	// Declarations first: the prologue goes after the kernel's own leading
+	// declarations, so that every register it could shadow is declared.
+	body := k.fn.Body.Stmts
+	i := 0
+	for i < len(body) && isDeclOrComment(body[i]) {
+		i++
+	}
+	k.prologue(&pro)
+	var tail code
+	k.flush(&tail)
+	nb := make([]ptx.Stmt, 0, len(body)+len(pro)+len(tail))
+	nb = append(nb, body[:i]...)
+	nb = append(nb, pro...)
+	nb = append(nb, body[i:]...)
+	nb = append(nb, tail...)
+	k.fn.Body.Stmts = nb
+}
+
+func isDeclOrComment(s ptx.Stmt) bool {
+	switch s.(type) {
+	case *ptx.VarDecl, *ptx.Comment:
+		return true
+	}
+	return false
+}

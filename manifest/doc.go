@@ -1,0 +1,23 @@
+// Package manifest holds the probe manifest that `ptxtrace instrument`
+// writes next to an instrumented PTX file (OUT.probes.json) and that the
+// trace decoder reads to interpret a raw trace buffer (docs/buffer.md).
+//
+// Model: one Manifest describes one instrumented PTX module. It names the
+// input file (and its SHA-256), the instrumentation id (first 8 bytes of the
+// SHA-256 of the output PTX, hex; also in every buffer header), the timer,
+// the buffer layout shared by all kernels of the module, and per kernel the
+// parameters the host must append, the staging decision and every probe.
+//
+// Invariants (checked by Validate):
+//   - Version's major number is Major; readers reject other majors with a
+//     clear message, newer minors are accepted (unknown fields are ignored).
+//   - Probe ids are unique across the module, and each probe's Kernel names
+//     a kernel of the manifest that lists it.
+//   - Every region has exactly one begin and at least one end probe, all of
+//     the same region kind, in the same kernel.
+//   - The layout agrees with docs/buffer.md: header 64 bytes, segment header
+//     32 bytes, record 16 bytes, records per warp > 0.
+//
+// The package has no global mutable state; Read and Write are pure functions
+// of their arguments.
+package manifest

@@ -1,0 +1,353 @@
+package manifest
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Version is the manifest format version this package writes.
+const Version = "1.0"
+
+// Major is the major version this package reads.
+const Major = 1
+
+// Layout constants of buffer layout version 1 (docs/buffer.md).
+const (
+	HeaderBytes        = 64
+	SegmentHeaderBytes = 32
+	RecordBytes        = 16
+	LayoutVersion      = 1
+)
+
+// Timer names (Manifest.Timer) and their buffer-header codes.
+const (
+	TimerClock       = "clock"
+	TimerClock64     = "clock64"
+	TimerGlobaltimer = "globaltimer"
+)
+
+// TimerCode returns the buffer-header timer code of a timer name
+// (docs/buffer.md: 0 clock, 1 clock64, 2 globaltimer), or -1.
+func TimerCode(name string) int {
+	switch name {
+	case TimerClock:
+		return 0
+	case TimerClock64:
+		return 1
+	case TimerGlobaltimer:
+		return 2
+	}
+	return -1
+}
+
+// Modes (Manifest.Mode, Probe.Mode).
+const (
+	ModeNaive = "naive"
+	ModeFence = "fence"
+	ModeDummy = "dummy"
+	ModeAuto  = "auto" // only on Manifest.Mode; every probe has a concrete mode
+)
+
+// Probe kinds.
+const (
+	KindBegin = "begin"
+	KindEnd   = "end"
+)
+
+// Region kinds.
+const (
+	RegionLoad = "load" // one probed memory access
+	RegionUser = "user" // a --region BEGIN:END given by the user
+)
+
+// Staging choices (Staging.Where).
+const (
+	StagingShared = "shared"
+	StagingGlobal = "global"
+)
+
+// Host values of added parameters (Param.Host).
+const (
+	HostTraceBuffer = "trace buffer device pointer"
+	HostZero        = "0"
+)
+
+// Manifest describes one instrumented PTX module.
+type Manifest struct {
+	Version           string   `json:"version"`            // manifest format, "MAJOR.MINOR"
+	Tool              string   `json:"tool"`               // ptxtrace version that wrote it
+	Input             string   `json:"input"`              // input file name as given
+	InputSHA256       string   `json:"input_sha256"`       // hex
+	Output            string   `json:"output,omitempty"`   // output file name as given
+	InstrumentationID string   `json:"instrumentation_id"` // hex of first 8 bytes of SHA-256(output PTX)
+	Target            string   `json:"target"`             // e.g. "sm_80" (the .target's first arch)
+	AddressSize       int      `json:"address_size"`       // 32 or 64
+	Mode              string   `json:"mode"`               // naive, fence, dummy, auto
+	Timer             string   `json:"timer"`              // clock, clock64, globaltimer
+	Fence             string   `json:"fence,omitempty"`    // the fence instruction used, e.g. "fence.acq_rel.cta"
+	Buffer            Buffer   `json:"buffer"`
+	Kernels           []Kernel `json:"kernels"`
+}
+
+// Buffer is the raw-buffer layout (docs/buffer.md) shared by every kernel.
+type Buffer struct {
+	LayoutVersion      int `json:"layout_version"`
+	HeaderBytes        int `json:"header_bytes"`
+	SegmentHeaderBytes int `json:"segment_header_bytes"`
+	RecordBytes        int `json:"record_bytes"`
+	RecordsPerWarp     int `json:"records_per_warp"`
+	SegmentBytes       int `json:"segment_bytes"` // SegmentHeaderBytes + RecordsPerWarp*RecordBytes
+	TimerCode          int `json:"timer_code"`    // header field at offset 32
+}
+
+// Kernel is one instrumented .entry.
+type Kernel struct {
+	Name        string  `json:"name"`
+	ParamsAdded []Param `json:"params_added"`
+	// WarpsPerCTA is ⌈threads per CTA / 32⌉ when .reqntid fixes it, else 0
+	// (the host computes it from the launch configuration).
+	WarpsPerCTA int     `json:"warps_per_cta,omitempty"`
+	Staging     Staging `json:"staging"`
+	Probes      []Probe `json:"probes"`
+}
+
+// Param is a parameter appended to a kernel's parameter list.
+type Param struct {
+	Index int    `json:"index"` // position in the instrumented kernel's parameter list (0-based)
+	Name  string `json:"name"`
+	Type  string `json:"type"` // PTX type, e.g. ".u64"
+	Host  string `json:"host"` // what the host passes: HostTraceBuffer or HostZero
+}
+
+// Staging is the decision where a kernel's records are staged.
+type Staging struct {
+	Where            string  `json:"where"`     // shared or global
+	Requested        string  `json:"requested"` // auto, shared or global
+	Reason           string  `json:"reason,omitempty"`
+	SharedBytesAdded int     `json:"shared_bytes_added"` // per CTA, 0 for global
+	RegsPerThread    int     `json:"regs_per_thread,omitempty"`
+	RegsSource       string  `json:"regs_source,omitempty"` // "ptxas", "flag", "default"
+	ThreadsPerBlock  int     `json:"threads_per_block,omitempty"`
+	BlockSource      string  `json:"block_source,omitempty"`      // "reqntid", "maxntid", "flag", "default"
+	SharedBytesBase  int     `json:"shared_bytes_base,omitempty"` // static .shared of the kernel
+	OccupancyBefore  float64 `json:"occupancy_before,omitempty"`  // active warps / max warps per SM
+	OccupancyAfter   float64 `json:"occupancy_after,omitempty"`
+	WarpsBefore      int     `json:"active_warps_before,omitempty"`
+	WarpsAfter       int     `json:"active_warps_after,omitempty"`
+}
+
+// Probe is one clock read inserted into the program.
+type Probe struct {
+	ID         uint32 `json:"id"` // unique in the module
+	Kernel     string `json:"kernel"`
+	Kind       string `json:"kind"`   // begin or end
+	Region     int    `json:"region"` // region id, unique in the module
+	RegionKind string `json:"region_kind"`
+	Mode       string `json:"mode"`            // naive, fence or dummy (never auto)
+	Space      string `json:"space,omitempty"` // state space of the access: global, shared, local, const, param, tex, generic; "" for user regions
+	// Line and Text locate the probed access (load regions) or the region
+	// boundary (user regions) in the INPUT file.
+	Line int    `json:"line"`
+	Text string `json:"text,omitempty"`
+	// OutLine is the line of the probed access in the OUTPUT file (load
+	// regions; for user regions the line of the instruction the probe is
+	// next to), so a replay can mark it for ground truth.
+	OutLine int `json:"out_line"`
+	// Source position from the nearest preceding .loc, if any.
+	LocFile string `json:"loc_file,omitempty"`
+	LocLine int    `json:"loc_line,omitempty"`
+	LocCol  int    `json:"loc_col,omitempty"`
+}
+
+// Read decodes and validates a manifest.
+func Read(r io.Reader) (*Manifest, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	// Check the version before the full decode so that a future major
+	// version with different field types gets the clear message.
+	var head struct {
+		Version *string `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	if head.Version == nil {
+		return nil, errors.New("manifest: no \"version\" field (not a ptxtrace probe manifest?)")
+	}
+	if err := checkVersion(*head.Version); err != nil {
+		return nil, err
+	}
+	m := new(Manifest)
+	if err := json.Unmarshal(data, m); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Write encodes m as indented JSON. It does not validate m.
+func (m *Manifest) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(m)
+}
+
+func checkVersion(v string) error {
+	majorStr, _, _ := strings.Cut(v, ".")
+	major, err := strconv.Atoi(majorStr)
+	if err != nil || major < 0 {
+		return fmt.Errorf("manifest: malformed version %q (want MAJOR.MINOR)", v)
+	}
+	if major != Major {
+		return fmt.Errorf("manifest: version %s is not supported: this ptxtrace reads major version %d (re-instrument with a matching ptxtrace)", v, Major)
+	}
+	return nil
+}
+
+// Validate checks the invariants listed in the package documentation.
+func (m *Manifest) Validate() error {
+	if err := checkVersion(m.Version); err != nil {
+		return err
+	}
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("manifest: "+format, args...))
+	}
+	if id, err := hex.DecodeString(m.InstrumentationID); err != nil || len(id) != 8 {
+		bad("instrumentation_id %q is not 16 hex digits", m.InstrumentationID)
+	}
+	if m.InputSHA256 != "" {
+		if h, err := hex.DecodeString(m.InputSHA256); err != nil || len(h) != 32 {
+			bad("input_sha256 %q is not 64 hex digits", m.InputSHA256)
+		}
+	}
+	if m.AddressSize != 32 && m.AddressSize != 64 {
+		bad("address_size %d is not 32 or 64", m.AddressSize)
+	}
+	switch m.Mode {
+	case ModeNaive, ModeFence, ModeDummy, ModeAuto:
+	default:
+		bad("unknown mode %q", m.Mode)
+	}
+	code := TimerCode(m.Timer)
+	if code < 0 {
+		bad("unknown timer %q", m.Timer)
+	}
+	b := m.Buffer
+	if b.LayoutVersion != LayoutVersion {
+		bad("buffer layout version %d is not supported (want %d)", b.LayoutVersion, LayoutVersion)
+	}
+	if b.HeaderBytes != HeaderBytes || b.SegmentHeaderBytes != SegmentHeaderBytes || b.RecordBytes != RecordBytes {
+		bad("buffer layout %d/%d/%d bytes (header/segment header/record) does not match layout 1 (%d/%d/%d)",
+			b.HeaderBytes, b.SegmentHeaderBytes, b.RecordBytes, HeaderBytes, SegmentHeaderBytes, RecordBytes)
+	}
+	if b.RecordsPerWarp <= 0 {
+		bad("buffer records_per_warp %d must be positive", b.RecordsPerWarp)
+	} else if b.SegmentBytes != SegmentHeaderBytes+b.RecordsPerWarp*RecordBytes {
+		bad("buffer segment_bytes %d != %d + %d×%d", b.SegmentBytes, SegmentHeaderBytes, b.RecordsPerWarp, RecordBytes)
+	}
+	if code >= 0 && b.TimerCode != code {
+		bad("buffer timer_code %d does not match timer %q (%d)", b.TimerCode, m.Timer, code)
+	}
+
+	type regionInfo struct {
+		kernel, kind string
+		begins, ends int
+	}
+	ids := map[uint32]string{}
+	regions := map[int]*regionInfo{}
+	var order []int
+	kernels := map[string]bool{}
+	for ki := range m.Kernels {
+		k := &m.Kernels[ki]
+		if k.Name == "" {
+			bad("kernel %d has no name", ki)
+		}
+		if kernels[k.Name] {
+			bad("kernel %q listed twice", k.Name)
+		}
+		kernels[k.Name] = true
+		for _, p := range k.ParamsAdded {
+			if p.Name == "" || p.Type == "" {
+				bad("kernel %q: added parameter %d has no name or type", k.Name, p.Index)
+			}
+		}
+		switch k.Staging.Where {
+		case StagingShared, StagingGlobal:
+		default:
+			bad("kernel %q: unknown staging %q", k.Name, k.Staging.Where)
+		}
+		for _, p := range k.Probes {
+			if prev, dup := ids[p.ID]; dup {
+				bad("probe id %d used twice (kernels %q and %q)", p.ID, prev, k.Name)
+			}
+			ids[p.ID] = k.Name
+			if p.Kernel != k.Name {
+				bad("probe %d: kernel %q but listed under %q", p.ID, p.Kernel, k.Name)
+			}
+			switch p.Mode {
+			case ModeNaive, ModeFence, ModeDummy:
+			default:
+				bad("probe %d: mode %q (want naive, fence or dummy)", p.ID, p.Mode)
+			}
+			if p.RegionKind != RegionLoad && p.RegionKind != RegionUser {
+				bad("probe %d: unknown region kind %q", p.ID, p.RegionKind)
+			}
+			r := regions[p.Region]
+			if r == nil {
+				r = &regionInfo{kernel: k.Name, kind: p.RegionKind}
+				regions[p.Region] = r
+				order = append(order, p.Region)
+			} else if r.kernel != k.Name || r.kind != p.RegionKind {
+				bad("region %d: probes in different kernels or of different kinds", p.Region)
+			}
+			switch p.Kind {
+			case KindBegin:
+				r.begins++
+			case KindEnd:
+				r.ends++
+			default:
+				bad("probe %d: unknown kind %q", p.ID, p.Kind)
+			}
+		}
+	}
+	for _, id := range order {
+		r := regions[id]
+		if r.begins != 1 || r.ends < 1 {
+			bad("region %d: %d begin and %d end probes (want 1 and ≥1)", id, r.begins, r.ends)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ProbeByID returns the probe with the given id and its kernel, or nil.
+func (m *Manifest) ProbeByID(id uint32) (*Probe, *Kernel) {
+	for ki := range m.Kernels {
+		k := &m.Kernels[ki]
+		for pi := range k.Probes {
+			if k.Probes[pi].ID == id {
+				return &k.Probes[pi], k
+			}
+		}
+	}
+	return nil, nil
+}
+
+// Kernel returns the kernel with the given name, or nil.
+func (m *Manifest) Kernel(name string) *Kernel {
+	for ki := range m.Kernels {
+		if m.Kernels[ki].Name == name {
+			return &m.Kernels[ki]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,899 @@
+package model
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// never is a time that does not come: a register whose value waits for a
+// memory response, a warp at a barrier.
+const never = Time(1<<63 - 1)
+
+// classInfo is the resolved timing of one instruction class.
+type classInfo struct {
+	unit int  // unit kind
+	lat  Time // issue to result
+	occ  Time // cycles the unit instance is busy
+}
+
+type unitInst struct {
+	kind   int
+	sched  int // owning scheduler, -1 = shared
+	freeAt Time
+}
+
+type warpState struct {
+	w        Warp
+	next     *Inst
+	cta      *ctaState
+	slot     int // hardware warp slot in the SM
+	sched    int
+	threads  int // threads of the warp (for barrier counts)
+	regReady []Time
+	regMem   []bool // the pending write is a memory result
+	// blockedUntil: no issue before (branch resolution, fence, barrier
+	// release).
+	blockedUntil Time
+	// notBefore is a lower bound on the next time the warp can issue; the
+	// scheduler skips the warp until then. Events that may make it ready
+	// earlier (responses, barrier releases) reset it.
+	notBefore   Time
+	reason      stallReason
+	outstanding int32 // memory operations whose completion time is unknown
+	memDoneAt   Time  // latest known completion of its memory operations
+	atBarrier   bool
+	exited      bool
+}
+
+type barrier struct {
+	arrived int // threads
+	count   int // expected threads (0: all live threads of the CTA)
+	waiting []*warpState
+}
+
+type ctaState struct {
+	id       int
+	warps    []*warpState
+	live     int // warps not yet retired
+	threads  int // live threads (barrier count when none is given)
+	regs     int
+	shared   int
+	nthreads int
+	bars     [16]barrier
+}
+
+type pendingCTA struct {
+	at  Time
+	id  int
+	cta CTA
+}
+
+type scheduler struct {
+	warps  []*warpState // age order (oldest first)
+	last   int          // LRR: index of the last issued; two-level: round-robin pointer
+	greedy *warpState   // GTO: last issued warp
+}
+
+// memOp is one in-flight warp memory instruction with responses pending.
+type memOp struct {
+	w       *warpState
+	in      *Inst
+	pending int32
+	readyAt Time
+	probe   int32
+	load    bool // writes its destination registers
+}
+
+// txn is one line-sized transaction of a warp memory access.
+type txn struct {
+	addr  uint64 // line address
+	mask  uint32 // sectors of the accessing cache
+	units uint32 // 32-byte units
+	lanes int32
+}
+
+// Scheduler policies.
+const (
+	policyGTO = iota
+	policyLRR
+	policyTwoLevel
+)
+
+type smState struct {
+	policy int
+	id     int
+	spec   *Spec
+	hooks  *Hooks
+	now    Time
+	nsch   int
+
+	classes [NumClasses]classInfo
+	units   []unitInst
+	byKind  [numUnitKinds][]int // instance indices per kind
+
+	scheds []scheduler
+	slots  []*warpState // hardware warp slots (nil = free)
+	pool   []*warpState // retired warpStates for reuse
+	ctas   []*ctaState
+	start  []pendingCTA
+
+	// resources in use
+	usedThreads, usedWarps, usedRegs, usedShared int
+
+	// memory pipeline
+	l1, tex, cnst *cache
+	l1Free        Time
+	portFree      Time
+	missq         []Time // departure times of packets in the miss queue
+	blocked       bool   // an instruction's transactions wait for a resource
+	blockedIcnt   bool
+	retryAt       Time
+	// bk is the memory instruction whose transactions are being looked
+	// up (at most one: the next cannot issue before it is done).
+	bk struct {
+		op     int32 // memOp
+		mode   int
+		space  Space
+		target int
+		c      *cache
+		tx     []txn
+		k      int  // next transaction
+		t0     Time // lookup time of transaction k0
+		k0     int
+		minEnd Time // the pipeline is busy at least until then
+	}
+	ops    []memOp
+	opfree []int32
+	outbox []memReq
+	inbox  respHeap
+
+	// words scratch for bank conflicts / const serialisation
+	words []uint64
+
+	// statistics
+	warpInsts, threadInsts uint64
+	stalls                 [numStallReasons]uint64
+	active                 Time
+	lastActive             Time
+	ctasDone               int
+	mem                    MemStats
+	shared                 SharedStats
+	icntQueue              uint64
+	probes                 []ProbeAccess
+	lastDone               Time
+	freed                  []Time // CTA completions this epoch
+	reasons                []stallReason
+	err                    error
+	stuck                  bool
+}
+
+// respHeap is a min-heap of responses by (t, seq).
+type respHeap []memResp
+
+func (h *respHeap) push(r memResp) {
+	*h = append(*h, r)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if a[p].t < a[i].t || (a[p].t == a[i].t && a[p].seq < a[i].seq) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *respHeap) pop() memResp {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && (a[r].t < a[l].t || (a[r].t == a[l].t && a[r].seq < a[l].seq)) {
+			m = r
+		}
+		if a[i].t < a[m].t || (a[i].t == a[m].t && a[i].seq < a[m].seq) {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
+
+func newSM(id int, s *Spec, hooks *Hooks) *smState {
+	sm := &smState{id: id, spec: s, hooks: hooks, nsch: s.SM.Schedulers}
+	switch s.SM.Scheduler {
+	case "lrr":
+		sm.policy = policyLRR
+	case "two-level":
+		sm.policy = policyTwoLevel
+	}
+	kinds := s.SM.Units.list()
+	for k, u := range kinds {
+		for i := 0; i < u.Count; i++ {
+			owner := -1
+			if s.SM.Partitioned && u.Count >= sm.nsch {
+				owner = i % sm.nsch
+			}
+			sm.byKind[k] = append(sm.byKind[k], len(sm.units))
+			sm.units = append(sm.units, unitInst{kind: k, sched: owner})
+		}
+	}
+	for c := Class(0); c < NumClasses; c++ {
+		cs := s.SM.Classes.of(c)
+		k := unitIndex(cs.Unit)
+		u := kinds[k]
+		passes := (WarpSize + u.Lanes*u.ClockMul - 1) / (u.Lanes * u.ClockMul)
+		sm.classes[c] = classInfo{unit: k, lat: Time(cs.Latency), occ: Time(passes * cs.Interval)}
+	}
+	sm.scheds = make([]scheduler, sm.nsch)
+	sm.reasons = make([]stallReason, sm.nsch)
+	sm.slots = make([]*warpState, s.SM.MaxWarps)
+	sm.l1 = newCache(s.L1D.Sets, s.L1D.Ways, s.L1D.LineBytes, s.L1D.SectorBytes, s.L1D.MSHRs)
+	sm.tex = newCache(s.Tex.Sets, s.Tex.Ways, s.Tex.LineBytes, s.Tex.SectorBytes, s.Tex.MSHRs)
+	sm.cnst = newCache(s.Const.Sets, s.Const.Ways, s.Const.LineBytes, s.Const.SectorBytes, s.Const.MSHRs)
+	sm.bk.op = -1
+	return sm
+}
+
+// regsPerCTA is the register allocation of a CTA of k.
+func regsPerCTA(s *Spec, regsPerThread, threads int) int {
+	warps := (threads + WarpSize - 1) / WarpSize
+	perWarp := roundUp(regsPerThread*WarpSize, s.SM.RegAllocUnit)
+	return perWarp * warps
+}
+
+func roundUp(v, unit int) int { return (v + unit - 1) / unit * unit }
+
+// fits reports whether one more CTA with the given needs fits now.
+func (sm *smState) fits(threads, regs, shared int) bool {
+	s := &sm.spec.SM
+	warps := (threads + WarpSize - 1) / WarpSize
+	return len(sm.ctas)+len(sm.start) < s.MaxCTAs &&
+		sm.usedThreads+threads <= s.MaxThreads &&
+		sm.usedWarps+warps <= s.MaxWarps &&
+		sm.usedRegs+regs <= s.Registers &&
+		sm.usedShared+shared <= sm.spec.Shared.Bytes
+}
+
+// reserve books a CTA's resources at dispatch; it starts at time at.
+func (sm *smState) reserve(at Time, id int, c CTA, threads, regs, shared int) {
+	sm.usedThreads += threads
+	sm.usedWarps += (threads + WarpSize - 1) / WarpSize
+	sm.usedRegs += regs
+	sm.usedShared += shared
+	sm.start = append(sm.start, pendingCTA{at: at, id: id, cta: c})
+}
+
+// busy reports whether the SM has resident or starting CTAs.
+func (sm *smState) busy() bool { return len(sm.ctas) > 0 || len(sm.start) > 0 }
+
+// launch makes pending CTAs whose time has come resident.
+func (sm *smState) launch(k Kernel) {
+	n := 0
+	for _, p := range sm.start {
+		if p.at > sm.now {
+			sm.start[n] = p
+			n++
+			continue
+		}
+		sm.startCTA(p, k)
+	}
+	sm.start = sm.start[:n]
+}
+
+func (sm *smState) startCTA(p pendingCTA, k Kernel) {
+	threads := k.ThreadsPerCTA()
+	if len(sm.ctas) == 0 {
+		sm.lastActive = sm.now
+	}
+	cs := &ctaState{id: p.id, nthreads: threads, threads: threads,
+		regs: regsPerCTA(sm.spec, k.RegsPerThread(), threads), shared: roundUp(k.SharedPerCTA(), sm.spec.SM.SharedAllocUnit)}
+	ws := p.cta.Warps()
+	for i, w := range ws {
+		var st *warpState
+		if n := len(sm.pool); n > 0 {
+			st = sm.pool[n-1]
+			sm.pool = sm.pool[:n-1]
+			regs, mem := st.regReady[:0], st.regMem[:0]
+			*st = warpState{regReady: regs, regMem: mem}
+		} else {
+			st = &warpState{}
+		}
+		st.w, st.cta = w, cs
+		t := threads - i*WarpSize
+		if t > WarpSize {
+			t = WarpSize
+		}
+		if t < 0 {
+			t = 0
+		}
+		st.threads = t
+		st.next = w.Peek()
+		st.notBefore = sm.now
+		slot := -1
+		for j, s := range sm.slots {
+			if s == nil {
+				slot = j
+				break
+			}
+		}
+		if slot < 0 { // more warps than MaxWarps: cannot happen after fits
+			sm.err = fmt.Errorf("model: SM %d: no free warp slot for CTA %d", sm.id, p.id)
+			return
+		}
+		st.slot = slot
+		sm.slots[slot] = st
+		st.sched = slot % sm.nsch
+		cs.warps = append(cs.warps, st)
+		cs.live++
+		if st.next == nil {
+			st.exited = true
+		}
+		sc := &sm.scheds[st.sched]
+		sc.warps = append(sc.warps, st)
+	}
+	sm.ctas = append(sm.ctas, cs)
+	// warps that have nothing to run retire at once
+	for _, st := range cs.warps {
+		if st.exited {
+			sm.retire(st)
+		}
+	}
+}
+
+// retire removes an exited warp once its memory operations are done.
+func (sm *smState) retire(w *warpState) {
+	if w.outstanding > 0 || w.slot < 0 {
+		return
+	}
+	if w.memDoneAt > sm.lastDone {
+		sm.lastDone = w.memDoneAt
+	}
+	sc := &sm.scheds[w.sched]
+	for i, x := range sc.warps {
+		if x == w {
+			copy(sc.warps[i:], sc.warps[i+1:])
+			sc.warps = sc.warps[:len(sc.warps)-1]
+			if sc.last >= i && sc.last > 0 {
+				sc.last--
+			}
+			break
+		}
+	}
+	if sc.greedy == w {
+		sc.greedy = nil
+	}
+	sm.slots[w.slot] = nil
+	w.slot = -1
+	cs := w.cta
+	cs.live--
+	if cs.live == 0 {
+		sm.finishCTA(cs)
+	}
+}
+
+func (sm *smState) finishCTA(cs *ctaState) {
+	for i, x := range sm.ctas {
+		if x == cs {
+			copy(sm.ctas[i:], sm.ctas[i+1:])
+			sm.ctas = sm.ctas[:len(sm.ctas)-1]
+			break
+		}
+	}
+	sm.usedThreads -= cs.nthreads
+	sm.usedWarps -= len(cs.warps)
+	sm.usedRegs -= cs.regs
+	sm.usedShared -= cs.shared
+	sm.ctasDone++
+	sm.freed = append(sm.freed, sm.now)
+	end := sm.now
+	if sm.lastDone < end {
+		sm.lastDone = end
+	}
+	for _, w := range cs.warps {
+		w.w, w.cta, w.next = nil, nil, nil
+		sm.pool = append(sm.pool, w)
+	}
+	if len(sm.ctas) == 0 {
+		sm.active += sm.now - sm.lastActive
+	}
+}
+
+// run simulates the SM until (exclusive).
+func (sm *smState) run(until Time, k Kernel) {
+	sm.stuck = false
+	for sm.now < until && sm.err == nil {
+		for len(sm.inbox) > 0 && sm.inbox[0].t <= sm.now {
+			sm.deliver(sm.inbox.pop())
+		}
+		if len(sm.start) > 0 {
+			sm.launch(k)
+		}
+		if sm.blocked && sm.retryAt <= sm.now {
+			sm.drainBlocked()
+		}
+		if len(sm.ctas) == 0 {
+			// idle: jump to the next CTA start or response
+			next := until
+			if len(sm.inbox) > 0 && sm.inbox[0].t < next {
+				next = sm.inbox[0].t
+			}
+			for _, p := range sm.start {
+				if p.at < next {
+					next = p.at
+				}
+			}
+			sm.now = next
+			continue
+		}
+		issued := 0
+		for s := range sm.scheds {
+			ok, r := sm.schedule(s)
+			if sm.err != nil {
+				return
+			}
+			if ok {
+				issued++
+				continue
+			}
+			sm.reasons[s] = r
+			sm.stalls[r]++
+		}
+		if issued > 0 || len(sm.ctas) == 0 {
+			sm.now++
+			continue
+		}
+		next := sm.nextEvent()
+		if next > until {
+			sm.stuck = next == never
+			next = until
+		}
+		if span := uint64(next - sm.now - 1); span > 0 {
+			for s := range sm.scheds {
+				sm.stalls[sm.reasons[s]] += span
+			}
+		}
+		sm.now = next
+	}
+}
+
+// nextEvent is the earliest time after now at which anything can change.
+func (sm *smState) nextEvent() Time {
+	next := never
+	lo := sm.now + 1
+	up := func(t Time) {
+		if t < lo {
+			t = lo
+		}
+		if t < next {
+			next = t
+		}
+	}
+	if len(sm.inbox) > 0 {
+		up(sm.inbox[0].t)
+	}
+	for _, p := range sm.start {
+		up(p.at)
+	}
+	if sm.blocked && sm.retryAt != never {
+		up(sm.retryAt)
+	}
+	for _, w := range sm.slots {
+		if w != nil && !w.exited && w.notBefore != never {
+			if w.notBefore > sm.now {
+				up(w.notBefore)
+			} else {
+				// ready but waiting for a unit or the memory pipeline
+				ci := &sm.classes[w.next.Class]
+				for _, u := range sm.byKind[ci.unit] {
+					if sm.units[u].freeAt > sm.now {
+						up(sm.units[u].freeAt)
+					}
+				}
+				if ag := sm.classes[ClassLdSt].lat; w.next.Class == ClassLdSt && sm.l1Free > ag {
+					up(sm.l1Free - ag)
+				}
+			}
+		}
+	}
+	return next
+}
+
+// schedule lets scheduler s issue at most one instruction now. When it
+// issues nothing it returns the stall reason of its most nearly ready warp.
+func (sm *smState) schedule(s int) (bool, stallReason) {
+	sc := &sm.scheds[s]
+	n := len(sc.warps)
+	if n == 0 {
+		return false, stallNoWarp
+	}
+	now := sm.now
+	best := stallNoWarp
+	switch sm.policy {
+	case policyGTO:
+		if g := sc.greedy; g != nil && g.notBefore <= now {
+			ok, r := sm.ready(g, s)
+			if ok {
+				sm.issue(g, s)
+				return true, 0
+			}
+			best = min(best, r)
+		} else if g != nil {
+			best = min(best, g.reason)
+		}
+		for _, w := range sc.warps {
+			if w.notBefore > now {
+				best = min(best, w.reason)
+				continue
+			}
+			if w == sc.greedy {
+				continue
+			}
+			ok, r := sm.ready(w, s)
+			if ok {
+				sc.greedy = w
+				sm.issue(w, s)
+				return true, 0
+			}
+			best = min(best, r)
+		}
+	case policyLRR:
+		for i := 1; i <= n; i++ {
+			j := sc.last + i
+			if j >= n {
+				j -= n
+			}
+			w := sc.warps[j]
+			if w.notBefore > now {
+				best = min(best, w.reason)
+				continue
+			}
+			ok, r := sm.ready(w, s)
+			if ok {
+				sc.last = j
+				sm.issue(w, s)
+				return true, 0
+			}
+			best = min(best, r)
+		}
+	default: // two-level: round robin over the active pool (the first
+		// TwoLevelActive warps); warps waiting for memory move to the back
+		// of the queue, the pending pool, and the next ones move up
+		act := min(sm.spec.SM.TwoLevelActive, n)
+		issued := false
+		for i := 0; i < act; i++ {
+			j := (sc.last + 1 + i) % act
+			w := sc.warps[j]
+			if w.notBefore > now {
+				best = min(best, w.reason)
+				continue
+			}
+			ok, r := sm.ready(w, s)
+			if ok {
+				sc.last = j
+				sm.issue(w, s)
+				issued = true
+				break
+			}
+			best = min(best, r)
+		}
+		if sm.err != nil {
+			return false, best
+		}
+		for i := 0; i < act && act < len(sc.warps); i++ {
+			w := sc.warps[i]
+			if w.notBefore == never && w.reason == stallMemory {
+				copy(sc.warps[i:], sc.warps[i+1:])
+				sc.warps[len(sc.warps)-1] = w
+				act--
+				i--
+			}
+		}
+		if issued {
+			return true, 0
+		}
+		// the pending pool still counts for the next-event search
+		for _, w := range sc.warps[act:] {
+			if w.notBefore <= now {
+				sm.ready(w, s)
+			}
+		}
+	}
+	return false, best
+}
+
+// ready reports whether w can issue now on scheduler s, else why not. It
+// updates w.notBefore.
+func (sm *smState) ready(w *warpState, s int) (bool, stallReason) {
+	if w.exited {
+		return false, stallNoWarp
+	}
+	if w.notBefore > sm.now {
+		return false, w.reason
+	}
+	in := w.next
+	t := w.blockedUntil
+	reason := stallScoreboard
+	if w.atBarrier {
+		t, reason = never, stallBarrier
+	} else {
+		if t > sm.now {
+			reason = w.reason
+		}
+		for _, r := range in.Src {
+			if int(r) < len(w.regReady) && w.regReady[r] > t {
+				t = w.regReady[r]
+				reason = stallScoreboard
+				if w.regMem[r] {
+					reason = stallMemory
+				}
+			}
+		}
+		for _, r := range in.Dst {
+			if int(r) < len(w.regReady) && w.regReady[r] > t {
+				t = w.regReady[r]
+				reason = stallScoreboard
+				if w.regMem[r] {
+					reason = stallMemory
+				}
+			}
+		}
+		if in.Class == ClassFence && t <= sm.now {
+			if w.outstanding > 0 {
+				t, reason = never, stallFence
+			} else if w.memDoneAt > t {
+				t, reason = w.memDoneAt, stallFence
+			}
+		}
+	}
+	if t > sm.now {
+		w.notBefore, w.reason = t, reason
+		return false, reason
+	}
+	// operands ready: is a unit free?
+	ci := &sm.classes[in.Class]
+	if in.Class == ClassLdSt {
+		if sm.blocked {
+			if sm.blockedIcnt {
+				return false, stallInterconnect
+			}
+			return false, stallPipeline
+		}
+		// the instruction reaches the memory pipeline after address
+		// generation; it issues when the pipeline is free by then
+		if sm.l1Free > sm.now+sm.classes[ClassLdSt].lat {
+			return false, stallPipeline
+		}
+	}
+	if sm.freeUnit(ci.unit, s) < 0 {
+		return false, stallPipeline
+	}
+	return true, 0
+}
+
+// freeUnit returns a free instance of kind k usable by scheduler s, or -1.
+func (sm *smState) freeUnit(k, s int) int {
+	for _, u := range sm.byKind[k] {
+		ui := &sm.units[u]
+		if ui.freeAt <= sm.now && (ui.sched < 0 || ui.sched == s) {
+			return u
+		}
+	}
+	return -1
+}
+
+func (w *warpState) growRegs(r Reg) {
+	for int(r) >= len(w.regReady) {
+		w.regReady = append(w.regReady, 0)
+		w.regMem = append(w.regMem, false)
+	}
+}
+
+// issue issues w's next instruction now.
+func (sm *smState) issue(w *warpState, s int) {
+	in := w.next
+	now := sm.now
+	ci := &sm.classes[in.Class]
+	u := sm.freeUnit(ci.unit, s)
+	gt := uint64(float64(now) * 1000 / sm.spec.CoreMHz)
+	if r := uint64(sm.spec.GlobalTimerNs); r > 1 {
+		gt -= gt % r
+	}
+	eff, err := w.w.Issue(Clocks{Cycle: now, GlobalTimer: gt, SMID: sm.id})
+	if err != nil {
+		sm.err = err
+		return
+	}
+	if eff == nil {
+		eff = &Effect{}
+	}
+	sm.warpInsts++
+	sm.threadInsts += uint64(bits.OnesCount32(eff.Active))
+	occ := ci.occ
+	sm.units[u].freeAt = now + occ
+	if h := sm.hooks; h != nil {
+		if h.Issue != nil {
+			h.Issue(sm.id, now, w.slot, in, eff.Active)
+		}
+		if h.UnitBusy != nil {
+			h.UnitBusy(sm.id, u, now, now+occ, eff.Active)
+		}
+	}
+	for _, r := range in.Dst {
+		if int(r) >= len(w.regReady) {
+			w.growRegs(r)
+		}
+	}
+	for _, r := range in.Src {
+		if int(r) >= len(w.regReady) {
+			w.growRegs(r)
+		}
+	}
+	w.notBefore = now + 1
+	switch in.Class {
+	case ClassLdSt:
+		sm.issueMem(w, in, eff)
+	case ClassBranch:
+		w.blockedUntil = now + ci.lat
+		w.reason = stallScoreboard
+	case ClassFence:
+		w.blockedUntil = now + Time(sm.spec.SM.FenceLatency)
+		w.reason = stallFence
+	case ClassBarrier:
+		if eff.Barrier {
+			sm.barrier(w, eff)
+		}
+	default:
+		for _, r := range in.Dst {
+			w.regReady[r] = now + ci.lat
+			w.regMem[r] = false
+		}
+	}
+	if w.blockedUntil > w.notBefore {
+		w.notBefore = w.blockedUntil
+	}
+	if eff.Exited {
+		w.next = nil
+	} else {
+		w.next = w.w.Peek()
+	}
+	if w.next == nil {
+		sm.exit(w)
+	}
+}
+
+func (sm *smState) exit(w *warpState) {
+	if sm.now+1 > sm.lastDone {
+		sm.lastDone = sm.now + 1 // the exit instruction's cycle counts
+	}
+	w.exited = true
+	w.notBefore = never
+	cs := w.cta
+	cs.threads -= w.threads
+	for i := range cs.bars {
+		sm.checkBarrier(cs, i)
+	}
+	sm.retire(w)
+}
+
+func (sm *smState) barrier(w *warpState, eff *Effect) {
+	cs := w.cta
+	id := eff.BarrierID & 15
+	b := &cs.bars[id]
+	b.arrived += w.threads
+	b.count = eff.BarrierCount
+	if !eff.Arrive {
+		w.atBarrier = true
+		w.notBefore = never
+		w.reason = stallBarrier
+		b.waiting = append(b.waiting, w)
+	}
+	sm.checkBarrier(cs, id)
+}
+
+// checkBarrier releases barrier id of cs once enough threads arrived: the
+// count of the last bar instruction, or all live threads of the CTA.
+func (sm *smState) checkBarrier(cs *ctaState, id int) {
+	b := &cs.bars[id]
+	if b.arrived == 0 {
+		return
+	}
+	need := b.count
+	if need <= 0 || need > cs.threads {
+		need = cs.threads
+	}
+	if b.arrived < need {
+		return
+	}
+	rel := sm.now + Time(sm.spec.SM.BarrierLatency)
+	for _, x := range b.waiting {
+		x.atBarrier = false
+		x.blockedUntil = rel
+		x.notBefore = rel
+		x.reason = stallBarrier
+	}
+	b.waiting = b.waiting[:0]
+	b.arrived = 0
+}
+
+// deliver applies one response.
+func (sm *smState) deliver(r memResp) {
+	idx := r.tag & tgtMask
+	switch r.tag >> tgtShift {
+	case tgtOp:
+		sm.opDone(idx, 1)
+	case tgtL1:
+		sm.fill(sm.l1, idx)
+	case tgtTex:
+		sm.fill(sm.tex, idx)
+	case tgtConst:
+		sm.fill(sm.cnst, idx)
+	}
+	if sm.blocked && !sm.blockedIcnt {
+		sm.retryAt = sm.now
+	}
+}
+
+func (sm *smState) fill(c *cache, m int32) {
+	e := &c.mshrs[m]
+	e.outstanding--
+	if e.outstanding > 0 {
+		return
+	}
+	l := &c.lines[e.entry]
+	l.valid |= l.pending
+	for _, op := range e.waiters {
+		sm.opDone(op, 1)
+	}
+	c.releaseMSHR(m)
+}
+
+// opDone records n responses for op.
+func (sm *smState) opDone(id int32, n int32) {
+	op := &sm.ops[id]
+	op.pending -= n
+	if op.readyAt < sm.now {
+		op.readyAt = sm.now
+	}
+	if op.pending > 0 {
+		return
+	}
+	w := op.w
+	w.outstanding--
+	sm.complete(w, op.in, op.load, op.readyAt, op.probe)
+	op.w, op.in = nil, nil
+	sm.opfree = append(sm.opfree, id)
+	if w.exited {
+		sm.retire(w)
+	}
+}
+
+// complete finishes a memory instruction of w at time t.
+func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int32) {
+	if load {
+		for _, r := range in.Dst {
+			w.regReady[r] = t
+			w.regMem[r] = true
+		}
+	}
+	if t > w.memDoneAt {
+		w.memDoneAt = t
+	}
+	if probe >= 0 {
+		sm.probes[probe].Complete = t
+	}
+	if w.notBefore > sm.now {
+		w.notBefore = sm.now
+	}
+}

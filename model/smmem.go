@@ -1,0 +1,467 @@
+package model
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// Transaction handling modes of a blocked-or-running memory instruction.
+const (
+	modeCached = iota // load through a cache (L1, texture, constant)
+	modeBypass        // load straight from L2 (ld.cg)
+	modeStore
+	modeAtomic
+)
+
+// texBase is where texture memory lives in the model's address space (its
+// own region, so it never aliases global data in L2).
+const texBase = uint64(1) << 60
+
+// issueMem starts warp memory instruction in of w with effect eff.
+func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
+	now := sm.now
+	active := eff.Active
+	space := eff.Space // where a generic access resolved to
+	if space == SpaceNone {
+		space = in.Space
+	}
+	probe := int32(-1)
+	if in.Probe >= 0 {
+		probe = int32(len(sm.probes))
+		sm.probes = append(sm.probes, ProbeAccess{Probe: in.Probe, CTA: w.cta.id, Warp: w.w.ID(), SM: sm.id,
+			PC: in.PC, Space: space, Active: active, Issue: now, Complete: now})
+	}
+	load := in.Mem == MemLoad || in.Mem == MemAtomic || in.Mem == MemTex || in.Mem == MemSurfLoad
+	if active == 0 || in.Mem == MemNone {
+		// predicated off: nothing is accessed and no register written
+		return
+	}
+	size := in.Size
+	if size <= 0 {
+		size = 4
+	}
+	start := now + sm.classes[ClassLdSt].lat
+	if sm.l1Free > start {
+		start = sm.l1Free
+	}
+	b := &sm.bk
+	b.tx = b.tx[:0]
+	var c *cache
+	target := tgtL1
+	mode := modeCached
+	minOcc := Time(0)
+	switch space {
+	case SpaceShared:
+		deg := Time(sm.bankDegree(eff.Addr, active, size))
+		cpw := Time(sm.spec.Shared.CyclesPerWay)
+		sm.l1Free = start + deg*cpw
+		sm.shared.Insts++
+		sm.shared.Cycles += uint64(deg * cpw)
+		sm.complete(w, in, load, start+Time(sm.spec.Shared.Latency)+(deg-1)*cpw, probe)
+		return
+	case SpaceConst, SpaceParam:
+		c, target = sm.cnst, tgtConst
+		sm.mem.ConstInsts++
+		minOcc = Time(sm.uniqueWords(eff.Addr, active))
+		b.tx = sm.coalesce(c, b.tx, eff.Addr, active, size)
+	case SpaceTex:
+		c, target = sm.tex, tgtTex
+		sm.mem.TexInsts++
+		b.tx = sm.coalesceTex(c, b.tx, eff)
+	default: // global, local, surface
+		c = sm.l1
+		b.tx = sm.coalesce(c, b.tx, eff.Addr, active, size)
+		n := uint64(len(b.tx))
+		switch in.Mem {
+		case MemLoad, MemSurfLoad:
+			sm.mem.LoadInsts++
+			sm.mem.LoadTxns += n
+			if space == SpaceGlobal && !sm.spec.L1D.CachesGlobal {
+				mode = modeBypass
+			}
+		case MemStore, MemSurfStore:
+			sm.mem.StoreInsts++
+			sm.mem.StoreTxns += n
+			mode = modeStore
+		case MemAtomic, MemReduce:
+			sm.mem.AtomicInsts++
+			sm.mem.AtomicTxns += n
+			mode = modeAtomic
+		}
+	}
+	// a memory operation with responses to wait for
+	var id int32
+	if k := len(sm.opfree); k > 0 {
+		id = sm.opfree[k-1]
+		sm.opfree = sm.opfree[:k-1]
+	} else {
+		id = int32(len(sm.ops))
+		sm.ops = append(sm.ops, memOp{})
+	}
+	sm.ops[id] = memOp{w: w, in: in, pending: 1, readyAt: start, probe: probe, load: load}
+	w.outstanding++
+	if load {
+		for _, r := range in.Dst {
+			w.regReady[r] = never
+			w.regMem[r] = true
+		}
+	}
+	b.op, b.mode, b.c, b.target, b.k, b.space = id, mode, c, target, 0, space
+	b.t0, b.k0 = start, 0
+	b.minEnd = start + minOcc
+	sm.drainBlocked()
+}
+
+// drainBlocked processes the current memory instruction's remaining
+// transactions, one tag lookup each, until done or a resource is missing.
+func (sm *smState) drainBlocked() {
+	b := &sm.bk
+	if sm.blocked {
+		// resume after a stall
+		b.t0, b.k0 = sm.now, b.k
+		if sm.l1Free > b.t0 {
+			b.t0 = sm.l1Free
+		}
+	}
+	pc := 1
+	if b.c != nil {
+		switch b.c {
+		case sm.tex:
+			pc = sm.spec.Tex.PerCycle
+		case sm.cnst:
+			pc = sm.spec.Const.PerCycle
+		default:
+			pc = sm.spec.L1D.PerCycle
+		}
+	}
+	for b.k < len(b.tx) {
+		t := b.t0 + Time((b.k-b.k0)/pc)
+		if !sm.doTxn(&b.tx[b.k], t) {
+			sm.blocked = true
+			sm.l1Free = t
+			return
+		}
+		sm.l1Free = t + 1
+		b.k++
+	}
+	if sm.l1Free < b.minEnd {
+		sm.l1Free = b.minEnd
+	}
+	sm.blocked, sm.blockedIcnt = false, false
+	op := &sm.ops[b.op]
+	if op.readyAt < sm.l1Free {
+		// the data of the last lookup is not back before the lookup
+		op.readyAt = sm.l1Free
+	}
+	b.tx = b.tx[:0]
+	sm.opDone(b.op, 1)
+}
+
+// doTxn performs one transaction at lookup time t; false means a resource
+// (MSHR, line, miss-queue slot) was missing and nothing was changed.
+func (sm *smState) doTxn(x *txn, t Time) bool {
+	b := &sm.bk
+	op := &sm.ops[b.op]
+	switch b.mode {
+	case modeBypass:
+		if !sm.send(t, reqRead, x, tgtOp<<tgtShift|int(b.op)) {
+			return false
+		}
+		op.pending++
+		return true
+	case modeStore, modeAtomic:
+		if !sm.queueFree(t) {
+			return false
+		}
+		c := sm.l1
+		if i := c.find(x.addr>>c.lineShift + 1); i >= 0 && c.lines[i].pending == 0 {
+			if b.space == SpaceLocal && b.mode == modeStore {
+				c.lines[i].valid |= x.mask // write-through, line kept up to date
+			} else {
+				c.lines[i] = line{mshr: -1} // write-evict
+			}
+		}
+		kind := reqWrite
+		if b.mode == modeAtomic {
+			kind = reqAtomic
+		}
+		sm.send(t, kind, x, tgtOp<<tgtShift|int(b.op))
+		op.pending++
+		return true
+	}
+	c := b.c
+	tag := x.addr>>c.lineShift + 1
+	lat := sm.cacheLatency(c)
+	i := c.find(tag)
+	if i >= 0 {
+		l := &c.lines[i]
+		if l.valid&x.mask == x.mask {
+			c.stats.Accesses++
+			c.stats.Hits++
+			c.touch(i)
+			if r := t + lat; r > op.readyAt {
+				op.readyAt = r
+			}
+			return true
+		}
+		if l.mshr >= 0 && (l.valid|l.pending)&x.mask == x.mask {
+			c.stats.Accesses++
+			c.stats.Merged++
+			c.touch(i)
+			e := &c.mshrs[l.mshr]
+			e.waiters = append(e.waiters, b.op)
+			op.pending++
+			return true
+		}
+	}
+	// miss
+	if (i < 0 || c.lines[i].mshr < 0) && len(c.free) == 0 {
+		c.stats.ReservationFails++
+		sm.blockedIcnt = false
+		sm.retryAt = never // until a fill frees an MSHR
+		return false
+	}
+	if !sm.queueFree(t) {
+		return false
+	}
+	if i < 0 {
+		i = c.victim(tag)
+		if i < 0 {
+			c.stats.ReservationFails++
+			sm.blockedIcnt = false
+			sm.retryAt = never
+			return false
+		}
+		c.install(i, tag)
+	}
+	l := &c.lines[i]
+	m := l.mshr
+	if m < 0 {
+		m = c.allocMSHR(i, tag)
+	}
+	missing := x.mask &^ (l.valid | l.pending)
+	l.pending |= missing
+	c.touch(i)
+	c.stats.Accesses++
+	c.stats.Misses++
+	e := &c.mshrs[m]
+	e.outstanding++
+	e.waiters = append(e.waiters, b.op)
+	op.pending++
+	req := *x
+	req.units = sm.unitsOf(c, x.addr, missing)
+	sm.send(t, reqRead, &req, b.target<<tgtShift|int(m))
+	return true
+}
+
+func (sm *smState) cacheLatency(c *cache) Time {
+	switch c {
+	case sm.tex:
+		return Time(sm.spec.Tex.Latency)
+	case sm.cnst:
+		return Time(sm.spec.Const.Latency)
+	}
+	return Time(sm.spec.L1D.Latency)
+}
+
+// unitsOf converts sectors of cache c into 32-byte units of the line.
+func (sm *smState) unitsOf(c *cache, addr uint64, sectors uint32) uint32 {
+	per := uint(c.sectorShift) - 5 // log2(units per sector)
+	var u uint32
+	for s := sectors; s != 0; s &= s - 1 {
+		k := uint(bits.TrailingZeros32(s))
+		u |= (uint32(1)<<(1<<per) - 1) << (k << per)
+	}
+	return u
+}
+
+// queueFree reports whether the miss queue has room for a packet entering
+// at t; when not, the memory pipeline blocks until its head departs.
+func (sm *smState) queueFree(t Time) bool {
+	q := sm.missq
+	n := 0
+	for n < len(q) && q[n] <= t {
+		n++
+	}
+	if n > 0 {
+		sm.missq = append(q[:0], q[n:]...)
+	}
+	if len(sm.missq) >= sm.spec.Icnt.MissQueue {
+		sm.blockedIcnt = true
+		sm.retryAt = sm.missq[0]
+		return false
+	}
+	return true
+}
+
+// send injects a packet at t (the caller checked queueFree).
+func (sm *smState) send(t Time, kind reqKind, x *txn, tag int) bool {
+	if !sm.queueFree(t) {
+		return false
+	}
+	bytes := sm.spec.Icnt.HeaderBytes
+	if kind != reqRead {
+		bytes += bits.OnesCount32(x.units) * unitBytes
+	}
+	fl := Time((bytes + sm.spec.Icnt.FlitBytes - 1) / sm.spec.Icnt.FlitBytes)
+	dep := t
+	if sm.portFree > dep {
+		dep = sm.portFree
+		sm.missq = append(sm.missq, dep)
+		sm.icntQueue += uint64(dep - t)
+	}
+	sm.portFree = dep + fl
+	sm.outbox = append(sm.outbox, memReq{t: dep + fl, sm: int32(sm.id), kind: kind, lanes: x.lanes, tag: int32(tag), addr: x.addr, units: x.units})
+	return true
+}
+
+// coalesce groups the active lanes' accesses of size bytes into line
+// transactions of cache c's geometry, in first-lane order.
+func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, size int) []txn {
+	lb := uint64(1) << c.lineShift
+	for m := active; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		if lane >= len(addrs) {
+			break
+		}
+		a := addrs[lane]
+		end := a + uint64(size) - 1
+		for la := a &^ (lb - 1); la <= end; la += lb {
+			lo, hi := a, end
+			if lo < la {
+				lo = la
+			}
+			if hi > la+lb-1 {
+				hi = la + lb - 1
+			}
+			tx = addTxn(tx, c, la, lo, hi)
+			if la+lb < la { // wrapped
+				break
+			}
+		}
+	}
+	return tx
+}
+
+func addTxn(tx []txn, c *cache, la, lo, hi uint64) []txn {
+	mask := c.sectorMask(lo, int(hi-lo+1))
+	u0, u1 := uint((lo-la)/unitBytes), uint((hi-la)/unitBytes)
+	units := (uint32(2)<<u1 - 1) &^ (uint32(1)<<u0 - 1)
+	for k := len(tx) - 1; k >= 0; k-- {
+		if tx[k].addr == la {
+			tx[k].mask |= mask
+			tx[k].units |= units
+			tx[k].lanes++
+			return tx
+		}
+	}
+	return append(tx, txn{addr: la, mask: mask, units: units, lanes: 1})
+}
+
+// coalesceTex maps each lane's texels to addresses in the block-linear
+// layout and groups them into texture-cache lines.
+func (sm *smState) coalesceTex(c *cache, tx []txn, eff *Effect) []txn {
+	lb := uint64(1) << c.lineShift
+	ti := eff.TexFmt
+	tb := ti.TexelBytes
+	if tb <= 0 {
+		tb = 4
+	}
+	tX := sm.spec.Tex.TileX
+	tY, tZ := 1, 1
+	if ti.Height > 1 {
+		tY = sm.spec.Tex.TileY
+	}
+	if ti.Depth > 1 {
+		tZ = sm.spec.Tex.TileZ
+	}
+	w, h, d := max(ti.Width, 1), max(ti.Height, 1), max(ti.Depth, 1)
+	tilesX, tilesY, tilesZ := (w+tX-1)/tX, (h+tY-1)/tY, (d+tZ-1)/tZ
+	tileBytes := uint64(tX * tY * tZ * tb)
+	for m := eff.Active; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		if lane >= len(eff.Texels) {
+			break
+		}
+		for _, tx0 := range eff.Texels[lane] {
+			x, y, z := clampi(int(tx0.X), w), clampi(int(tx0.Y), h), clampi(int(tx0.Z), d)
+			tile := ((int(tx0.Layer)*tilesZ+z/tZ)*tilesY+y/tY)*tilesX + x/tX
+			within := ((z%tZ)*tY+y%tY)*tX + x%tX
+			a := texBase + uint64(tx0.Tex)<<40 + uint64(tile)*tileBytes + uint64(within*tb)
+			la := a &^ (lb - 1)
+			tx = addTxn(tx, c, la, a, a+uint64(tb)-1)
+		}
+	}
+	return tx
+}
+
+func clampi(v, n int) int {
+	if v < 0 {
+		return 0
+	}
+	if v >= n {
+		return n - 1
+	}
+	return v
+}
+
+// bankDegree is the worst number of distinct bank-width words any one
+// shared-memory bank must deliver for the access (1 = conflict-free; lanes
+// reading the same word are served by one broadcast).
+func (sm *smState) bankDegree(addrs []uint64, active uint32, size int) int {
+	bb := uint64(sm.spec.Shared.BankBytes)
+	ws := sm.words[:0]
+	for m := active; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		if lane >= len(addrs) {
+			break
+		}
+		a := addrs[lane]
+		for wd := a / bb; wd <= (a+uint64(size)-1)/bb; wd++ {
+			ws = append(ws, wd)
+		}
+	}
+	sm.words = ws
+	if len(ws) == 0 {
+		return 1
+	}
+	slices.Sort(ws)
+	banks := uint64(sm.spec.Shared.Banks)
+	var cnt [64]int
+	deg := 1
+	prev := ws[0] + 1
+	for _, wd := range ws {
+		if wd == prev {
+			continue
+		}
+		prev = wd
+		k := wd % banks % 64
+		cnt[k]++
+		if cnt[k] > deg {
+			deg = cnt[k]
+		}
+	}
+	return deg
+}
+
+// uniqueWords counts the distinct 4-byte words the active lanes address
+// (constant-cache accesses serialise over them).
+func (sm *smState) uniqueWords(addrs []uint64, active uint32) int {
+	ws := sm.words[:0]
+	for m := active; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		if lane >= len(addrs) {
+			break
+		}
+		ws = append(ws, addrs[lane]/4)
+	}
+	sm.words = ws
+	slices.Sort(ws)
+	n := 0
+	for i, wd := range ws {
+		if i == 0 || wd != ws[i-1] {
+			n++
+		}
+	}
+	return n
+}

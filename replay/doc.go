@@ -1,0 +1,100 @@
+// Package replay executes PTX kernels on the CPU with exact SIMT semantics.
+//
+// # Model
+//
+// A Program is a parsed module with its module variables laid out (the
+// constant bank, .global variables, texture references). Program.Lower
+// lowers one .entry and every .func it calls into a Code: a dense array of
+// instructions per function, each with its operands resolved to register
+// offsets, decoded sub-operations, branch targets, reconvergence points and
+// a precomputed model.Inst (Class, Dst, Src, Mem, Space, Size, Line, Probe).
+// Interpretation never looks at the AST or at names: every source operand
+// is a register; immediates, symbol addresses and non-dynamic special
+// registers are "constant registers" filled when a frame is created.
+//
+// A Kernel is a launch (Code, geometry, parameter buffer, constant bank,
+// device memory). It implements model.Kernel; its CTAs implement model.CTA
+// and their warps model.Warp, so a timing model can create CTAs and issue
+// warp-instructions one at a time (Peek returns the static Inst, Issue
+// executes it and returns the Effect: active lanes, per-lane addresses and
+// resolved space, barrier arrivals, exit). Kernel.Run is the functional
+// scheduler used without a model.
+//
+// # SIMT execution and reconvergence
+//
+// A warp has 32 lanes, a live mask (lanes that exist) and an exited mask.
+// Control flow uses a reconvergence stack per call frame (the classic
+// immediate-post-dominator scheme): a divergent branch turns the current
+// entry into the reconvergence entry at the branch block's immediate
+// post-dominator (ptx.BuildCFG) and pushes the taken and not-taken paths;
+// the not-taken path runs first; an entry is popped when it reaches its
+// reconvergence PC. ret jumps to the function's end (the CFG exit block);
+// reaching the end of the entry is exiting. A call runs the callee for the
+// calling lanes in a new frame (its own registers, reconvergence stack and
+// a local-memory frame holding its .local and .param variables), which
+// allows recursion up to 1024 frames / 1 MiB of local memory per thread.
+//
+// Where this differs from hardware: Volta and later schedule threads
+// independently (a diverged warp may interleave its paths, and lanes of a
+// warp may wait for each other in spin loops); this stack machine runs one
+// path to its reconvergence point before the other, so intra-warp spin
+// locks between divergent paths do not terminate (caught as runaway), and
+// warp-synchronous operations see only the lanes active on the current
+// path. bar.sync must be reached by all live, non-exited lanes of a warp
+// together (else a barrier-divergence fault, as compute-sanitizer's
+// synccheck reports); barriers count warps (the PTX rule that barriers are
+// executed per warp), a CTA-wide barrier waits for every warp that has not
+// exited, and bar.sync with a thread count waits for count/32 warps.
+//
+// # Memory
+//
+// Global memory is a Device: a flat 64-bit address space of allocations
+// (256-byte aligned, separated by unmapped gaps), starting at GlobalBase.
+// Shared memory is per CTA (static variables first, then the dynamic area
+// for extern .shared arrays at a 16-byte boundary), local memory per thread
+// (call frames), the constant bank per launch, the parameter buffer per
+// launch. Generic addresses use windows: SharedWindow, LocalWindow,
+// ConstWindow and ParamWindow map to those spaces (cvta adds or removes the
+// window base); any other generic address is global. Every access is
+// bounds- and alignment-checked.
+//
+// # Parallel execution and determinism
+//
+// Run executes CTAs on Workers goroutines in waves of WaveSize CTAs (a
+// constant). Within a wave each CTA writes global memory into a private
+// overlay (byte-granular, copy-on-write pages) and reads its own writes over
+// the memory as it was before the wave; after the wave the overlays are
+// merged into the device in CTA order, so conflicting writes resolve as if
+// the CTAs had run one after another in CTA order, and printf output is
+// concatenated in CTA order. Kernels with atomics or reductions on global
+// or generic memory run their CTAs sequentially in CTA order against the
+// device directly (atomics see each other). Either way the output bytes do
+// not depend on Workers or GOMAXPROCS. Within a CTA the functional
+// scheduler runs warps round-robin, 64 instructions (or up to a barrier or
+// exit) at a time; %clock/%clock64/%globaltimer read the warp's own
+// instruction count in functional mode and the model's Clocks otherwise.
+//
+// # Faults
+//
+// Out-of-bounds and misaligned accesses, writes to read-only spaces,
+// barrier divergence and deadlock, runaway execution (a per-warp
+// instruction budget, Launch.MaxWarpInsts), trap, failed device asserts and
+// unsupported instructions stop the launch with a *Fault naming the kernel,
+// CTA, warp, lane, thread, PC, PTX file:line and the instruction text.
+// Run reports the fault of the lowest-numbered faulting CTA of the first
+// faulting wave.
+//
+// # Invariants
+//
+//   - Code, Program and the model.Inst values are immutable after Lower
+//     (SetProbe is the one exception and must precede launches).
+//   - No global mutable state: the reference registry for launch-spec
+//     checks is an explicit Registry value.
+//   - Register values are stored zero-extended to 64 bits at the width of
+//     the operation that wrote them; readers truncate to their own width.
+//
+// Arithmetic follows the PTX ISA with bit-exact IEEE rounding through
+// internal/fpx: every rounding modifier, .ftz, .sat, canonical NaNs;
+// approximate instructions are within the ISA's error bounds but not
+// bit-identical to any GPU's special-function unit.
+package replay

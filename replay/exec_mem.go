@@ -1,0 +1,416 @@
+package replay
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/ptxtrace/ptxtrace/internal/fpx"
+	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/ptx"
+)
+
+// resolve maps a generic address to its space and the address within it.
+func resolve(addr uint64) (space, uint64) {
+	switch {
+	case addr >= SharedWindow && addr < SharedWindow+windowSize:
+		return spShared, addr - SharedWindow
+	case addr >= LocalWindow && addr < LocalWindow+windowSize:
+		return spLocal, addr - LocalWindow
+	case addr >= ConstWindow && addr < ConstWindow+windowSize:
+		return spConst, addr - ConstWindow
+	case addr >= ParamWindow && addr < ParamWindow+windowSize:
+		return spParam, addr - ParamWindow
+	}
+	return spGlobal, addr
+}
+
+func window(sp space) uint64 {
+	switch sp {
+	case spShared:
+		return SharedWindow
+	case spLocal, spFrame:
+		return LocalWindow
+	case spConst:
+		return ConstWindow
+	case spParam:
+		return ParamWindow
+	}
+	return 0
+}
+
+func accessWord(write bool) string {
+	if write {
+		return "write"
+	}
+	return "read"
+}
+
+// span returns the bytes [a, a+n) of space sp for lane l, or nil after
+// recording a fault. Global memory is handled by gload/gstore.
+func (w *warp) span(in *inst, sp space, l int, a uint64, n int, write bool) []byte {
+	var mem []byte
+	switch sp {
+	case spShared:
+		mem = w.c.shared
+	case spLocal, spFrame:
+		mem = w.local[l]
+	case spConst:
+		mem = w.k.l.Const
+	case spParam:
+		mem = w.k.l.Params
+	}
+	if a+uint64(n) > uint64(len(mem)) || a+uint64(n) < a {
+		w.faultf(in, l, FaultOutOfBounds, "invalid %s %s of %d bytes at %#x (the space holds %d bytes)",
+			sp, accessWord(write), n, a, len(mem))
+		return nil
+	}
+	if write && (sp == spConst || sp == spParam) {
+		w.faultf(in, l, FaultInvalid, "write to read-only %s space at %#x", sp, a)
+		return nil
+	}
+	return mem[a : a+uint64(n)]
+}
+
+// galloc finds the allocation for a global access or records a fault.
+func (w *warp) galloc(in *inst, l int, a uint64, n int, write bool) *Alloc {
+	c := w.c
+	al := c.lastA
+	if al == nil || a < al.Base || a+uint64(n) > al.End() {
+		al = w.k.l.Dev.Find(a)
+		if al == nil || a+uint64(n) > al.End() {
+			what := "address is not inside any allocation"
+			if al != nil {
+				what = "access runs past the end of allocation " + al.Name
+			}
+			w.faultf(in, l, FaultOutOfBounds, "invalid global %s of %d bytes at %#x: %s", accessWord(write), n, a, what)
+			return nil
+		}
+		c.lastA = al
+	}
+	return al
+}
+
+// load reads n bytes (n <= 8) at address a of space sp for lane l.
+func (w *warp) load(in *inst, sp space, l int, a uint64, n int) (uint64, bool) {
+	if sp == spGlobal {
+		al := w.galloc(in, l, a, n, false)
+		if al == nil {
+			return 0, false
+		}
+		o := a - al.Base
+		if w.c.ov == nil {
+			return le(al.Data[o:o+uint64(n)], n), true
+		}
+		var buf [8]byte
+		copy(buf[:n], al.Data[o:o+uint64(n)])
+		w.c.ov.read(a, buf[:n])
+		return le(buf[:n], n), true
+	}
+	b := w.span(in, sp, l, a, n, false)
+	if b == nil {
+		return 0, false
+	}
+	return le(b, n), true
+}
+
+func (w *warp) store(in *inst, sp space, l int, a uint64, n int, v uint64) bool {
+	if sp == spGlobal {
+		al := w.galloc(in, l, a, n, true)
+		if al == nil {
+			return false
+		}
+		if w.c.ov == nil {
+			o := a - al.Base
+			putLE(al.Data[o:o+uint64(n)], n, v)
+			return true
+		}
+		var buf [8]byte
+		putLE(buf[:n], n, v)
+		w.c.ov.write(a, buf[:n])
+		return true
+	}
+	b := w.span(in, sp, l, a, n, true)
+	if b == nil {
+		return false
+	}
+	putLE(b, n, v)
+	return true
+}
+
+// laneAddr computes the address of lane l and its space, checks alignment,
+// and records it for the model.
+func (w *warp) laneAddr(in *inst, base *[32]uint64, l int) (space, uint64, bool) {
+	a := base[l] + uint64(in.off)
+	sp := in.space
+	if sp == spGeneric {
+		sp, a = resolve(a)
+	}
+	w.addrs[l] = a
+	total := uint64(in.esize) * uint64(max(in.vec, 1))
+	if total&(total-1) == 0 && a&(total-1) != 0 {
+		w.faultf(in, l, FaultMisaligned, "misaligned %s access of %d bytes at %#x", sp, total, a)
+		return sp, a, false
+	}
+	return sp, a, true
+}
+
+func (w *warp) setSpace(sp space) {
+	w.eff.Space = sp.model()
+}
+
+func execLd(w *warp, in *inst, m uint32) {
+	base := w.r(in.s[0])
+	w.eff.Addr = w.addrs[:]
+	n := int(in.esize)
+	vec := max(int(in.vec), 1)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		sp, a, ok := w.laneAddr(in, base, l)
+		if !ok {
+			return
+		}
+		if l == bits.TrailingZeros32(m) {
+			w.setSpace(sp)
+		}
+		for i := 0; i < vec; i++ {
+			if n > 8 { // .b128: two registers? treat as 2×8 into one 64-bit pair is unsupported
+				w.faultf(in, l, FaultUnsupported, "128-bit loads are not supported")
+				return
+			}
+			v, ok := w.load(in, sp, l, a+uint64(i*n), n)
+			if !ok {
+				return
+			}
+			if in.signed {
+				v = sext(v, uint8(n*8))
+			}
+			w.regs[in.d[i]+int32(l)] = v
+		}
+	}
+}
+
+func execSt(w *warp, in *inst, m uint32) {
+	base := w.r(in.s[0])
+	w.eff.Addr = w.addrs[:]
+	n := int(in.esize)
+	vec := max(int(in.vec), 1)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		sp, a, ok := w.laneAddr(in, base, l)
+		if !ok {
+			return
+		}
+		if l == bits.TrailingZeros32(m) {
+			w.setSpace(sp)
+		}
+		for i := 0; i < vec; i++ {
+			v := w.regs[in.s[1+i]+int32(l)]
+			if !w.store(in, sp, l, a+uint64(i*n), n, v) {
+				return
+			}
+		}
+	}
+}
+
+// atomic operations (inst.sub)
+const (
+	aAdd = iota
+	aMin
+	aMax
+	aInc
+	aDec
+	aAnd
+	aOr
+	aXor
+	aExch
+	aCas
+)
+
+var atomCodes = map[string]uint8{".add": aAdd, ".min": aMin, ".max": aMax, ".inc": aInc, ".dec": aDec,
+	".and": aAnd, ".or": aOr, ".xor": aXor, ".exch": aExch, ".cas": aCas}
+
+func atomApply(old, b, c uint64, in *inst) uint64 {
+	n := in.bits
+	mask := in.mask
+	switch in.sub {
+	case aAdd:
+		switch in.typ {
+		case ptx.F32:
+			return b32(fpx.AddF32(f32(old), f32(b), fpx.RN))
+		case ptx.F64:
+			return b64(fpx.AddF64(f64(old), f64(b), fpx.RN))
+		case ptx.F16:
+			return uint64(fpx.AddF16(uint16(old), uint16(b), fpx.RN))
+		case ptx.BF16:
+			return uint64(fpx.AddBF16(uint16(old), uint16(b), fpx.RN))
+		case ptx.F16x2:
+			return uint64(fpx.AddF16(uint16(old), uint16(b), fpx.RN)) | uint64(fpx.AddF16(uint16(old>>16), uint16(b>>16), fpx.RN))<<16
+		case ptx.BF16x2:
+			return uint64(fpx.AddBF16(uint16(old), uint16(b), fpx.RN)) | uint64(fpx.AddBF16(uint16(old>>16), uint16(b>>16), fpx.RN))<<16
+		}
+		return (old + b) & mask
+	case aMin, aMax:
+		var less bool
+		switch {
+		case in.typ == ptx.F32:
+			if in.sub == aMin {
+				return b32(fpx.MinF32(f32(old), f32(b), false))
+			}
+			return b32(fpx.MaxF32(f32(old), f32(b), false))
+		case in.typ == ptx.F64:
+			if in.sub == aMin {
+				return b64(fpx.MinF64(f64(old), f64(b), false))
+			}
+			return b64(fpx.MaxF64(f64(old), f64(b), false))
+		case in.signed:
+			less = int64(sext(b, n)) < int64(sext(old, n))
+		default:
+			less = b&mask < old&mask
+		}
+		if less == (in.sub == aMin) {
+			return b & mask
+		}
+		return old & mask
+	case aInc:
+		if old&mask >= b&mask {
+			return 0
+		}
+		return (old + 1) & mask
+	case aDec:
+		if old&mask == 0 || old&mask > b&mask {
+			return b & mask
+		}
+		return (old - 1) & mask
+	case aAnd:
+		return old & b
+	case aOr:
+		return old | b
+	case aXor:
+		return old ^ b
+	case aExch:
+		return b
+	case aCas:
+		if old&mask == b&mask {
+			return c & mask
+		}
+		return old
+	}
+	return old
+}
+
+// execAtom implements atom (nd == 1) and red (nd == 0). Lanes are applied
+// in lane order.
+func execAtom(w *warp, in *inst, m uint32) {
+	base := w.r(in.s[0])
+	b := w.r(in.s[1])
+	var c *[32]uint64
+	if in.ns > 2 {
+		c = w.r(in.s[2])
+	}
+	w.eff.Addr = w.addrs[:]
+	n := int(in.esize)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		sp, a, ok := w.laneAddr(in, base, l)
+		if !ok {
+			return
+		}
+		if l == bits.TrailingZeros32(m) {
+			w.setSpace(sp)
+		}
+		if sp == spConst || sp == spParam || sp == spLocal {
+			if sp != spLocal {
+				w.faultf(in, l, FaultInvalid, "atomic on read-only %s space", sp)
+				return
+			}
+		}
+		old, ok := w.load(in, sp, l, a, n)
+		if !ok {
+			return
+		}
+		var cv uint64
+		if c != nil {
+			cv = c[l]
+		}
+		nv := atomApply(old, b[l], cv, in)
+		if !w.store(in, sp, l, a, n, nv) {
+			return
+		}
+		if in.nd > 0 {
+			w.regs[in.d[0]+int32(l)] = old
+		}
+	}
+}
+
+// cvta / cvta.to / isspacep
+
+func execCvta(w *warp, in *inst, m uint32) {
+	d, a := w.r(in.d[0]), w.r(in.s[0])
+	win := window(in.space)
+	to := in.sub == 1
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		v := a[l]
+		if win != 0 {
+			if to {
+				v -= win
+			} else {
+				v += win
+			}
+		}
+		d[l] = v & in.mask
+	}
+}
+
+func execIsspacep(w *warp, in *inst, m uint32) {
+	d, a := w.r(in.d[0]), w.r(in.s[0])
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		sp, _ := resolve(a[l])
+		want := in.space
+		if want == spFrame {
+			want = spLocal
+		}
+		d[l] = b2u(sp == want)
+	}
+}
+
+// mov variants: packing {a, b, ...} into one register and unpacking.
+
+func execMovPack(w *warp, in *inst, m uint32) {
+	d := w.r(in.d[0])
+	n := int(in.ns)
+	ew := uint(in.bits) / uint(n)
+	em := widthMask(uint8(ew))
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		var v uint64
+		for i := 0; i < n; i++ {
+			v |= (w.regs[in.s[i]+int32(l)] & em) << (uint(i) * ew)
+		}
+		d[l] = v
+	}
+}
+
+func execMovUnpack(w *warp, in *inst, m uint32) {
+	a := w.r(in.s[0])
+	n := int(in.nd)
+	ew := uint(in.bits) / uint(n)
+	em := widthMask(uint8(ew))
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		v := a[l]
+		for i := 0; i < n; i++ {
+			w.regs[in.d[i]+int32(l)] = v >> (uint(i) * ew) & em
+		}
+	}
+}
+
+func execNop(w *warp, in *inst, m uint32) {}
+
+func execUnsupported(w *warp, in *inst, m uint32) {
+	w.faultf(in, -1, FaultUnsupported, "instruction not supported by replay")
+}
+
+var _ = math.Abs
+var _ model.Space

@@ -1,0 +1,236 @@
+package replay
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/ptxtrace/ptxtrace/model"
+)
+
+// Launch describes one kernel launch: the lowered code, the geometry and
+// the memory it runs against.
+type Launch struct {
+	Code      *Code
+	Grid      [3]int
+	Block     [3]int
+	DynShared int
+	Params    []byte // kernel parameter buffer (Code.ParamSize bytes)
+	Const     []byte // constant bank (nil: the module's initializers)
+	Dev       *Device
+	Globals   []uint64      // addresses of the module's .global variables (see Device.LoadModule)
+	Textures  []*TexBinding // texture references by index, then texture objects
+	NumSMs    int           // %nsmid (default 1)
+	// MaxWarpInsts bounds the instructions one warp may execute before the
+	// launch faults as runaway (0: DefaultMaxWarpInsts).
+	MaxWarpInsts uint64
+}
+
+// DefaultMaxWarpInsts is the default per-warp instruction budget.
+const DefaultMaxWarpInsts = 200_000_000
+
+// LoadModule allocates and initialises the module's .global variables on d
+// and returns their addresses (Launch.Globals).
+func (d *Device) LoadModule(p *Program) []uint64 {
+	out := make([]uint64, len(p.globals))
+	for i, g := range p.globals {
+		a := d.Alloc(g.Name, g.Size)
+		copy(a.Data, g.Init)
+		out[i] = a.Base
+	}
+	return out
+}
+
+// Kernel is a launch ready to run: it implements model.Kernel, so the
+// timing model can create CTAs and step warps; Run executes it functionally
+// without a model.
+type Kernel struct {
+	l        Launch
+	code     *Code
+	nthreads int
+	nwarps   int
+	nctas    int
+	shared   int
+	budget   uint64
+	printf   printfSink
+	regPool  sync.Pool
+}
+
+// getRegs returns a zeroed register array of n values.
+func (k *Kernel) getRegs(n int) []uint64 {
+	if p, ok := k.regPool.Get().(*[]uint64); ok && cap(*p) >= n {
+		r := (*p)[:n]
+		clear(r)
+		return r
+	}
+	return make([]uint64, n)
+}
+
+func (k *Kernel) putRegs(r []uint64) {
+	if r != nil {
+		k.regPool.Put(&r)
+	}
+}
+
+// NewKernel checks a launch and prepares it.
+func NewKernel(l Launch) (*Kernel, error) {
+	c := l.Code
+	if c == nil {
+		return nil, fmt.Errorf("launch without code")
+	}
+	for i := 0; i < 3; i++ {
+		if l.Grid[i] == 0 {
+			l.Grid[i] = 1
+		}
+		if l.Block[i] == 0 {
+			l.Block[i] = 1
+		}
+		if l.Grid[i] < 0 || l.Block[i] < 0 {
+			return nil, fmt.Errorf("negative launch dimension")
+		}
+	}
+	nt := l.Block[0] * l.Block[1] * l.Block[2]
+	if nt > 1024 {
+		return nil, fmt.Errorf("%d threads per block exceed 1024", nt)
+	}
+	if len(l.Params) < c.ParamSize {
+		return nil, fmt.Errorf("parameter buffer has %d bytes, kernel %s needs %d", len(l.Params), c.Name, c.ParamSize)
+	}
+	if l.Const == nil {
+		l.Const = c.Prog.constInit
+	}
+	if l.Dev == nil {
+		l.Dev = NewDevice()
+	}
+	if l.Globals == nil {
+		l.Globals = l.Dev.LoadModule(c.Prog)
+	}
+	if l.NumSMs <= 0 {
+		l.NumSMs = 1
+	}
+	k := &Kernel{l: l, code: c, nthreads: nt, nwarps: (nt + 31) / 32,
+		nctas: l.Grid[0] * l.Grid[1] * l.Grid[2]}
+	k.shared = c.dynBase() + l.DynShared
+	if l.DynShared == 0 {
+		k.shared = c.SharedStatic
+	}
+	k.budget = l.MaxWarpInsts
+	if k.budget == 0 {
+		k.budget = DefaultMaxWarpInsts
+	}
+	return k, nil
+}
+
+// Code returns the lowered code of the launch.
+func (k *Kernel) Code() *Code { return k.code }
+
+// NumCTAs implements model.Kernel.
+func (k *Kernel) NumCTAs() int { return k.nctas }
+
+// ThreadsPerCTA implements model.Kernel.
+func (k *Kernel) ThreadsPerCTA() int { return k.nthreads }
+
+// RegsPerThread implements model.Kernel.
+func (k *Kernel) RegsPerThread() int { return k.code.nregs }
+
+// SharedPerCTA implements model.Kernel.
+func (k *Kernel) SharedPerCTA() int { return k.shared }
+
+// WarpsPerCTA is ⌈threads per CTA / 32⌉.
+func (k *Kernel) WarpsPerCTA() int { return k.nwarps }
+
+// Printf returns the printf output of the CTAs run so far, in CTA order
+// for Run (in creation order otherwise).
+func (k *Kernel) Printf() []byte { return k.printf.bytes() }
+
+// CTA is one running thread block; it implements model.CTA.
+type CTA struct {
+	k      *Kernel
+	linear int
+	id     [3]int
+	sm     int
+	shared []byte
+	warps  []*warp
+	mwarps []model.Warp
+	ov     *overlay
+	bars   [16]barrier
+	out    []byte // printf output of this CTA
+	tinsts uint64 // thread-instructions executed
+	winsts uint64 // warp-instructions executed
+	lastA  *Alloc
+	fault  *Fault
+}
+
+type barrier struct {
+	arrived  int
+	expected int // 0: all live warps
+	waiting  []int
+	popc     uint32
+	and, or  bool
+	result   uint32 // bar.red result of the last completed generation
+	redSeen  bool
+}
+
+// NewCTA implements model.Kernel: it creates CTA number i (linear id) on SM
+// sm with global memory written directly.
+func (k *Kernel) NewCTA(i int, sm int) (model.CTA, error) {
+	c, err := k.newCTA(i, sm, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (k *Kernel) newCTA(i, sm int, ov *overlay) (*CTA, error) {
+	if i < 0 || i >= k.nctas {
+		return nil, fmt.Errorf("CTA %d out of range (grid has %d)", i, k.nctas)
+	}
+	g := k.l.Grid
+	c := &CTA{k: k, linear: i, sm: sm, ov: ov,
+		id:     [3]int{i % g[0], i / g[0] % g[1], i / (g[0] * g[1])},
+		shared: make([]byte, k.shared)}
+	c.warps = make([]*warp, k.nwarps)
+	c.mwarps = make([]model.Warp, k.nwarps)
+	for wi := range c.warps {
+		w := newWarp(c, wi)
+		c.warps[wi] = w
+		c.mwarps[wi] = w
+	}
+	return c, nil
+}
+
+// Warps implements model.CTA.
+func (c *CTA) Warps() []model.Warp { return c.mwarps }
+
+// ID returns the CTA's index in the grid.
+func (c *CTA) ID() [3]int { return c.id }
+
+// ThreadInsts returns the thread-instructions the CTA has executed.
+func (c *CTA) ThreadInsts() uint64 { return c.tinsts }
+
+// Printf returns the printf output of the CTA so far.
+func (c *CTA) Printf() []byte { return c.out }
+
+func (c *CTA) liveWarps() int {
+	n := 0
+	for _, w := range c.warps {
+		if !w.done {
+			n++
+		}
+	}
+	return n
+}
+
+// lanesOf returns the mask of the lanes of warp wi that exist.
+func lanesOf(nthreads, wi int) uint32 {
+	n := nthreads - wi*32
+	if n >= 32 {
+		return ^uint32(0)
+	}
+	if n <= 0 {
+		return 0
+	}
+	return uint32(1)<<uint(n) - 1
+}
+
+var _ = bits.OnesCount32

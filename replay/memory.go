@@ -1,0 +1,186 @@
+package replay
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+)
+
+// Device is the global memory of a simulated GPU: a flat 64-bit address
+// space holding allocations. Addresses outside every allocation fault.
+// Allocations are 256-byte aligned and separated by at least 256 unmapped
+// bytes, so small overruns are caught. A Device is not safe for concurrent
+// allocation; during a launch it is only read (and written through the
+// deterministic schemes of Kernel.Run).
+type Device struct {
+	allocs []*Alloc // sorted by Base
+	next   uint64
+}
+
+// Alloc is one device allocation.
+type Alloc struct {
+	Name string
+	Base uint64
+	Data []byte
+}
+
+// End returns the first address past the allocation.
+func (a *Alloc) End() uint64 { return a.Base + uint64(len(a.Data)) }
+
+// NewDevice returns an empty device.
+func NewDevice() *Device { return &Device{next: GlobalBase} }
+
+// Alloc allocates size zeroed bytes.
+func (d *Device) Alloc(name string, size int) *Alloc {
+	if size < 0 {
+		size = 0
+	}
+	a := &Alloc{Name: name, Base: d.next, Data: make([]byte, size)}
+	d.next += uint64((size + 255) / 256 * 256)
+	d.next += 256 // guard gap
+	d.allocs = append(d.allocs, a)
+	return a
+}
+
+// Allocs returns the allocations in address order.
+func (d *Device) Allocs() []*Alloc { return append([]*Alloc(nil), d.allocs...) }
+
+// Find returns the allocation containing addr, or nil.
+func (d *Device) Find(addr uint64) *Alloc {
+	as := d.allocs
+	i := sort.Search(len(as), func(i int) bool { return as[i].End() > addr })
+	if i < len(as) && as[i].Base <= addr {
+		return as[i]
+	}
+	return nil
+}
+
+// Bytes returns the n bytes at addr, or an error when they are not inside
+// one allocation.
+func (d *Device) Bytes(addr uint64, n int) ([]byte, error) {
+	a := d.Find(addr)
+	if a == nil || addr+uint64(n) > a.End() {
+		return nil, fmt.Errorf("address range %#x+%d is not inside a device allocation", addr, n)
+	}
+	o := addr - a.Base
+	return a.Data[o : o+uint64(n)], nil
+}
+
+// overlay holds the global-memory writes of one CTA while CTAs run in
+// parallel: reads see the CTA's own writes over the device contents from
+// before the wave; writes are merged into the device in CTA order after the
+// wave (see doc.go, "Parallel execution").
+type overlay struct {
+	pages map[uint64]*ovPage
+	keys  []uint64
+	lastK uint64
+	lastP *ovPage
+	hasL  bool
+}
+
+const ovShift = 10
+const ovSize = 1 << ovShift
+
+type ovPage struct {
+	data  [ovSize]byte
+	dirty [ovSize / 64]uint64
+}
+
+func newOverlay() *overlay { return &overlay{pages: map[uint64]*ovPage{}} }
+
+func (o *overlay) page(key uint64, create bool) *ovPage {
+	if o.hasL && o.lastK == key && (o.lastP != nil || !create) {
+		return o.lastP
+	}
+	p := o.pages[key]
+	if p == nil && create {
+		p = new(ovPage)
+		o.pages[key] = p
+		o.keys = append(o.keys, key)
+	}
+	o.lastK, o.lastP, o.hasL = key, p, true
+	return p
+}
+
+// read fills b (at address addr, inside one page) from the overlay where
+// written; base holds the device bytes.
+func (o *overlay) read(addr uint64, b []byte) {
+	p := o.page(addr>>ovShift, false)
+	if p == nil {
+		return
+	}
+	off := addr & (ovSize - 1)
+	for i := range b {
+		j := off + uint64(i)
+		if p.dirty[j>>6]>>(j&63)&1 != 0 {
+			b[i] = p.data[j]
+		}
+	}
+}
+
+func (o *overlay) write(addr uint64, b []byte) {
+	p := o.page(addr>>ovShift, true)
+	off := addr & (ovSize - 1)
+	for i := range b {
+		j := off + uint64(i)
+		p.data[j] = b[i]
+		p.dirty[j>>6] |= 1 << (j & 63)
+	}
+}
+
+// merge writes the overlay's bytes into the device.
+func (o *overlay) merge(d *Device) {
+	sort.Slice(o.keys, func(i, j int) bool { return o.keys[i] < o.keys[j] })
+	var a *Alloc
+	for _, k := range o.keys {
+		p := o.pages[k]
+		base := k << ovShift
+		for j := uint64(0); j < ovSize; j++ {
+			if p.dirty[j>>6]>>(j&63)&1 == 0 {
+				continue
+			}
+			addr := base + j
+			if a == nil || addr < a.Base || addr >= a.End() {
+				a = d.Find(addr)
+			}
+			if a != nil {
+				a.Data[addr-a.Base] = p.data[j]
+			}
+		}
+	}
+}
+
+func le(b []byte, n int) uint64 {
+	switch n {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b))
+	case 8:
+		return binary.LittleEndian.Uint64(b)
+	}
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+func putLE(b []byte, n int, v uint64) {
+	switch n {
+	case 1:
+		b[0] = byte(v)
+	case 2:
+		binary.LittleEndian.PutUint16(b, uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(b, uint32(v))
+	case 8:
+		binary.LittleEndian.PutUint64(b, v)
+	default:
+		for i := 0; i < n; i++ {
+			b[i] = byte(v >> (8 * i))
+		}
+	}
+}

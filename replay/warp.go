@@ -1,0 +1,426 @@
+package replay
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/ptxtrace/ptxtrace/model"
+)
+
+// simtEntry is one entry of a warp's reconvergence stack: the lanes in
+// mask execute from pc until they reach rpc, where the entry is popped and
+// the lanes rejoin the entry below.
+type simtEntry struct {
+	pc   int32
+	rpc  int32
+	mask uint32
+}
+
+// frame is one activation of a function on a warp.
+type frame struct {
+	f     *fnCode
+	regs  []uint64
+	stack []simtEntry
+	fp    int   // local-memory base of the frame
+	call  *inst // the call instruction in the caller (nil for the entry)
+}
+
+const maxCallDepth = 1024
+const maxLocalPerThread = 1 << 20
+
+// warp is one warp of a CTA. It implements model.Warp.
+type warp struct {
+	c      *CTA
+	k      *Kernel
+	id     int
+	live   uint32 // lanes that exist
+	exited uint32
+	frames []frame
+	regs   []uint64 // registers of the current frame
+	local  [32][]byte
+	sp     int
+	carry  uint32 // carry flag per lane
+
+	cur    uint32 // active mask of the instruction executing (before the guard)
+	clk    model.Clocks
+	icount uint64
+	done   bool
+	fault  *Fault
+
+	waitBar int // functional scheduler: barrier waited on, or -1
+	redPend bool
+	redDst  int32
+	redMask uint32
+	redBar  int
+	redKind uint8
+
+	eff    model.Effect
+	addrs  [32]uint64
+	texels [32][]model.Texel
+}
+
+func newWarp(c *CTA, wi int) *warp {
+	k := c.k
+	w := &warp{c: c, k: k, id: wi, live: lanesOf(k.nthreads, wi), waitBar: -1}
+	entry := k.code.entry
+	w.pushFrame(entry, nil, w.live)
+	w.normalize()
+	return w
+}
+
+// ID implements model.Warp.
+func (w *warp) ID() int { return w.id }
+
+// pushFrame creates an activation of f for the lanes in mask.
+func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
+	if len(w.frames) >= maxCallDepth {
+		return false
+	}
+	fp := alignUp(w.sp, 16)
+	need := fp + f.frameSize
+	if need > maxLocalPerThread {
+		return false
+	}
+	if f.frameSize > 0 {
+		for l := 0; l < 32; l++ {
+			if mask>>l&1 == 0 {
+				continue
+			}
+			if len(w.local[l]) < need {
+				n := make([]byte, max(need, 2*len(w.local[l])))
+				copy(n, w.local[l])
+				w.local[l] = n
+			}
+		}
+	}
+	w.sp = need
+	regs := w.k.getRegs(f.nregs * 32)
+	for _, ri := range f.inits {
+		v := ri.v
+		switch ri.kind {
+		case initGlobal:
+			v += w.k.l.Globals[ri.idx]
+		case initFrame:
+			v += uint64(fp)
+		case initSpecial:
+			w.fillSpecial(regs[ri.reg:ri.reg+32], special(ri.idx))
+			continue
+		}
+		r := regs[ri.reg : ri.reg+32]
+		for l := range r {
+			r[l] = v
+		}
+	}
+	w.frames = append(w.frames, frame{f: f, regs: regs, stack: []simtEntry{{pc: 0, rpc: -1, mask: mask}}, fp: fp, call: call})
+	w.regs = regs
+	return true
+}
+
+// fillSpecial writes the per-lane values of a special register.
+func (w *warp) fillSpecial(r []uint64, s special) {
+	k := w.k
+	b, g := k.l.Block, k.l.Grid
+	r = r[:32]
+	switch s {
+	case srTidX, srTidY, srTidZ:
+		for l := range r {
+			t := w.id*32 + l
+			switch s {
+			case srTidX:
+				r[l] = uint64(t % b[0])
+			case srTidY:
+				r[l] = uint64(t / b[0] % b[1])
+			default:
+				r[l] = uint64(t / (b[0] * b[1]))
+			}
+		}
+		return
+	case srLaneid:
+		for l := range r {
+			r[l] = uint64(l)
+		}
+		return
+	case srLanemaskEq, srLanemaskLe, srLanemaskLt, srLanemaskGe, srLanemaskGt:
+		for l := range r {
+			var v uint64
+			switch s {
+			case srLanemaskEq:
+				v = 1 << l
+			case srLanemaskLe:
+				v = uint64(uint32(2<<l) - 1)
+			case srLanemaskLt:
+				v = 1<<l - 1
+			case srLanemaskGe:
+				v = uint64(^uint32(0) << l)
+			case srLanemaskGt:
+				v = uint64(^uint32(0) << l << 1)
+			}
+			r[l] = v
+		}
+		return
+	}
+	var v uint64
+	switch s {
+	case srNtidX, srNtidY, srNtidZ:
+		v = uint64(b[s-srNtidX])
+	case srCtaidX, srCtaidY, srCtaidZ:
+		v = uint64(w.c.id[s-srCtaidX])
+	case srNctaidX, srNctaidY, srNctaidZ:
+		v = uint64(g[s-srNctaidX])
+	case srWarpid:
+		v = uint64(w.id)
+	case srNwarpid:
+		v = 64
+	case srNsmid:
+		v = uint64(k.l.NumSMs)
+	case srGridid:
+		v = 1
+	case srDynSmem:
+		v = uint64(k.l.DynShared)
+	case srTotalSmem:
+		v = uint64(k.shared)
+	case srSmid:
+		v = uint64(w.clk.SMID)
+	case srClock:
+		v = uint64(uint32(w.clk.Cycle))
+	case srClockHi:
+		v = uint64(w.clk.Cycle) >> 32
+	case srClock64:
+		v = uint64(w.clk.Cycle)
+	case srGlobaltimer:
+		v = w.clk.GlobalTimer
+	case srGlobaltimerLo:
+		v = w.clk.GlobalTimer & 0xffffffff
+	case srGlobaltimerHi:
+		v = w.clk.GlobalTimer >> 32
+	}
+	for l := range r {
+		r[l] = v
+	}
+}
+
+// normalize pops finished stack entries and frames so that the top entry
+// is the next instruction to execute; it marks the warp done when nothing
+// is left.
+func (w *warp) normalize() {
+	for {
+		n := len(w.frames)
+		if n == 0 {
+			w.done = true
+			return
+		}
+		fr := &w.frames[n-1]
+		st := fr.stack
+		if len(st) == 0 {
+			w.returnFrame()
+			continue
+		}
+		top := &st[len(st)-1]
+		mask := top.mask &^ w.exited
+		switch {
+		case mask == 0:
+		case int(top.pc) >= len(fr.f.code):
+			if n == 1 {
+				// Reaching the end of the entry is exiting.
+				w.exited |= mask
+			}
+		case top.pc == top.rpc:
+		default:
+			return
+		}
+		fr.stack = st[:len(st)-1]
+	}
+}
+
+// returnFrame pops the current frame (its stack is empty) and copies the
+// return values to the caller.
+func (w *warp) returnFrame() {
+	n := len(w.frames)
+	fr := w.frames[n-1]
+	w.frames = w.frames[:n-1]
+	w.sp = fr.fp
+	defer w.k.putRegs(fr.regs)
+	if n == 1 {
+		w.regs = nil
+		return
+	}
+	caller := &w.frames[n-2]
+	w.regs = caller.regs
+	call := fr.call
+	if call == nil {
+		return
+	}
+	// the lanes that made the call and did not exit
+	mask := uint32(0)
+	if st := caller.stack; len(st) > 0 {
+		mask = st[len(st)-1].mask &^ w.exited
+	}
+	for i, r := range call.rets {
+		if i >= len(fr.f.rets) {
+			break
+		}
+		w.copySlot(caller.regs, r, fr.regs, fr.f.rets[i], fr.fp, caller.fp, mask)
+	}
+}
+
+// copySlot copies a parameter value between frames for the lanes in mask.
+func (w *warp) copySlot(dregs []uint64, d slot, sregs []uint64, s slot, sfp, dfp int, mask uint32) {
+	n := min(d.size, s.size)
+	if n <= 0 {
+		n = max(d.size, s.size)
+	}
+	for mm := mask; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		var v uint64
+		var buf [8]byte
+		if s.reg >= 0 {
+			v = sregs[int(s.reg)+l]
+		} else {
+			loc := w.local[l]
+			if n > 8 {
+				if d.reg < 0 {
+					copy(w.local[l][d.off+dfp:d.off+dfp+n], loc[s.off+sfp:s.off+sfp+n])
+				}
+				continue
+			}
+			copy(buf[:], loc[s.off+sfp:s.off+sfp+n])
+			v = le(buf[:], 8)
+		}
+		if d.reg >= 0 {
+			dregs[int(d.reg)+l] = v
+		} else {
+			putLE(buf[:], 8, v)
+			copy(w.local[l][d.off+dfp:d.off+dfp+min(n, 8)], buf[:])
+		}
+	}
+}
+
+// Peek implements model.Warp.
+func (w *warp) Peek() *model.Inst {
+	if w.done {
+		return nil
+	}
+	fr := &w.frames[len(w.frames)-1]
+	return &fr.f.code[fr.stack[len(fr.stack)-1].pc].m
+}
+
+// Issue implements model.Warp: it executes the next warp-instruction.
+func (w *warp) Issue(c model.Clocks) (*model.Effect, error) {
+	if w.done {
+		return nil, fmt.Errorf("warp %d of CTA %d has exited", w.id, w.c.linear)
+	}
+	w.clk = c
+	w.step()
+	if w.fault != nil {
+		return &w.eff, w.fault
+	}
+	return &w.eff, nil
+}
+
+// step executes one warp-instruction.
+func (w *warp) step() {
+	if w.redPend {
+		w.finishRed()
+	}
+	fr := &w.frames[len(w.frames)-1]
+	top := &fr.stack[len(fr.stack)-1]
+	in := &fr.f.code[top.pc]
+	act := top.mask &^ w.exited
+	w.cur = act
+	m := act
+	if in.guard >= 0 {
+		g := w.regs[in.guard : in.guard+32 : in.guard+32]
+		var gm uint32
+		for mm := act; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			gm |= uint32(g[l]&1) << l
+		}
+		if in.gneg {
+			gm = ^gm
+		}
+		m = act & gm
+	}
+	top.pc++
+	e := &w.eff
+	e.Active = m
+	e.Addr = nil
+	e.Texels = nil
+	e.Exited = false
+	e.Barrier = false
+	e.Arrive = false
+	if in.m.Clock || in.flags&fDyn != 0 {
+		for _, ri := range fr.f.dyn {
+			w.fillSpecial(w.regs[ri.reg:ri.reg+32], special(ri.idx))
+		}
+	}
+	in.exec(w, in, m)
+	w.icount++
+	w.c.winsts++
+	w.c.tinsts += uint64(bits.OnesCount32(m))
+	if w.fault != nil {
+		return
+	}
+	if w.icount > w.k.budget {
+		w.faultf(in, -1, FaultRunaway, "warp executed more than %d instructions (runaway execution; raise the budget with max_warp_insts)", w.k.budget)
+		return
+	}
+	w.normalize()
+	if w.done {
+		e.Exited = true
+	}
+}
+
+// faultf records a fault at instruction in (lane -1: the whole warp).
+func (w *warp) faultf(in *inst, lane int, kind FaultKind, format string, args ...any) {
+	if w.fault != nil {
+		return
+	}
+	k := w.k
+	f := &Fault{Kind: kind, Msg: fmt.Sprintf(format, args...), Kernel: k.code.Name, CTA: w.c.id,
+		Warp: w.id, Lane: lane, File: k.code.Prog.Name}
+	if in != nil {
+		f.PC, f.Line, f.Inst, f.Func = in.m.PC, in.m.Line, in.text, in.fn.name
+	}
+	if lane >= 0 {
+		t := w.id*32 + lane
+		b := k.l.Block
+		f.Thread = [3]int{t % b[0], t / b[0] % b[1], t / (b[0] * b[1])}
+	}
+	w.fault = f
+	if w.c.fault == nil {
+		w.c.fault = f
+	}
+}
+
+// top returns the current stack entry.
+func (w *warp) topEntry() *simtEntry {
+	fr := &w.frames[len(w.frames)-1]
+	return &fr.stack[len(fr.stack)-1]
+}
+
+// branch implements a possibly divergent jump of the lanes in taken to
+// target; the other active lanes continue at the next instruction.
+func (w *warp) branch(in *inst, taken uint32, target int32) {
+	fr := &w.frames[len(w.frames)-1]
+	top := &fr.stack[len(fr.stack)-1]
+	act := w.cur
+	nt := act &^ taken
+	switch {
+	case taken == 0:
+		return // top.pc already advanced
+	case nt == 0:
+		top.pc = target
+		return
+	}
+	// Divergence: the current entry waits at the reconvergence point;
+	// the not-taken path runs first, then the taken path.
+	rpc := in.rpc
+	next := top.pc
+	top.pc = rpc
+	if rpc < 0 {
+		// no reconvergence (paths never meet): keep both paths as
+		// separate entries under an entry that never runs
+		top.mask &^= act
+	}
+	fr.stack = append(fr.stack, simtEntry{pc: target, rpc: rpc, mask: taken}, simtEntry{pc: next, rpc: rpc, mask: nt})
+}

@@ -1,0 +1,605 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/manifest"
+)
+
+// Bundle file format (docs/trace.md).
+const (
+	BundleMagic = "PTXTBNDL"
+	BundleMajor = 1
+	BundleMinor = 0
+
+	bundleHeaderBytes = 16
+	chunkHeaderBytes  = 16
+	chunkTrailerBytes = 4
+	truthRecordBytes  = 24
+)
+
+// Chunk tags.
+const (
+	tagMeta     = "META"
+	tagManifest = "MANI"
+	tagRaw      = "RAWB"
+	tagTruth    = "TRUT"
+	tagCounters = "CNTR"
+	tagEnd      = "END."
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// BundleInput is what a run bundle holds. Raw (or RawFrom with RawSize) and
+// a manifest (Manifest, or ManifestJSON) are required.
+type BundleInput struct {
+	Raw []byte
+	// RawFrom streams a raw buffer too large for memory: exactly RawSize
+	// bytes are read from it (used when Raw is nil).
+	RawFrom io.Reader
+	RawSize int64
+
+	Manifest     *manifest.Manifest
+	ManifestJSON []byte // used when Manifest is nil; stored as given
+
+	Kernel   string // the launched kernel; "" = the manifest's only kernel
+	Meta     RunMeta
+	Truth    []TruthAccess // any order; stored sorted by warp (stable)
+	Counters []Counter     // stored in the given order
+}
+
+// bundleMeta is the META chunk's JSON.
+type bundleMeta struct {
+	Kernel string  `json:"kernel"`
+	Run    RunMeta `json:"run"`
+}
+
+// WriteBundle writes a run bundle to w. The bytes depend only on in.
+func WriteBundle(w io.Writer, in *BundleInput) error {
+	if in == nil {
+		return errors.New("trace: WriteBundle: nil input")
+	}
+	m := in.Manifest
+	mjson := in.ManifestJSON
+	if m != nil {
+		var buf bytes.Buffer
+		if err := m.Write(&buf); err != nil {
+			return fmt.Errorf("trace: WriteBundle: manifest: %w", err)
+		}
+		mjson = buf.Bytes()
+	} else {
+		if mjson == nil {
+			return errors.New("trace: WriteBundle: no manifest")
+		}
+		var err error
+		if m, err = manifest.Read(bytes.NewReader(mjson)); err != nil {
+			return fmt.Errorf("trace: WriteBundle: %w", err)
+		}
+	}
+	k, err := pickKernel(m, in.Kernel)
+	if err != nil {
+		return fmt.Errorf("trace: WriteBundle: %w", err)
+	}
+	var raw io.Reader
+	var rawSize int64
+	var rawAt io.ReaderAt
+	switch {
+	case in.Raw != nil:
+		raw, rawSize = bytes.NewReader(in.Raw), int64(len(in.Raw))
+		rawAt = bytes.NewReader(in.Raw)
+	case in.RawFrom != nil:
+		raw, rawSize = in.RawFrom, in.RawSize
+	default:
+		return errors.New("trace: WriteBundle: no raw buffer")
+	}
+	if rawAt != nil {
+		// Check the buffer belongs to the manifest before storing it.
+		if _, err := NewDecoder(rawAt, rawSize, m, k.Name, Options{}); err != nil {
+			return fmt.Errorf("trace: WriteBundle: %w", err)
+		}
+	}
+	meta, err := json.Marshal(bundleMeta{Kernel: k.Name, Run: in.Meta})
+	if err != nil {
+		return fmt.Errorf("trace: WriteBundle: %w", err)
+	}
+	counters := in.Counters
+	if counters == nil {
+		counters = []Counter{}
+	}
+	cjson, err := json.Marshal(counters)
+	if err != nil {
+		return fmt.Errorf("trace: WriteBundle: counters: %w", err)
+	}
+
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var hdr [bundleHeaderBytes]byte
+	copy(hdr[:], BundleMagic)
+	binary.LittleEndian.PutUint16(hdr[8:], BundleMajor)
+	binary.LittleEndian.PutUint16(hdr[10:], BundleMinor)
+	if _, err := bw.Write(hdr[:]); err != nil {
+		return err
+	}
+	put := func(tag string, size int64, body io.Reader) error {
+		if err := writeChunk(bw, tag, size, body); err != nil {
+			return fmt.Errorf("trace: WriteBundle: %s chunk: %w", tag, err)
+		}
+		return nil
+	}
+	if err := put(tagMeta, int64(len(meta)), bytes.NewReader(meta)); err != nil {
+		return err
+	}
+	if err := put(tagManifest, int64(len(mjson)), bytes.NewReader(mjson)); err != nil {
+		return err
+	}
+	if err := put(tagRaw, rawSize, raw); err != nil {
+		return err
+	}
+	truth := make([]TruthAccess, len(in.Truth))
+	copy(truth, in.Truth)
+	sort.SliceStable(truth, func(i, j int) bool { return truth[i].Warp < truth[j].Warp })
+	if err := put(tagTruth, int64(len(truth))*truthRecordBytes, &truthEncoder{t: truth}); err != nil {
+		return err
+	}
+	if err := put(tagCounters, int64(len(cjson)), bytes.NewReader(cjson)); err != nil {
+		return err
+	}
+	if err := put(tagEnd, 0, bytes.NewReader(nil)); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// WriteBundleFile writes a run bundle to path atomically (temporary file,
+// sync, rename), with permission 0644.
+func WriteBundleFile(path string, in *BundleInput) error {
+	return atomicfile.WriteFile(path, 0o644, func(w io.Writer) error { return WriteBundle(w, in) })
+}
+
+func writeChunk(w io.Writer, tag string, size int64, body io.Reader) error {
+	var h [chunkHeaderBytes]byte
+	copy(h[:4], tag)
+	binary.LittleEndian.PutUint64(h[8:], uint64(size))
+	crc := crc32.Update(0, castagnoli, h[:])
+	if _, err := w.Write(h[:]); err != nil {
+		return err
+	}
+	cw := &crcWriter{w: w, crc: crc}
+	n, err := io.CopyN(cw, body, size)
+	if err != nil {
+		if n < size && (err == io.EOF || err == io.ErrUnexpectedEOF) {
+			return fmt.Errorf("payload ended after %d of %d bytes", n, size)
+		}
+		return err
+	}
+	var t [chunkTrailerBytes]byte
+	binary.LittleEndian.PutUint32(t[:], cw.crc)
+	_, err = w.Write(t[:])
+	return err
+}
+
+type crcWriter struct {
+	w   io.Writer
+	crc uint32
+}
+
+func (c *crcWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.crc = crc32.Update(c.crc, castagnoli, p[:n])
+	return n, err
+}
+
+// truthEncoder streams truth records in their binary form.
+type truthEncoder struct {
+	t   []TruthAccess
+	buf []byte
+}
+
+func (e *truthEncoder) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if len(e.buf) == 0 {
+			if len(e.t) == 0 {
+				if n == 0 {
+					return 0, io.EOF
+				}
+				return n, nil
+			}
+			var b [truthRecordBytes]byte
+			putTruth(b[:], e.t[0])
+			e.t = e.t[1:]
+			e.buf = b[:]
+		}
+		c := copy(p[n:], e.buf)
+		e.buf = e.buf[c:]
+		n += c
+	}
+	return n, nil
+}
+
+func putTruth(b []byte, t TruthAccess) {
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], t.Warp)
+	le.PutUint32(b[4:], t.Probe)
+	le.PutUint64(b[8:], t.Issue)
+	le.PutUint64(b[16:], t.Complete)
+}
+
+func getTruth(b []byte) TruthAccess {
+	le := binary.LittleEndian
+	return TruthAccess{Warp: le.Uint32(b[0:]), Probe: le.Uint32(b[4:]), Issue: le.Uint64(b[8:]), Complete: le.Uint64(b[16:])}
+}
+
+// section locates one chunk's payload in the file.
+type section struct {
+	off, size int64
+	crc       uint32 // stored CRC (covers the chunk header too)
+	hdr       [chunkHeaderBytes]byte
+}
+
+// Bundle is an open run bundle. The small sections (metadata, manifest,
+// counters) are read and checksum-verified by OpenBundle; the raw buffer and
+// ground truth stay in the file and are read on demand through the
+// io.ReaderAt, so bundles larger than memory work.
+type Bundle struct {
+	Major, Minor uint16
+	Kernel       string
+	Meta         RunMeta
+	ManifestJSON []byte
+	Manifest     *manifest.Manifest
+	Counters     []Counter
+
+	r          io.ReaderAt
+	raw, truth section
+	hasTruth   bool
+	closer     io.Closer
+}
+
+// BundleError is a malformed bundle; Offset is the byte offset of the
+// problem (−1 unknown).
+type BundleError struct {
+	Offset int64
+	Msg    string
+}
+
+func (e *BundleError) Error() string {
+	if e.Offset < 0 {
+		return "trace: bundle: " + e.Msg
+	}
+	return fmt.Sprintf("trace: bundle: offset %d: %s", e.Offset, e.Msg)
+}
+
+func bundleErr(off int64, format string, args ...any) error {
+	return &BundleError{Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// maxSmallChunk bounds chunks that OpenBundle reads into memory.
+const maxSmallChunk = 256 << 20
+
+// OpenBundle reads a bundle's directory and small sections from r (size
+// bytes).
+func OpenBundle(r io.ReaderAt, size int64) (*Bundle, error) {
+	var hdr [bundleHeaderBytes]byte
+	if size < bundleHeaderBytes {
+		return nil, bundleErr(-1, "%d bytes: too short for a bundle", size)
+	}
+	if _, err := r.ReadAt(hdr[:], 0); err != nil {
+		return nil, fmt.Errorf("trace: bundle: %w", err)
+	}
+	if string(hdr[:8]) != BundleMagic {
+		return nil, bundleErr(0, "bad magic %q (want %q): not a ptxtrace run bundle", hdr[:8], BundleMagic)
+	}
+	b := &Bundle{r: r, Major: binary.LittleEndian.Uint16(hdr[8:]), Minor: binary.LittleEndian.Uint16(hdr[10:])}
+	if b.Major != BundleMajor {
+		return nil, bundleErr(8, "version %d.%d is not supported (this ptxtrace reads major version %d)", b.Major, b.Minor, BundleMajor)
+	}
+	var (
+		meta, mani, cntr []byte
+		seen             = map[string]bool{}
+		ended            bool
+	)
+	off := int64(bundleHeaderBytes)
+	for !ended {
+		if off+chunkHeaderBytes+chunkTrailerBytes > size {
+			return nil, bundleErr(off, "truncated: no END chunk")
+		}
+		var s section
+		if _, err := r.ReadAt(s.hdr[:], off); err != nil {
+			return nil, fmt.Errorf("trace: bundle: offset %d: %w", off, err)
+		}
+		tag := string(s.hdr[:4])
+		n := binary.LittleEndian.Uint64(s.hdr[8:])
+		if n > uint64(size) || off+chunkHeaderBytes+int64(n)+chunkTrailerBytes > size {
+			return nil, bundleErr(off, "chunk %q of %d bytes runs past the end of the file (%d bytes)", tag, n, size)
+		}
+		s.off, s.size = off+chunkHeaderBytes, int64(n)
+		var t [chunkTrailerBytes]byte
+		if _, err := r.ReadAt(t[:], s.off+s.size); err != nil {
+			return nil, fmt.Errorf("trace: bundle: offset %d: %w", s.off+s.size, err)
+		}
+		s.crc = binary.LittleEndian.Uint32(t[:])
+		if seen[tag] {
+			return nil, bundleErr(off, "duplicate chunk %q", tag)
+		}
+		seen[tag] = true
+		small := func() ([]byte, error) {
+			if s.size > maxSmallChunk {
+				return nil, bundleErr(off, "chunk %q is %d bytes (limit %d)", tag, s.size, maxSmallChunk)
+			}
+			p := make([]byte, s.size)
+			if _, err := r.ReadAt(p, s.off); err != nil {
+				return nil, fmt.Errorf("trace: bundle: chunk %q: %w", tag, err)
+			}
+			c := crc32.Update(crc32.Update(0, castagnoli, s.hdr[:]), castagnoli, p)
+			if c != s.crc {
+				return nil, bundleErr(off, "chunk %q: checksum mismatch (stored %08x, computed %08x): corrupt file", tag, s.crc, c)
+			}
+			return p, nil
+		}
+		var err error
+		switch tag {
+		case tagMeta:
+			meta, err = small()
+		case tagManifest:
+			mani, err = small()
+		case tagCounters:
+			cntr, err = small()
+		case tagRaw:
+			b.raw = s
+		case tagTruth:
+			if s.size%truthRecordBytes != 0 {
+				return nil, bundleErr(off, "truth chunk of %d bytes is not a multiple of %d", s.size, truthRecordBytes)
+			}
+			b.truth, b.hasTruth = s, true
+		case tagEnd:
+			_, err = small()
+			ended = true
+		default:
+			// Unknown chunks of a newer minor version are skipped; their
+			// checksum is checked by CheckValid.
+		}
+		if err != nil {
+			return nil, err
+		}
+		off = s.off + s.size + chunkTrailerBytes
+	}
+	for _, tag := range []string{tagMeta, tagManifest, tagRaw} {
+		if !seen[tag] {
+			return nil, bundleErr(-1, "missing %q chunk", tag)
+		}
+	}
+	var bm bundleMeta
+	if err := json.Unmarshal(meta, &bm); err != nil {
+		return nil, bundleErr(-1, "metadata: %v", err)
+	}
+	b.Kernel, b.Meta = bm.Kernel, bm.Run
+	b.ManifestJSON = mani
+	m, err := manifest.Read(bytes.NewReader(mani))
+	if err != nil {
+		return nil, fmt.Errorf("trace: bundle: %w", err)
+	}
+	b.Manifest = m
+	if m.Kernel(b.Kernel) == nil {
+		return nil, bundleErr(-1, "kernel %q is not in the bundle's manifest", b.Kernel)
+	}
+	if cntr != nil {
+		if err := json.Unmarshal(cntr, &b.Counters); err != nil {
+			return nil, bundleErr(-1, "counters: %v", err)
+		}
+	}
+	return b, nil
+}
+
+// OpenBundleFile opens the bundle at path (or path/run.bundle when path is
+// a run directory). Close the result when done.
+func OpenBundleFile(path string) (*Bundle, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = path + string(os.PathSeparator) + "run.bundle"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	b, err := OpenBundle(f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	b.closer = f
+	return b, nil
+}
+
+// Close closes the file of a bundle opened with OpenBundleFile.
+func (b *Bundle) Close() error {
+	if b.closer == nil {
+		return nil
+	}
+	err := b.closer.Close()
+	b.closer = nil
+	return err
+}
+
+// Raw returns a reader over the raw buffer section.
+func (b *Bundle) Raw() *io.SectionReader { return io.NewSectionReader(b.r, b.raw.off, b.raw.size) }
+
+// RawSize is the raw buffer's length in bytes.
+func (b *Bundle) RawSize() int64 { return b.raw.size }
+
+// TruthCount is the number of ground-truth records.
+func (b *Bundle) TruthCount() int64 { return b.truth.size / truthRecordBytes }
+
+// TruthAt returns ground-truth record i.
+func (b *Bundle) TruthAt(i int64) (TruthAccess, error) {
+	var p [truthRecordBytes]byte
+	if _, err := b.r.ReadAt(p[:], b.truth.off+i*truthRecordBytes); err != nil {
+		return TruthAccess{}, fmt.Errorf("trace: bundle: truth record %d: %w", i, err)
+	}
+	return getTruth(p[:]), nil
+}
+
+// AllTruth reads every ground-truth record into memory.
+func (b *Bundle) AllTruth() ([]TruthAccess, error) {
+	n := b.TruthCount()
+	out := make([]TruthAccess, 0, n)
+	rd := bufio.NewReaderSize(io.NewSectionReader(b.r, b.truth.off, b.truth.size), 1<<16)
+	var p [truthRecordBytes]byte
+	for i := int64(0); i < n; i++ {
+		if _, err := io.ReadFull(rd, p[:]); err != nil {
+			return nil, fmt.Errorf("trace: bundle: truth record %d: %w", i, err)
+		}
+		out = append(out, getTruth(p[:]))
+	}
+	return out, nil
+}
+
+// Truth implements TruthReader: the records of one warp, found by binary
+// search (the chunk is sorted by warp).
+func (b *Bundle) Truth(seg uint32, dst []TruthAccess) ([]TruthAccess, error) {
+	n := b.TruthCount()
+	var ferr error
+	warpAt := func(i int64) uint32 {
+		var p [4]byte
+		if _, err := b.r.ReadAt(p[:], b.truth.off+i*truthRecordBytes); err != nil && ferr == nil {
+			ferr = err
+		}
+		return binary.LittleEndian.Uint32(p[:])
+	}
+	lo, hi := int64(0), n
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if warpAt(m) < seg {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	const blk = 256
+	var p [blk * truthRecordBytes]byte
+	for i := lo; i < n && ferr == nil; i += blk {
+		c := min(blk, n-i)
+		if _, err := b.r.ReadAt(p[:c*truthRecordBytes], b.truth.off+i*truthRecordBytes); err != nil {
+			return dst, fmt.Errorf("trace: bundle: truth: %w", err)
+		}
+		for j := int64(0); j < c; j++ {
+			t := getTruth(p[j*truthRecordBytes:])
+			if t.Warp != seg {
+				return dst, nil
+			}
+			dst = append(dst, t)
+		}
+	}
+	if ferr != nil {
+		return dst, fmt.Errorf("trace: bundle: truth: %w", ferr)
+	}
+	return dst, nil
+}
+
+// Regions returns a streaming decoder over the bundle's raw buffer, with
+// ground truth attached to the regions it times.
+func (b *Bundle) Regions() (*Decoder, error) {
+	var tr TruthReader
+	if b.TruthCount() > 0 {
+		tr = b
+	}
+	return NewDecoder(b.Raw(), b.raw.size, b.Manifest, b.Kernel, Options{Meta: b.Meta, ManifestJSON: b.ManifestJSON, Truth: tr})
+}
+
+// Trace decodes the whole bundle into memory.
+func (b *Bundle) Trace() (*Trace, error) {
+	d, err := b.Regions()
+	if err != nil {
+		return nil, err
+	}
+	t, err := Collect(d)
+	if err != nil {
+		return nil, err
+	}
+	if t.Truth, err = b.AllTruth(); err != nil {
+		return nil, err
+	}
+	t.Counters = append([]Counter(nil), b.Counters...)
+	return t, nil
+}
+
+// VerifyChecksums re-reads every chunk (streaming, bounded memory) and
+// compares its CRC-32C with the stored one.
+func (b *Bundle) VerifyChecksums() error {
+	off := int64(bundleHeaderBytes)
+	buf := make([]byte, 64<<10)
+	for {
+		var s section
+		if _, err := b.r.ReadAt(s.hdr[:], off); err != nil {
+			return fmt.Errorf("trace: bundle: offset %d: %w", off, err)
+		}
+		tag := string(s.hdr[:4])
+		n := int64(binary.LittleEndian.Uint64(s.hdr[8:]))
+		c := crc32.Update(0, castagnoli, s.hdr[:])
+		for pos := int64(0); pos < n; {
+			k := min(int64(len(buf)), n-pos)
+			if _, err := b.r.ReadAt(buf[:k], off+chunkHeaderBytes+pos); err != nil {
+				return fmt.Errorf("trace: bundle: chunk %q: %w", tag, err)
+			}
+			c = crc32.Update(c, castagnoli, buf[:k])
+			pos += k
+		}
+		var t [4]byte
+		if _, err := b.r.ReadAt(t[:], off+chunkHeaderBytes+n); err != nil {
+			return fmt.Errorf("trace: bundle: chunk %q: %w", tag, err)
+		}
+		if stored := binary.LittleEndian.Uint32(t[:]); stored != c {
+			return bundleErr(off, "chunk %q: checksum mismatch (stored %08x, computed %08x): corrupt file", tag, stored, c)
+		}
+		if tag == tagEnd {
+			return nil
+		}
+		off += chunkHeaderBytes + n + chunkTrailerBytes
+	}
+}
+
+// CheckValid verifies the checksums, decodes every warp (one at a time) and
+// checks the invariants of each warp's regions. It returns the first
+// problem; decoder issues (overflow, unmatched probes) are not errors.
+func (b *Bundle) CheckValid() error {
+	if err := b.VerifyChecksums(); err != nil {
+		return err
+	}
+	if err := b.Manifest.Validate(); err != nil {
+		return err
+	}
+	d, err := b.Regions()
+	if err != nil {
+		return err
+	}
+	for {
+		wr, err := d.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := checkWarp(d.Header(), wr); err != nil {
+			return err
+		}
+	}
+	for i, c := range b.Counters {
+		if c.Name == "" || c.SM < -1 {
+			return fmt.Errorf("trace: counter %d: bad name %q or SM %d", i, c.Name, c.SM)
+		}
+	}
+	return nil
+}
