@@ -93,8 +93,12 @@ type Effect struct {
 	Active uint32    // lanes that executed (guard and divergence applied)
 	Addr   []uint64  // per-lane byte address of a memory access, indexed by lane (len 32) — only Active lanes are meaningful
 	Texels [][]Texel // per-lane texels of a texture fetch (len 32), nil otherwise
-	TexFmt TexInfo   // texture geometry for the fetch's texture
-	Exited bool      // the whole warp has exited
+	// Space is the state space the access resolved to: a generic ld/st/atom
+	// reports where its (first active) lane's address points; other memory
+	// instructions report Inst.Space.
+	Space  Space
+	TexFmt TexInfo // texture geometry for the fetch's texture
+	Exited bool    // the whole warp has exited
 	// Barrier is set for bar.sync/barrier: the warp waits at barrier ID
 	// until BarrierCount threads (0 = all threads of the CTA) arrive.
 	Barrier      bool
