@@ -126,7 +126,7 @@ func TestDecode(t *testing.T) {
 		},
 		{
 			name: "unknown probe", timer: "clock64", h: hdr(8, 2, 1, 2),
-			segs: map[uint32]tt.Seg{1: {WarpInCTA: 1, Records: []tt.Record{rec(b1, 1), rec(e1, 2), rec(999, 3)}}},
+			segs:    map[uint32]tt.Seg{1: {WarpInCTA: 1, Records: []tt.Record{rec(b1, 1), rec(e1, 2), rec(999, 3)}}},
 			wantErr: "segment 1 record 2: unknown probe id 999",
 		},
 		{

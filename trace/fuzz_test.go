@@ -1,9 +1,9 @@
 package trace_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
-	"bytes"
 	"io"
 	"testing"
 

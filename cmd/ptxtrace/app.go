@@ -66,6 +66,11 @@ func newApp(s streams) *cli.App {
 			newFmtCommand(),
 			newInspectCommand(),
 			newDemoCommand(),
+			newInstrumentCommand(),
+			newVerifyCommand(),
+			newExportCommand(), newReportCommand(), newConvertCommand(),
+			newRunCommand(),
+			newModelCommand(),
 		},
 		// Never let the cli package call os.Exit: run decides the status.
 		ExitErrHandler: func(*cli.Context, error) {},

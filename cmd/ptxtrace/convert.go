@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	parquetexp "github.com/ptxtrace/ptxtrace/exporters/parquet"
+	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/trace"
+	"github.com/urfave/cli/v2"
+)
+
+type convertOptions struct {
+	streams
+	To     string   // key of exportFormats
+	OutDir string   // dataset root
+	Jobs   int      // parallel conversions
+	Inputs []string // bundle files or run directories
+}
+
+func newConvertCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "convert",
+		Usage:     "convert many runs into a partitioned dataset",
+		ArgsUsage: "RUN...",
+		Description: "convert exports every RUN (bundle file or run directory) with --to into the\n" +
+			"Hive-partitioned dataset under --out: DIR/kernel=NAME/run=ID/part-0.EXT, where\n" +
+			"ID is the bundle's run id or, without one, the input's base name. Runs are\n" +
+			"converted in parallel (-j), each output written atomically (temporary file +\n" +
+			"rename); an output that already exists is skipped, so an interrupted convert\n" +
+			"resumes where it stopped. A run that fails is reported with its name and the\n" +
+			"others still convert; the exit status is then 1. Progress goes to stderr.\n" +
+			"Flags go before the runs.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "to", Usage: "output `FORMAT`: " + formatNames(), Value: "parquet"},
+			&cli.StringFlag{Name: "out", Usage: "dataset root `DIR`", Required: true},
+			&cli.IntFlag{Name: "j", Usage: "convert `N` runs at a time (default: number of CPUs)"},
+		},
+		Action: func(c *cli.Context) error {
+			return runConvert(c.Context, convertOptions{
+				streams: streamsOf(c), To: c.String("to"), OutDir: c.String("out"), Jobs: c.Int("j"), Inputs: c.Args().Slice(),
+			})
+		},
+	}
+}
+
+// convertResult is the outcome of one input.
+type convertResult struct {
+	input, output string
+	skipped       bool
+	err           error
+}
+
+func runConvert(ctx context.Context, o convertOptions) error {
+	f, ok := exportFormats()[o.To]
+	if !ok {
+		return usagef("convert: unknown format %q (want %s)", o.To, formatNames())
+	}
+	if len(o.Inputs) == 0 {
+		return usagef("convert: no runs given")
+	}
+	for _, in := range o.Inputs[1:] {
+		if len(in) > 1 && strings.HasPrefix(in, "-") {
+			return usagef("convert: flag %s after a run argument; flags go before the runs", in)
+		}
+	}
+	jobs := o.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	work := make(chan string)
+	results := make(chan convertResult)
+	var wg sync.WaitGroup
+	for range min(jobs, len(o.Inputs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for in := range work {
+				results <- convertOne(ctx, f, o.OutDir, in)
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, in := range o.Inputs {
+			select {
+			case work <- in:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	p := newProgress(o.Stderr, "convert", len(o.Inputs))
+	var failed []convertResult
+	done, skipped := 0, 0
+	for r := range results {
+		done++
+		if r.skipped {
+			skipped++
+		}
+		if r.err != nil {
+			failed = append(failed, r)
+			p.printf("convert: %s: %v", r.input, r.err)
+		}
+		p.update(done, len(failed))
+	}
+	p.finish(fmt.Sprintf("%d converted, %d already done, %d failed", done-skipped-len(failed), skipped, len(failed)))
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return errReported
+	}
+	return nil
+}
+
+// convertOne converts one input; an existing output is left alone.
+func convertOne(ctx context.Context, f exportFormat, outDir, input string) (res convertResult) {
+	res.input = input
+	defer func() {
+		if r := recover(); r != nil {
+			res.err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	b, err := trace.OpenBundleFile(input)
+	if err != nil {
+		res.err = trimPathPrefix(err, input)
+		return res
+	}
+	defer b.Close()
+	runID := b.Meta.RunID
+	if runID == "" {
+		runID = runName(input)
+	}
+	out := parquetexp.DatasetPath(outDir, b.Kernel, runID)
+	out = strings.TrimSuffix(out, ".parquet") + f.Ext
+	res.output = out
+	if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
+		res.skipped = true // written by an earlier run: outputs appear only complete (rename)
+		return res
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		res.err = err
+		return res
+	}
+	res.err = atomicfile.WriteFile(out, 0o644, func(w io.Writer) error { return exportBundle(ctx, b, f, w) })
+	return res
+}
+
+// runName is the run id of an input without one: its base name without
+// extension (the directory name for a run directory).
+func runName(input string) string {
+	base := filepath.Base(filepath.Clean(input))
+	if fi, err := os.Stat(input); err == nil && fi.IsDir() {
+		return base
+	}
+	if base == "run.bundle" {
+		return filepath.Base(filepath.Dir(filepath.Clean(input)))
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// trimPathPrefix drops a leading "input: " that the error already has, so
+// the report names the input once.
+func trimPathPrefix(err error, input string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	if s := err.Error(); strings.HasPrefix(s, input+": ") {
+		return errors.New(strings.TrimPrefix(s, input+": "))
+	}
+	return err
+}
+
+// progress draws a one-line progress bar on w ("\r" updates).
+type progress struct {
+	w     io.Writer
+	label string
+	total int
+	drawn bool
+}
+
+func newProgress(w io.Writer, label string, total int) *progress {
+	return &progress{w: w, label: label, total: total}
+}
+
+func (p *progress) update(done, failed int) {
+	const width = 30
+	n := width * done / max(p.total, 1)
+	bar := strings.Repeat("#", n) + strings.Repeat(".", width-n)
+	fmt.Fprintf(p.w, "\r%s [%s] %d/%d", p.label, bar, done, p.total)
+	if failed > 0 {
+		fmt.Fprintf(p.w, " (%d failed)", failed)
+	}
+	p.drawn = true
+}
+
+// printf prints a message line above the bar.
+func (p *progress) printf(format string, args ...any) {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+func (p *progress) finish(summary string) {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+	fmt.Fprintf(p.w, "%s: %s\n", p.label, summary)
+}

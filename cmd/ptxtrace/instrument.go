@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/token"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
+	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/ptx"
+	"github.com/urfave/cli/v2"
+)
+
+type instrumentOptions struct {
+	streams
+	File    string
+	Output  string // "-" for stdout (the manifest then goes to MANIFEST or is not written)
+	Opts    instrument.Options
+	NoPtxas bool // do not ask ptxas -v for registers
+}
+
+func newInstrumentCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "instrument",
+		Usage:     "insert completion-based timing probes around memory accesses",
+		ArgsUsage: "FILE.ptx -o OUT.ptx",
+		Description: "instrument inserts a begin and an end timer read around every selected load\n" +
+			"of every kernel and writes the instrumented PTX to OUT.ptx and its manifest\n" +
+			"to OUT.probes.json (see docs/instrument.md and docs/buffer.md). Each\n" +
+			"instrumented kernel gets a .u64 parameter __pt_buf (the trace buffer) and,\n" +
+			"when a dummy probe is used, a .u32 parameter __pt_dummy the host sets to 0.\n\n" +
+			"Modes: naive (timer reads only), fence (a CTA fence before the end read),\n" +
+			"dummy (a consumer of the loaded value under an always-false predicate before\n" +
+			"the end read), auto (fence for global/shared/local/generic, dummy for\n" +
+			"read-only const/param/tex/ld.global.nc/ldu loads).\n\n" +
+			"Flags go before FILE. Both outputs are written atomically. Registers per\n" +
+			"thread for the occupancy check come from ptxas -v when ptxas is installed,\n" +
+			"else from --regs.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "o", Usage: "output PTX `FILE` (the manifest goes next to it as FILE-without-.ptx.probes.json)"},
+			&cli.StringFlag{Name: "mode", Value: "auto", Usage: "naive, fence, dummy or auto"},
+			&cli.StringFlag{Name: "timer", Value: "clock64", Usage: "clock, clock64 or globaltimer"},
+			&cli.StringFlag{Name: "space", Usage: "comma-separated state spaces to probe (global,shared,local,const,param,tex,generic; default all but param)"},
+			&cli.StringFlag{Name: "kernel", Usage: "instrument only this kernel"},
+			&cli.StringFlag{Name: "lines", Usage: "only loads on PTX lines `FROM-TO` of the input"},
+			&cli.StringFlag{Name: "src", Usage: "only loads whose .loc is `FILE:LINE`, FILE:FROM-TO or :FROM-TO"},
+			&cli.StringSliceFlag{Name: "region", Usage: "time the PTX lines `BEGIN:END` as a user region (repeatable)"},
+			&cli.BoolFlag{Name: "no-loads", Usage: "probe only the --region regions", DisableDefaultText: true},
+			&cli.IntFlag{Name: "capacity", Value: instrument.DefaultCapacity, Usage: "records per warp"},
+			&cli.StringFlag{Name: "staging", Value: "auto", Usage: "auto, shared or global"},
+			&cli.IntFlag{Name: "regs", Usage: "registers per thread for the occupancy check (default: from ptxas -v)"},
+			&cli.IntFlag{Name: "block", Value: instrument.DefaultBlock, Usage: "threads per block when .reqntid/.maxntid do not say"},
+			&cli.BoolFlag{Name: "no-ptxas", Usage: "do not run ptxas -v for register counts", DisableDefaultText: true},
+		},
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			if len(args) != 1 {
+				return usagef("instrument: want exactly one FILE.ptx (flags go before it), got %d arguments", len(args))
+			}
+			if c.String("o") == "" {
+				return usagef("instrument: -o OUT.ptx is required")
+			}
+			o := instrumentOptions{streams: streamsOf(c), File: args[0], Output: c.String("o"), NoPtxas: c.Bool("no-ptxas")}
+			opts := instrument.Options{
+				Mode: c.String("mode"), Timer: c.String("timer"), Kernel: c.String("kernel"),
+				Capacity: c.Int("capacity"), Staging: c.String("staging"), Regs: c.Int("regs"),
+				Block: c.Int("block"), NoLoads: c.Bool("no-loads"), Tool: "ptxtrace " + version,
+			}
+			if s := c.String("space"); s != "" {
+				opts.Spaces = strings.Split(s, ",")
+			}
+			if s := c.String("lines"); s != "" {
+				r, err := instrument.ParseRange(s)
+				if err != nil {
+					return usagef("instrument: --lines: %v", err)
+				}
+				opts.Lines = &r
+			}
+			if s := c.String("src"); s != "" {
+				r, err := instrument.ParseSrc(s)
+				if err != nil {
+					return usagef("instrument: --src: %v", err)
+				}
+				opts.Src = &r
+			}
+			for _, s := range c.StringSlice("region") {
+				r, err := instrument.ParseRegion(s)
+				if err != nil {
+					return usagef("instrument: --region: %v", err)
+				}
+				opts.Regions = append(opts.Regions, r)
+			}
+			o.Opts = opts
+			return runInstrument(c.Context, o)
+		},
+	}
+}
+
+// manifestPath returns the manifest file next to an output PTX file.
+func manifestPath(out string) string {
+	return strings.TrimSuffix(out, ".ptx") + ".probes.json"
+}
+
+func runInstrument(ctx context.Context, o instrumentOptions) error {
+	src, err := os.ReadFile(o.File)
+	if err != nil {
+		return err
+	}
+	fset := token.NewFileSet()
+	f, err := ptx.ParseFile(fset, o.File, src, 0)
+	if err != nil {
+		return err
+	}
+	if o.Opts.Regs == 0 && !o.NoPtxas {
+		o.Opts.Resources = ptxasResources(ctx, o, f, src)
+	}
+	o.Opts.Output = o.Output
+	res, err := instrument.Instrument(fset, f, o.Opts)
+	if err != nil {
+		return err
+	}
+	var man bytes.Buffer
+	if err := res.Manifest.Write(&man); err != nil {
+		return err
+	}
+	if o.Output == "-" {
+		_, err := o.Stdout.Write(res.PTX)
+		return err
+	}
+	if err := atomicfile.WriteFile(o.Output, 0o644, func(w io.Writer) error {
+		_, err := w.Write(res.PTX)
+		return err
+	}); err != nil {
+		return err
+	}
+	mp := manifestPath(o.Output)
+	if err := atomicfile.WriteFile(mp, 0o644, func(w io.Writer) error {
+		_, err := w.Write(man.Bytes())
+		return err
+	}); err != nil {
+		return err
+	}
+	n := 0
+	for _, k := range res.Manifest.Kernels {
+		n += len(k.Probes)
+		fmt.Fprintf(o.Stderr, "ptxtrace: %s: %d probes, staging %s (%s)\n", k.Name, len(k.Probes), k.Staging.Where, k.Staging.Reason)
+	}
+	fmt.Fprintf(o.Stderr, "ptxtrace: wrote %s and %s (%d probes, instrumentation id %s)\n", o.Output, mp, n, res.Manifest.InstrumentationID)
+	return nil
+}
+
+// ptxasResources asks ptxas -v for each kernel's registers and static
+// shared memory; it returns nil (and says why on stderr) when it cannot.
+func ptxasResources(ctx context.Context, o instrumentOptions, f *ptx.File, src []byte) map[string]instrument.Resources {
+	tools := cudatool.Find()
+	if tools.Ptxas == "" {
+		return nil
+	}
+	arch := ""
+	if d := f.Directive(".target"); d != nil {
+		if ts := d.Targets(); len(ts) > 0 {
+			arch = ts[0]
+		}
+	}
+	if d := f.Directive(".version"); d != nil {
+		if maj, min, ok := d.Version(); ok && !cudatool.SupportsVersion(maj, min) {
+			fmt.Fprintf(o.Stderr, "ptxtrace: note: ptxas cannot read .version %d.%d; registers per thread unknown (use --regs)\n", maj, min)
+			return nil
+		}
+	}
+	if arch == "" {
+		return nil
+	}
+	_, log, err := tools.Compile(ctx, o.File, src, arch, "-v")
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "ptxtrace: note: ptxas -v failed, registers per thread unknown (use --regs): %s\n", firstLine(err.Error()))
+		return nil
+	}
+	res := map[string]instrument.Resources{}
+	for name, u := range cudatool.ParseVerbose(log) {
+		res[name] = instrument.Resources{Regs: u.Regs, SharedBytes: u.SharedBytes}
+	}
+	return res
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
