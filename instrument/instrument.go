@@ -232,6 +232,15 @@ func (m *module) collect() error {
 		}
 		return errAt(m.firstPos, "no kernel named %q (kernels: %s)", m.opts.Kernel, strings.Join(names, ", "))
 	}
+	nlines := m.f.Tok.LineCount()
+	if l := m.opts.Lines; l != nil && l.From > nlines {
+		return errAt(m.firstPos, "bad line range %d-%d: the file has %d lines", l.From, l.To, nlines)
+	}
+	for _, r := range m.opts.Regions {
+		if r.End > nlines {
+			return errAt(m.firstPos, "bad region %d:%d: the file has %d lines", r.Begin, r.End, nlines)
+		}
+	}
 	if err := m.placeRegions(); err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ func addrOff(reg ptx.Operand, off int64) ptx.Operand { return ptx.Addr(reg.Name,
 
 func (k *kernel) activeMask(c *code, dst ptx.Operand) {
 	m := k.m
-	if m.sm >= 70 && m.ptxAtLeast(6, 2) {
+	if m.ptxAtLeast(6, 2) && m.sm >= 30 {
 		c.op("activemask.b32", dst)
 	} else {
 		c.op("vote.ballot.b32", dst, imm(1))

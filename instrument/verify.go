@@ -100,7 +100,9 @@ type SASSInst struct {
 	Op    string // "CS2R", "MEMBAR", "LDG", ...
 }
 
-var reSASSLine = regexp.MustCompile(`/\*[0-9a-f]{4,}\*/\s*(.*?)\s*;`)
+// reSASSLine matches one instruction line; the last instruction of a
+// dual-issue pair ("{ A ;" / "B }") has no ';'.
+var reSASSLine = regexp.MustCompile(`/\*[0-9a-f]{4,}\*/\s*(.*?)\s*(?:;|\}\s*$)`)
 
 // ParseSASS splits nvdisasm/cuobjdump output into per-function
 // instruction lists.
@@ -161,7 +163,7 @@ func (s SASSInst) isLoad() bool {
 	switch s.Op {
 	case "LD", "LDG", "LDS", "LDL", "LDSM", "TEX", "TLD", "TLD4", "TLDS", "TLD4S", "TEXS", "TMML", "TXD":
 		return true
-	case "LDC":
+	case "LDC", "ULDC":
 		return !strings.Contains(s.Text, "c[0x0]") // c[0x0] holds the kernel parameters
 	}
 	return false

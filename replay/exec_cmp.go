@@ -280,7 +280,9 @@ func execSlct(w *warp, in *inst, m uint32) {
 	}
 }
 
-// cvt: in.typ destination type, in.typ2 source type.
+// cvt: in.typ destination type, in.typ2 source type; in.sub is
+// cvtSatFinite for .satfinite.
+const cvtSatFinite = 1
 
 func intBits(t ptx.Type) int { return t.Size() * 8 }
 
@@ -350,14 +352,14 @@ func cvtVal(a uint64, in *inst) uint64 {
 			}
 			return b64(f)
 		case ptx.F16:
-			f := fpx.IntToF64(a, st.IsSigned(), sb, fpx.RZ)
+			f := intToF64Odd(a, st.IsSigned(), sb)
 			h := fpx.F64ToF16(f, r)
 			if sat {
 				h = fpx.F32ToF16(fpx.SatF32(fpx.F16ToF32(h)), fpx.RN)
 			}
 			return uint64(h)
 		case ptx.BF16:
-			return uint64(fpx.F64ToBF16(fpx.IntToF64(a, st.IsSigned(), sb, fpx.RZ), r))
+			return uint64(fpx.F64ToBF16(intToF64Odd(a, st.IsSigned(), sb), r))
 		}
 	case !dt.IsFloat() && st.IsFloat():
 		x := floatVal(a, st, 0, ftz)
@@ -440,15 +442,53 @@ func cvtVal(a uint64, in *inst) uint64 {
 					h = fpx.F32ToBF16(x, r)
 				}
 			}
+			if in.sub == cvtSatFinite {
+				// ±inf (from overflow or an infinite input) -> ±MAX_NORM
+				if dt == ptx.F16 && h&0x7fff == 0x7c00 {
+					h = h&0x8000 | 0x7bff
+				} else if dt == ptx.BF16 && h&0x7fff == 0x7f80 {
+					h = h&0x8000 | 0x7f7f
+				}
+			}
 			if in.flags&fRelu != 0 && (h&0x8000 != 0 || (dt == ptx.F16 && h&0x7c00 == 0x7c00 && h&0x3ff != 0)) {
 				h = 0
 			}
 			return uint64(h)
 		case dt == ptx.TF32:
-			return uint64(fpx.F32ToTF32(f32(a), r))
+			t := fpx.F32ToTF32(f32(a), r)
+			if in.sub == cvtSatFinite && t&0x7fffffff == 0x7f800000 {
+				t = t&0x80000000 | 0x7f7fe000
+			}
+			return uint64(t)
 		}
 	}
 	return 0
+}
+
+// intToF64Odd converts an sb-bit integer to f64 rounding to odd: the
+// bits lost beyond 53 significant bits are folded into the lowest kept
+// bit, so one further rounding to a narrower format (f16, bf16) gives the
+// correctly rounded result in every mode. (Truncating first would lose
+// the sticky bit: 2^63+2^55+1 would then round to even as a tie.)
+func intToF64Odd(a uint64, signed bool, sb int) float64 {
+	v := a & widthMask(uint8(sb))
+	neg := false
+	if signed && sext(v, uint8(sb))>>63 != 0 {
+		neg, v = true, -sext(v, uint8(sb))
+	}
+	f := float64(v)
+	if n := bits.Len64(v); n > 53 {
+		sh := n - 53
+		m := v >> sh
+		if v&(1<<sh-1) != 0 {
+			m |= 1
+		}
+		f = math.Ldexp(float64(m), sh)
+	}
+	if neg {
+		f = -f
+	}
+	return f
 }
 
 func execCvt(w *warp, in *inst, m uint32) {

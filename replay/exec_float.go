@@ -425,7 +425,8 @@ func execTestp(w *warp, in *inst, m uint32) {
 		case tpNotANumber:
 			r = x != x
 		case tpNormal:
-			r = x == x && !math.IsInf(x, 0) && x != 0 && !sub
+			// PTX ISA (testp): positive and negative zero count as normal
+			r = x == x && !math.IsInf(x, 0) && !sub
 		case tpSubnormal:
 			r = sub
 		}

@@ -229,13 +229,20 @@ const (
 var atomCodes = map[string]uint8{".add": aAdd, ".min": aMin, ".max": aMax, ".inc": aInc, ".dec": aDec,
 	".and": aAnd, ".or": aOr, ".xor": aXor, ".exch": aExch, ".cas": aCas}
 
-func atomApply(old, b, c uint64, in *inst) uint64 {
+func atomApply(old, b, c uint64, in *inst, sp space) uint64 {
 	n := in.bits
 	mask := in.mask
 	switch in.sub {
 	case aAdd:
 		switch in.typ {
 		case ptx.F32:
+			if sp == spGlobal {
+				// PTX ISA (atom): atom.add.f32 on global memory flushes
+				// subnormal inputs and results to sign-preserving zero;
+				// on shared memory it does not
+				x, y := fpx.FtzF32(f32(old)), fpx.FtzF32(f32(b))
+				return b32(fpx.FtzF32(fpx.AddF32(x, y, fpx.RN)))
+			}
 			return b32(fpx.AddF32(f32(old), f32(b), fpx.RN))
 		case ptx.F64:
 			return b64(fpx.AddF64(f64(old), f64(b), fpx.RN))
@@ -332,7 +339,7 @@ func execAtom(w *warp, in *inst, m uint32) {
 		if c != nil {
 			cv = c[l]
 		}
-		nv := atomApply(old, b[l], cv, in)
+		nv := atomApply(old, b[l], cv, in, sp)
 		if !w.store(in, sp, l, a, n, nv) {
 			return
 		}

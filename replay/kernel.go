@@ -21,6 +21,9 @@ type Launch struct {
 	Globals   []uint64      // addresses of the module's .global variables (see Device.LoadModule)
 	Textures  []*TexBinding // texture references by index, then texture objects
 	NumSMs    int           // %nsmid (default 1)
+	// RegsPerThread is what the timing model allocates per thread (ptxas's
+	// count, e.g. from ptxas -v); 0: an estimate, see Kernel.RegsPerThread.
+	RegsPerThread int
 	// MaxWarpInsts bounds the instructions one warp may execute before the
 	// launch faults as runaway (0: DefaultMaxWarpInsts).
 	MaxWarpInsts uint64
@@ -54,6 +57,10 @@ type Kernel struct {
 	budget   uint64
 	printf   printfSink
 	regPool  sync.Pool
+	// model mode with printf: the CTAs created, to collect their output
+	keep   bool
+	kept   []*CTA
+	keepMu sync.Mutex
 }
 
 // getRegs returns a zeroed register array of n values.
@@ -130,8 +137,21 @@ func (k *Kernel) NumCTAs() int { return k.nctas }
 // ThreadsPerCTA implements model.Kernel.
 func (k *Kernel) ThreadsPerCTA() int { return k.nthreads }
 
-// RegsPerThread implements model.Kernel.
-func (k *Kernel) RegsPerThread() int { return k.code.nregs }
+// DefaultMaxRegs caps the register estimate of a kernel without a known
+// allocation: PTX declares virtual registers freely (often hundreds) while
+// ptxas allocates at most 63 per thread on Fermi (and usually far fewer),
+// so the declared count would make the model's occupancy much too low.
+const DefaultMaxRegs = 63
+
+// RegsPerThread implements model.Kernel: Launch.RegsPerThread when given,
+// else the declared registers of the kernel and its callees capped at
+// DefaultMaxRegs.
+func (k *Kernel) RegsPerThread() int {
+	if k.l.RegsPerThread > 0 {
+		return k.l.RegsPerThread
+	}
+	return min(k.code.nregs, DefaultMaxRegs)
+}
 
 // SharedPerCTA implements model.Kernel.
 func (k *Kernel) SharedPerCTA() int { return k.shared }
@@ -177,6 +197,11 @@ func (k *Kernel) NewCTA(i int, sm int) (model.CTA, error) {
 	c, err := k.newCTA(i, sm, nil)
 	if err != nil {
 		return nil, err
+	}
+	if k.keep {
+		k.keepMu.Lock()
+		k.kept = append(k.kept, c)
+		k.keepMu.Unlock()
 	}
 	return c, nil
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/internal/fpx"
@@ -20,23 +21,56 @@ import (
 // Spec is a launch spec (docs/launch.md): which kernel, the geometry, every
 // parameter, textures, constant symbols and output checks.
 type Spec struct {
-	Kernel        string      `yaml:"kernel"`
-	Grid          []int       `yaml:"grid"`
-	Block         []int       `yaml:"block"`
+	// Single-launch form: the kernel, its geometry and parameters.
+	Kernel        string      `yaml:"kernel,omitempty"`
+	Grid          []int       `yaml:"grid,omitempty"`
+	Block         []int       `yaml:"block,omitempty"`
 	DynamicShared int         `yaml:"dynamic_shared,omitempty"`
 	MaxWarpInsts  uint64      `yaml:"max_warp_insts,omitempty"`
-	Params        []ParamSpec `yaml:"params"`
-	Textures      []TexSpec   `yaml:"textures,omitempty"`
-	Constants     []ConstSpec `yaml:"constants,omitempty"`
-	Checks        []CheckSpec `yaml:"checks,omitempty"`
+	Params        []ParamSpec `yaml:"params,omitempty"`
+	// RegsPerThread is the register allocation the timing model uses for
+	// every kernel of the spec (ptxas -v); 0: an estimate (DefaultMaxRegs).
+	RegsPerThread int `yaml:"regs_per_thread,omitempty"`
+
+	// Vars are integer variables for expressions (grid sizes, scalar
+	// values, loop bounds).
+	Vars map[string]int64 `yaml:"vars,omitempty"`
+	// Inputs run input generators from the Registry once; their buffers
+	// are used as init: {from: INPUT.BUFFER} and their scalars as
+	// expression variables INPUT.NAME.
+	Inputs []InputSpec `yaml:"inputs,omitempty"`
+	// Multi-launch form: device buffers shared by every launch, and the
+	// sequence of steps (launches, loops, host fills and swaps).
+	Buffers []NamedBuffer `yaml:"buffers,omitempty"`
+	Steps   []StepSpec    `yaml:"steps,omitempty"`
+
+	Textures  []TexSpec   `yaml:"textures,omitempty"`
+	Constants []ConstSpec `yaml:"constants,omitempty"`
+	Checks    []CheckSpec `yaml:"checks,omitempty"`
 }
 
-// ParamSpec is one kernel parameter: exactly one of Value, Buffer, Texture.
+// InputSpec runs one input generator.
+type InputSpec struct {
+	Name      string            `yaml:"name"`
+	Generator string            `yaml:"generator"`
+	Args      map[string]string `yaml:"args,omitempty"`
+}
+
+// NamedBuffer is a device buffer of the multi-launch form.
+type NamedBuffer struct {
+	Name       string `yaml:"name"`
+	BufferSpec `yaml:",inline"`
+}
+
+// ParamSpec is one kernel parameter: exactly one of Value, Buffer,
+// Texture, Ref.
 type ParamSpec struct {
 	Name    string      `yaml:"name,omitempty"`
-	Value   yaml.Node   `yaml:"value,omitempty"`
+	Value   yaml.Node   `yaml:"value,omitempty"` // a number, or an expression (string)
 	Buffer  *BufferSpec `yaml:"buffer,omitempty"`
 	Texture string      `yaml:"texture,omitempty"` // a texture object: the name of a textures entry
+	Ref     string      `yaml:"ref,omitempty"`     // a named buffer (buffers:, or a buffer param of the single-launch form)
+	Offset  Expr        `yaml:"offset,omitempty"`  // with ref: element offset added to the address
 }
 
 // BufferSpec is a device buffer passed as a pointer.
@@ -56,6 +90,7 @@ type InitSpec struct {
 	Random *RandomSpec `yaml:"random,omitempty"`
 	File   string      `yaml:"file,omitempty"`
 	Values []float64   `yaml:"values,omitempty"`
+	From   string      `yaml:"from,omitempty"` // INPUT.BUFFER: bytes made by an input generator
 }
 
 // RampSpec fills element i with Start + i·Step (Mod > 0: modulo Mod).
@@ -89,9 +124,9 @@ type TexSpec struct {
 	ReadMode   string    `yaml:"read_mode,omitempty"` // element (default) or normalized
 	Normalized bool      `yaml:"normalized_coords,omitempty"`
 	Border     []float32 `yaml:"border,omitempty"`
-	Init       *InitSpec `yaml:"init,omitempty"`
-	Generator  string    `yaml:"generator,omitempty"` // sphere, noise, gradient, ramp
-	Seed       uint64    `yaml:"seed,omitempty"`
+	Init       *InitSpec `yaml:"init,omitempty"`    // texel data (like buffers; from: INPUT.BUFFER for generators)
+	Surface    bool      `yaml:"surface,omitempty"` // a surface (suld/sust), backed by device memory
+	Output     bool      `yaml:"output,omitempty"`  // surfaces: write the final contents as NAME.bin
 }
 
 // ConstSpec sets a __constant__ symbol.
@@ -100,6 +135,7 @@ type ConstSpec struct {
 	Type   string    `yaml:"type"`
 	Values []float64 `yaml:"values,omitempty"`
 	File   string    `yaml:"file,omitempty"`
+	From   string    `yaml:"from,omitempty"` // INPUT.BUFFER
 }
 
 // CheckSpec compares an output buffer with a file or a registered Go
@@ -141,56 +177,127 @@ func dim3(v []int, what string) ([3]int, error) {
 }
 
 func (s *Spec) validate() error {
-	if s.Kernel == "" {
-		return fmt.Errorf("kernel: missing")
-	}
-	g, err := dim3(s.Grid, "grid")
-	if err != nil {
-		return err
-	}
-	b, err := dim3(s.Block, "block")
-	if err != nil {
-		return err
-	}
-	if b[0]*b[1]*b[2] > 1024 {
-		return fmt.Errorf("block has %d threads (at most 1024)", b[0]*b[1]*b[2])
-	}
-	if uint64(g[0])*uint64(g[1])*uint64(g[2]) > 1<<31 {
-		return fmt.Errorf("grid too large")
-	}
-	if s.DynamicShared < 0 || s.DynamicShared > 1<<24 {
-		return fmt.Errorf("dynamic_shared out of range")
-	}
-	for i, p := range s.Params {
-		n := 0
-		if p.Value.Kind != 0 {
-			n++
+	multi := len(s.Steps) > 0
+	if multi {
+		if s.Kernel != "" || len(s.Grid) > 0 || len(s.Block) > 0 || len(s.Params) > 0 || s.DynamicShared != 0 {
+			return fmt.Errorf("steps: the multi-launch form takes kernel, grid, block and params in its launch steps, not at the top level")
 		}
-		if p.Buffer != nil {
-			n++
-			if err := p.Buffer.validate(); err != nil {
-				return fmt.Errorf("params[%d]: %v", i, err)
-			}
+		if err := validateSteps(s.Steps, "steps"); err != nil {
+			return err
 		}
-		if p.Texture != "" {
-			n++
+	} else {
+		if len(s.Buffers) > 0 {
+			return fmt.Errorf("buffers: only with steps (in the single-launch form buffers are params)")
 		}
-		if n != 1 {
-			return fmt.Errorf("params[%d]: exactly one of value, buffer, texture", i)
+		if s.Kernel == "" {
+			return fmt.Errorf("kernel: missing")
+		}
+		g, err := dim3(s.Grid, "grid")
+		if err != nil {
+			return err
+		}
+		b, err := dim3(s.Block, "block")
+		if err != nil {
+			return err
+		}
+		if b[0]*b[1]*b[2] > 1024 {
+			return fmt.Errorf("block has %d threads (at most 1024)", b[0]*b[1]*b[2])
+		}
+		if uint64(g[0])*uint64(g[1])*uint64(g[2]) > 1<<31 {
+			return fmt.Errorf("grid too large")
+		}
+		if s.DynamicShared < 0 || s.DynamicShared > 1<<24 {
+			return fmt.Errorf("dynamic_shared out of range")
+		}
+		if err := validateParams(s.Params, "params", true); err != nil {
+			return err
+		}
+	}
+	seen := map[string]bool{}
+	for i, in := range s.Inputs {
+		if in.Name == "" || in.Generator == "" || strings.ContainsAny(in.Name, ".[]") {
+			return fmt.Errorf("inputs[%d]: needs name (without '.') and generator", i)
+		}
+		if seen[in.Name] {
+			return fmt.Errorf("inputs[%d]: duplicate name %q", i, in.Name)
+		}
+		seen[in.Name] = true
+	}
+	names := map[string]bool{}
+	for i, b := range s.Buffers {
+		if b.Name == "" {
+			return fmt.Errorf("buffers[%d]: name missing", i)
+		}
+		if names[b.Name] {
+			return fmt.Errorf("buffers[%d]: duplicate name %q", i, b.Name)
+		}
+		names[b.Name] = true
+		if err := b.BufferSpec.validate(); err != nil {
+			return fmt.Errorf("buffers[%d] (%s): %v", i, b.Name, err)
 		}
 	}
 	for i, t := range s.Textures {
 		if t.Name == "" {
 			return fmt.Errorf("textures[%d]: name missing", i)
 		}
-		if t.Dims < 1 || t.Dims > 3 || t.Width <= 0 || t.Width > 1<<16 || t.Height > 1<<16 || t.Depth > 1<<12 || t.Height < 0 || t.Depth < 0 {
+		if t.Dims < 1 || t.Dims > 3 || t.Width <= 0 || t.Width > 1<<16 || t.Height > 1<<16 || t.Depth > 1<<12 || t.Height < 0 || t.Depth < 0 || t.Layers < 0 || t.Layers > 1<<12 {
 			return fmt.Errorf("textures[%d]: bad geometry", i)
+		}
+		if err := t.Init.validate(); err != nil {
+			return fmt.Errorf("textures[%d]: %v", i, err)
 		}
 	}
 	for i, c := range s.Checks {
 		if c.Buffer == "" || (c.File == "") == (c.Reference == "") {
 			return fmt.Errorf("checks[%d]: needs buffer and exactly one of file, reference", i)
 		}
+	}
+	return nil
+}
+
+func validateParams(ps []ParamSpec, where string, single bool) error {
+	for i, p := range ps {
+		n := 0
+		if p.Value.Kind != 0 {
+			n++
+		}
+		if p.Buffer != nil {
+			n++
+			if !single {
+				return fmt.Errorf("%s[%d]: buffer: is for the single-launch form; declare buffers under buffers: and pass ref: NAME", where, i)
+			}
+			if err := p.Buffer.validate(); err != nil {
+				return fmt.Errorf("%s[%d]: %v", where, i, err)
+			}
+		}
+		if p.Texture != "" {
+			n++
+		}
+		if p.Ref != "" {
+			n++
+		}
+		if n != 1 {
+			return fmt.Errorf("%s[%d]: exactly one of value, buffer, texture, ref", where, i)
+		}
+		if p.Offset != "" && p.Ref == "" {
+			return fmt.Errorf("%s[%d]: offset needs ref", where, i)
+		}
+	}
+	return nil
+}
+
+func (in *InitSpec) validate() error {
+	if in == nil {
+		return nil
+	}
+	n := 0
+	for _, set := range []bool{in.Zeros, in.Const != nil, in.Ramp != nil, in.Random != nil, in.File != "", in.Values != nil, in.From != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return fmt.Errorf("init: at most one of zeros, const, ramp, random, file, values, from")
 	}
 	return nil
 }
@@ -203,22 +310,11 @@ func (b *BufferSpec) validate() error {
 	if b.Count < 0 || b.Size < 0 || b.Count > 1<<28 || b.Size > 1<<30 {
 		return fmt.Errorf("buffer size out of range")
 	}
-	if b.Count == 0 && b.Size == 0 && (b.Init == nil || b.Init.File == "" && b.Init.Values == nil) {
+	if b.Count == 0 && b.Size == 0 && (b.Init == nil || b.Init.File == "" && b.Init.Values == nil && b.Init.From == "") {
 		return fmt.Errorf("buffer needs count or size")
 	}
 	_ = es
-	if in := b.Init; in != nil {
-		n := 0
-		for _, set := range []bool{in.Zeros, in.Const != nil, in.Ramp != nil, in.Random != nil, in.File != "", in.Values != nil} {
-			if set {
-				n++
-			}
-		}
-		if n > 1 {
-			return fmt.Errorf("init: at most one of zeros, const, ramp, random, file, values")
-		}
-	}
-	return nil
+	return b.Init.validate()
 }
 
 func (b *BufferSpec) elemType() string {
@@ -357,31 +453,67 @@ type Buffer struct {
 }
 
 // RefInput is what a Go reference function gets: the launch spec, the
-// initial contents of every buffer by name, and the scalar parameters by
-// name.
+// initial contents of every buffer by name, the scalar parameter values by
+// name, the variables (Spec.Vars and the inputs' scalars as INPUT.NAME) and
+// the generated inputs by input name.
 type RefInput struct {
 	Spec    *Spec
 	Buffers map[string][]byte
 	Scalars map[string]float64
+	Vars    map[string]float64
+	Inputs  map[string]GenOutput
 }
 
-// RefFunc computes the expected contents of a checked buffer.
+// RefFunc computes the expected contents of a checked buffer; the check
+// compares them with the spec's abs/rel tolerances.
 type RefFunc func(in RefInput) ([]byte, error)
 
-// Registry maps reference names to functions. Samples register their
-// references in a Registry value they pass explicitly.
-type Registry map[string]RefFunc
+// VerifyFunc checks a buffer's final contents itself (with its own
+// tolerances) and returns an error describing the mismatches.
+type VerifyFunc func(in RefInput, got []byte) error
 
-// Prepared is a launch spec bound to a device: buffers allocated and
-// initialised, parameters packed, the kernel ready to run.
+// GenOutput is what an input generator makes: named buffers (device bytes)
+// and named scalars.
+type GenOutput struct {
+	Buffers map[string][]byte
+	Scalars map[string]float64
+}
+
+// GenFunc is an input generator: it builds inputs from the arguments a
+// launch spec gives (inputs: [{name, generator, args}]).
+type GenFunc func(args map[string]string) (GenOutput, error)
+
+// Registry holds the Go functions a launch spec may name: references and
+// verifiers for checks, generators for inputs. It is an explicit value
+// passed by the caller (there is no global registry); the zero value has
+// none. SampleRegistry returns the one for the bundled samples.
+type Registry struct {
+	Refs       map[string]RefFunc
+	Verify     map[string]VerifyFunc
+	Generators map[string]GenFunc
+}
+
+// Prepared is a launch spec bound to a device: inputs generated, buffers,
+// textures and constants set up, and (single-launch form) the kernel ready
+// to run. Run executes it (all steps of the multi-launch form).
 type Prepared struct {
 	Spec    *Spec
-	Kernel  *Kernel
+	Kernel  *Kernel // single-launch form; nil for steps
 	Dev     *Device
 	Buffers []*Buffer
-	Trace   *Alloc // the trace buffer of an instrumented kernel, or nil
+	Trace   *Alloc // the trace buffer of the single launch of an instrumented kernel, or nil
 	scalars map[string]float64
 	byName  map[string]*Buffer
+	vars    map[string]value
+	inputs  map[string]GenOutput
+	prog    *Program
+	opts    PrepareOptions
+	consts  []byte
+	globals []uint64
+	texs    []*TexBinding
+	codes   map[string]*Code
+	man     *manifest.Manifest
+	extra   map[string][]byte // texture and constant data by name (RefInput)
 }
 
 // PrepareOptions configure Prepare.
@@ -389,96 +521,50 @@ type PrepareOptions struct {
 	BaseDir  string             // relative file names in the spec are resolved here
 	Manifest *manifest.Manifest // instrumented kernel: allocate and pass the trace buffer
 	NumSMs   int
+	Registry Registry // generators named by the spec's inputs
 }
 
-// Prepare lowers the spec's kernel from prog and sets up a launch.
+// Prepare sets up the spec's device and, for the single-launch form,
+// lowers its kernel from prog and packs the launch.
 func (s *Spec) Prepare(prog *Program, o PrepareOptions) (*Prepared, error) {
-	code, err := prog.Lower(s.Kernel)
-	if err != nil {
-		return nil, err
-	}
-	grid, _ := dim3(s.Grid, "grid")
-	block, _ := dim3(s.Block, "block")
 	dev := NewDevice()
-	globals := dev.LoadModule(prog)
-	p := &Prepared{Spec: s, Dev: dev, scalars: map[string]float64{}, byName: map[string]*Buffer{}}
-	params := make([]byte, code.ParamSize)
-	var mk *manifest.Kernel
-	added := map[int]manifest.Param{}
-	if o.Manifest != nil {
-		mk = o.Manifest.Kernel(s.Kernel)
-		if mk == nil {
-			return nil, fmt.Errorf("manifest has no kernel %s", s.Kernel)
+	p := &Prepared{Spec: s, Dev: dev, scalars: map[string]float64{}, byName: map[string]*Buffer{},
+		vars: map[string]value{}, inputs: map[string]GenOutput{}, prog: prog, opts: o,
+		codes: map[string]*Code{}, man: o.Manifest, extra: map[string][]byte{}}
+	p.globals = dev.LoadModule(prog)
+	for k, v := range s.Vars {
+		p.vars[k] = intVal(v)
+	}
+	for _, in := range s.Inputs {
+		g := o.Registry.Generators[in.Generator]
+		if g == nil {
+			return nil, fmt.Errorf("inputs %s: no generator %q registered", in.Name, in.Generator)
 		}
-		for _, pa := range mk.ParamsAdded {
-			added[pa.Index] = pa
+		out, err := g(in.Args)
+		if err != nil {
+			return nil, fmt.Errorf("inputs %s (%s): %v", in.Name, in.Generator, err)
+		}
+		p.inputs[in.Name] = out
+		for k, v := range out.Scalars {
+			p.vars[in.Name+"."+k] = floatOrInt(v)
 		}
 	}
-	want := len(code.Params) - len(added)
-	if len(s.Params) != want {
-		return nil, fmt.Errorf("kernel %s has %d parameters, the launch spec gives %d", s.Kernel, want, len(s.Params))
-	}
-	texByName := map[string]int{}
-	for i, t := range s.Textures {
-		texByName[t.Name] = i
-	}
-	si := 0
-	for i, pi := range code.Params {
-		dst := params[pi.Offset : pi.Offset+pi.Size]
-		if pa, ok := added[i]; ok {
-			switch pa.Host {
-			case manifest.HostTraceBuffer:
-				tb, err := p.traceBuffer(o.Manifest, code, grid, block)
-				if err != nil {
-					return nil, err
-				}
-				putLE(dst, min(pi.Size, 8), tb.Base)
-			default:
-				// dummy = 0
+	// buffers
+	if len(s.Steps) > 0 {
+		for i, b := range s.Buffers {
+			if _, err := p.allocBuffer(b.Name, -1, &s.Buffers[i].BufferSpec); err != nil {
+				return nil, fmt.Errorf("buffers[%d] (%s): %v", i, b.Name, err)
 			}
-			continue
 		}
-		ps := s.Params[si]
-		si++
-		name := ps.Name
-		if name == "" {
-			name = fmt.Sprintf("param%d", si-1)
-		}
-		switch {
-		case ps.Buffer != nil:
-			b := ps.Buffer
-			t := b.elemType()
-			es, _ := elemSize(t)
-			count := b.Count
-			if count == 0 && b.Size > 0 {
-				count = (b.Size + es - 1) / es
+	} else {
+		for i, ps := range s.Params {
+			if ps.Buffer == nil {
+				continue
 			}
-			data, err := b.Init.fill(t, count, o.BaseDir)
-			if err != nil {
-				return nil, fmt.Errorf("params[%d] (%s): %v", si-1, name, err)
+			name := paramName(ps, i)
+			if _, err := p.allocBuffer(name, i, ps.Buffer); err != nil {
+				return nil, fmt.Errorf("params[%d] (%s): %v", i, name, err)
 			}
-			size := max(len(data), b.Size, count*es)
-			al := dev.Alloc(name, size)
-			copy(al.Data, data)
-			buf := &Buffer{Name: name, Param: si - 1, Type: t, Alloc: al, Initial: append([]byte(nil), al.Data...), Output: b.Output}
-			p.Buffers = append(p.Buffers, buf)
-			p.byName[name] = buf
-			putLE(dst, min(pi.Size, 8), al.Base)
-		case ps.Texture != "":
-			ti, ok := texByName[ps.Texture]
-			if !ok {
-				return nil, fmt.Errorf("params[%d]: no texture %q", si-1, ps.Texture)
-			}
-			putLE(dst, min(pi.Size, 8), uint64(texHandleBase+ti))
-		default:
-			v, err := scalarBits(&ps.Value, pi.Type, pi.Size)
-			if err != nil {
-				return nil, fmt.Errorf("params[%d] (%s): %v", si-1, name, err)
-			}
-			putLE(dst, min(pi.Size, 8), v)
-			var f float64
-			_ = ps.Value.Decode(&f)
-			p.scalars[name] = f
 		}
 	}
 	// constant bank
@@ -495,32 +581,207 @@ func (s *Spec) Prepare(prog *Program, o PrepareOptions) (*Prepared, error) {
 		if _, ok := elemSize(t); !ok {
 			return nil, fmt.Errorf("constants %s: unknown type %q", c.Name, t)
 		}
-		data, err := (&InitSpec{Values: c.Values, File: c.File}).fill(t, 0, o.BaseDir)
+		data, err := p.fill(&InitSpec{Values: c.Values, File: c.File, From: c.From}, t, 0, o.BaseDir)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("constants %s: %v", c.Name, err)
 		}
 		if off+len(data) > len(cb) {
 			return nil, fmt.Errorf("constants %s: %d bytes do not fit the symbol", c.Name, len(data))
 		}
 		copy(cb[off:], data)
+		p.extra[c.Name] = data
 	}
-	texs, err := s.buildTextures(prog, o.BaseDir)
+	p.consts = cb
+	texs, err := s.buildTextures(prog, p, o.BaseDir)
 	if err != nil {
 		return nil, err
+	}
+	p.texs = texs
+	if len(s.Steps) == 0 {
+		ls := &LaunchStep{Kernel: s.Kernel, Params: s.Params}
+		k, tr, err := p.newKernel(ls, dim3Must(s.Grid), dim3Must(s.Block), s.DynamicShared)
+		if err != nil {
+			return nil, err
+		}
+		p.Kernel, p.Trace = k, tr
+	}
+	return p, nil
+}
+
+func dim3Must(v []int) [3]int {
+	d, _ := dim3(v, "")
+	return d
+}
+
+func paramName(ps ParamSpec, i int) string {
+	if ps.Name != "" {
+		return ps.Name
+	}
+	return fmt.Sprintf("param%d", i)
+}
+
+// allocBuffer allocates and initialises a named buffer.
+func (p *Prepared) allocBuffer(name string, param int, b *BufferSpec) (*Buffer, error) {
+	if p.byName[name] != nil {
+		return nil, fmt.Errorf("duplicate buffer name %q", name)
+	}
+	t := b.elemType()
+	es, _ := elemSize(t)
+	count := b.Count
+	if count == 0 && b.Size > 0 {
+		count = (b.Size + es - 1) / es
+	}
+	data, err := p.fill(b.Init, t, count, p.opts.BaseDir)
+	if err != nil {
+		return nil, err
+	}
+	size := max(len(data), b.Size, count*es)
+	al := p.Dev.Alloc(name, size)
+	copy(al.Data, data)
+	buf := &Buffer{Name: name, Param: param, Type: t, Alloc: al, Initial: append([]byte(nil), al.Data...), Output: b.Output}
+	p.Buffers = append(p.Buffers, buf)
+	p.byName[name] = buf
+	return buf, nil
+}
+
+// fill resolves init: from: INPUT.BUFFER, then the other init kinds.
+func (p *Prepared) fill(in *InitSpec, t string, count int, baseDir string) ([]byte, error) {
+	if in == nil || in.From == "" {
+		return in.fill(t, count, baseDir)
+	}
+	iname, bname, ok := strings.Cut(in.From, ".")
+	g, found := p.inputs[iname]
+	if !ok || !found {
+		return nil, fmt.Errorf("init from %q: no input %q (want INPUT.BUFFER)", in.From, iname)
+	}
+	b, found := g.Buffers[bname]
+	if !found {
+		var have []string
+		for k := range g.Buffers {
+			have = append(have, k)
+		}
+		sort.Strings(have)
+		return nil, fmt.Errorf("init from %q: input %s has no buffer %q (has %s)", in.From, iname, bname, strings.Join(have, ", "))
+	}
+	es, _ := elemSize(t)
+	if count > 0 && len(b) < count*es {
+		return nil, fmt.Errorf("init from %q: %d bytes, the buffer needs %d", in.From, len(b), count*es)
+	}
+	return append([]byte(nil), b...), nil
+}
+
+// code lowers (once) the named kernel and marks its probes.
+func (p *Prepared) code(name string) (*Code, *manifest.Kernel, error) {
+	var mk *manifest.Kernel
+	if p.man != nil {
+		mk = p.man.Kernel(name)
+	}
+	if c := p.codes[name]; c != nil {
+		return c, mk, nil
+	}
+	c, err := p.prog.Lower(name)
+	if err != nil {
+		return nil, nil, err
 	}
 	if mk != nil {
+		// Ground truth is recorded per load region under its begin probe
+		// (trace.TruthAccess): mark the probed access with that id.
 		for _, pr := range mk.Probes {
-			code.SetProbe(pr.OutLine, int(pr.ID))
+			if pr.Kind == "begin" && pr.RegionKind == "load" {
+				c.SetProbe(pr.OutLine, int(pr.ID))
+			}
 		}
 	}
-	k, err := NewKernel(Launch{Code: code, Grid: grid, Block: block, DynShared: s.DynamicShared,
-		Params: params, Const: cb, Dev: dev, Globals: globals, Textures: texs, NumSMs: o.NumSMs,
-		MaxWarpInsts: s.MaxWarpInsts})
+	p.codes[name] = c
+	return c, mk, nil
+}
+
+// newKernel packs the parameters of one launch and prepares its kernel.
+// For an instrumented kernel it allocates a fresh trace buffer.
+func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) (*Kernel, *Alloc, error) {
+	code, mk, err := p.code(ls.Kernel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	p.Kernel = k
-	return p, nil
+	if p.man != nil && mk == nil && len(p.Spec.Steps) == 0 {
+		return nil, nil, fmt.Errorf("manifest has no kernel %s", ls.Kernel)
+	}
+	params := make([]byte, code.ParamSize)
+	added := map[int]manifest.Param{}
+	if mk != nil {
+		for _, pa := range mk.ParamsAdded {
+			added[pa.Index] = pa
+		}
+	}
+	want := len(code.Params) - len(added)
+	if len(ls.Params) != want {
+		return nil, nil, fmt.Errorf("kernel %s has %d parameters, the launch spec gives %d", ls.Kernel, want, len(ls.Params))
+	}
+	texByName := map[string]int{}
+	for i, t := range p.Spec.Textures {
+		texByName[t.Name] = i
+	}
+	var tr *Alloc
+	si := 0
+	for i, pi := range code.Params {
+		dst := params[pi.Offset : pi.Offset+pi.Size]
+		if pa, ok := added[i]; ok {
+			if pa.Host == manifest.HostTraceBuffer {
+				if tr == nil {
+					if tr, err = p.traceBuffer(p.man, grid, block); err != nil {
+						return nil, nil, err
+					}
+				}
+				putLE(dst, min(pi.Size, 8), tr.Base)
+			}
+			// other added parameters (dummy) are 0
+			continue
+		}
+		ps := ls.Params[si]
+		name := paramName(ps, si)
+		si++
+		switch {
+		case ps.Buffer != nil || ps.Ref != "":
+			bname := ps.Ref
+			if ps.Buffer != nil {
+				bname = name
+			}
+			b := p.byName[bname]
+			if b == nil {
+				return nil, nil, fmt.Errorf("params[%d]: no buffer %q", si-1, bname)
+			}
+			addr := b.Alloc.Base
+			if ps.Offset != "" {
+				v, err := p.eval(string(ps.Offset))
+				if err != nil {
+					return nil, nil, fmt.Errorf("params[%d] offset: %v", si-1, err)
+				}
+				es, _ := elemSize(b.Type)
+				addr += uint64(v.int() * int64(es))
+			}
+			putLE(dst, min(pi.Size, 8), addr)
+		case ps.Texture != "":
+			ti, ok := texByName[ps.Texture]
+			if !ok {
+				return nil, nil, fmt.Errorf("params[%d]: no texture %q", si-1, ps.Texture)
+			}
+			putLE(dst, min(pi.Size, 8), uint64(texHandleBase+ti))
+		default:
+			v, f, err := p.scalarBits(&ps.Value, pi.Type)
+			if err != nil {
+				return nil, nil, fmt.Errorf("params[%d] (%s): %v", si-1, name, err)
+			}
+			putLE(dst, min(pi.Size, 8), v)
+			p.scalars[name] = f
+		}
+	}
+	k, err := NewKernel(Launch{Code: code, Grid: grid, Block: block, DynShared: dynShared,
+		Params: params, Const: p.consts, Dev: p.Dev, Globals: p.globals, Textures: p.texs, NumSMs: p.opts.NumSMs,
+		MaxWarpInsts: p.Spec.MaxWarpInsts, RegsPerThread: p.Spec.RegsPerThread})
+	if err != nil {
+		return nil, nil, err
+	}
+	return k, tr, nil
 }
 
 // texHandleBase is the value of the first texture object handle.
@@ -528,10 +789,7 @@ const texHandleBase = 1
 
 // traceBuffer allocates the raw trace buffer of docs/buffer.md and writes
 // its header.
-func (p *Prepared) traceBuffer(m *manifest.Manifest, code *Code, grid, block [3]int) (*Alloc, error) {
-	if p.Trace != nil {
-		return p.Trace, nil
-	}
+func (p *Prepared) traceBuffer(m *manifest.Manifest, grid, block [3]int) (*Alloc, error) {
 	b := m.Buffer
 	nt := block[0] * block[1] * block[2]
 	wpc := (nt + 31) / 32
@@ -558,38 +816,71 @@ func (p *Prepared) traceBuffer(m *manifest.Manifest, code *Code, grid, block [3]
 	if id, err := hex.DecodeString(m.InstrumentationID); err == nil && len(id) == 8 {
 		copy(h[40:48], id)
 	}
-	p.Trace = al
 	return al, nil
 }
 
-// scalarBits encodes a scalar parameter value for a parameter of type t.
-func scalarBits(n *yaml.Node, t ptx.Type, size int) (uint64, error) {
+// scalarBits encodes a scalar parameter value (a number, or an expression
+// over the variables) for a parameter of type t; it also returns the value
+// as a float64 (RefInput.Scalars).
+func (p *Prepared) scalarBits(n *yaml.Node, t ptx.Type) (uint64, float64, error) {
 	if n == nil || n.Kind != yaml.ScalarNode {
-		return 0, fmt.Errorf("value must be a scalar")
+		return 0, 0, fmt.Errorf("value must be a scalar")
 	}
-	if t == ptx.F32 || t == ptx.F64 {
+	var v value
+	switch n.ShortTag() {
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err != nil {
+			var u uint64
+			if err2 := n.Decode(&u); err2 != nil {
+				return 0, 0, err
+			}
+			i = int64(u)
+		}
+		v = intVal(i)
+	case "!!float":
 		var f float64
 		if err := n.Decode(&f); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		if t == ptx.F32 {
-			return uint64(math.Float32bits(float32(f))), nil
+		v = value{f: f}
+	default:
+		ev, err := p.eval(n.Value)
+		if err != nil {
+			return 0, 0, err
 		}
-		return math.Float64bits(f), nil
+		v = ev
 	}
-	var i int64
-	if err := n.Decode(&i); err == nil {
-		return uint64(i), nil
+	switch t {
+	case ptx.F32:
+		return uint64(math.Float32bits(float32(v.float()))), float64(float32(v.float())), nil
+	case ptx.F64:
+		return math.Float64bits(v.float()), v.float(), nil
 	}
-	var u uint64
-	if err := n.Decode(&u); err == nil {
-		return u, nil
+	if !v.isInt {
+		if v.f != math.Trunc(v.f) {
+			return 0, 0, fmt.Errorf("value %q is not an integer for a %s parameter", n.Value, t)
+		}
+		v = intVal(int64(v.f))
 	}
-	var f float64
-	if err := n.Decode(&f); err == nil && f == math.Trunc(f) {
-		return uint64(int64(f)), nil
+	return uint64(v.i), float64(v.i), nil
+}
+
+// RefInput returns what references and verifiers get.
+func (p *Prepared) RefInput() RefInput {
+	in := RefInput{Spec: p.Spec, Buffers: map[string][]byte{}, Scalars: p.scalars, Vars: map[string]float64{}, Inputs: p.inputs}
+	for _, bb := range p.Buffers {
+		in.Buffers[bb.Name] = bb.Initial
 	}
-	return 0, fmt.Errorf("value %q is not an integer for a %s parameter", n.Value, t)
+	for k, v := range p.vars {
+		in.Vars[k] = v.float()
+	}
+	for k, v := range p.extra {
+		if _, ok := in.Buffers[k]; !ok {
+			in.Buffers[k] = v
+		}
+	}
+	return in
 }
 
 // Buffer returns a buffer by name.
@@ -625,14 +916,22 @@ func (p *Prepared) Check(reg Registry, baseDir string) []CheckResult {
 			want, err = os.ReadFile(resolvePath(baseDir, c.File))
 		} else {
 			r.Against = "reference " + c.Reference
-			f := reg[c.Reference]
+			in := p.RefInput()
+			if v := reg.Verify[c.Reference]; v != nil {
+				if err := v(in, b.Alloc.Data); err != nil {
+					r.Msg = err.Error()
+					r.Mismatches = 1
+				} else {
+					r.OK = true
+					r.Msg = "matches the reference within its tolerance"
+				}
+				out = append(out, r)
+				continue
+			}
+			f := reg.Refs[c.Reference]
 			if f == nil {
 				err = fmt.Errorf("no reference %q registered", c.Reference)
 			} else {
-				in := RefInput{Spec: p.Spec, Buffers: map[string][]byte{}, Scalars: p.scalars}
-				for _, bb := range p.Buffers {
-					in.Buffers[bb.Name] = bb.Initial
-				}
 				want, err = f(in)
 			}
 		}

@@ -532,6 +532,13 @@ func (l *lowerer) lowerInst(p *ptx.Instruction, in *inst) error {
 		in.bits = uint8(in.typ.Size() * 8)
 		in.mask = widthMask(in.bits)
 		in.signed = in.typ.IsSigned()
+		if op.Has(".satfinite") {
+			// .satfinite clamps to ±MAX_NORM of the destination format
+			// (NaN stays NaN); the parser reports it as .sat, which
+			// would clamp to [0, 1]
+			in.flags &^= fSat
+			in.sub = cvtSatFinite
+		}
 		if err := l.setD(in, a[0]); err != nil {
 			return err
 		}
@@ -792,6 +799,11 @@ func (l *lowerer) lowerMem(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 			in.m.Mem = model.MemAtomic
 			if err = need(a, 3); err != nil {
 				return err
+			}
+			if in.sub == aCas {
+				if err = need(a, 4); err != nil {
+					return err
+				}
 			}
 			if err = l.setD(in, a[0]); err != nil {
 				return err

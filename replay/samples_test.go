@@ -1,146 +1,24 @@
 package replay
 
 import (
+	"bytes"
 	"context"
-	"encoding/binary"
-	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ptxtrace/ptxtrace/model"
 )
 
-// Go references for the samples, written from the kernels' documented
-// semantics (samples/README.md), independently of replay. Tolerances are
-// in each launch.yaml: exact for integers; for floats they allow the FMA
-// contractions nvcc makes (matmul, hotspot, nn: a few ulps) and the
-// summation order of reduce.
+// The samples' launch specs (testdata/samples/NAME/launch.yaml) take their
+// inputs from samples/ref's seeded generators and are checked against
+// samples/ref's independent references (SampleRegistry), with the
+// references' own tolerances.
 
-func f32s(b []byte) []float32 {
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
+// sampleNames lists every bundled sample with a launch spec.
+var sampleNames = []string{"vecadd", "matmul", "reduce", "nn", "pathfinder", "hotspot", "gaussian", "lud", "bfs", "volrender"}
 
-func f32bytes(v []float32) []byte {
-	out := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
-	}
-	return out
-}
-
-func i32s(b []byte) []int32 {
-	out := make([]int32, len(b)/4)
-	for i := range out {
-		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-func i32bytes(v []int32) []byte {
-	out := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(out[4*i:], uint32(x))
-	}
-	return out
-}
-
-func sampleRefs() Registry {
-	return Registry{
-		"vecadd": func(in RefInput) ([]byte, error) {
-			a, b := f32s(in.Buffers["a"]), f32s(in.Buffers["b"])
-			c := make([]float32, len(a))
-			for i := range c {
-				c[i] = a[i] + b[i]
-			}
-			return f32bytes(c), nil
-		},
-		"matmul": func(in RefInput) ([]byte, error) {
-			M, N, K := int(in.Scalars["M"]), int(in.Scalars["N"]), int(in.Scalars["K"])
-			A, B := f32s(in.Buffers["A"]), f32s(in.Buffers["B"])
-			C := make([]float32, M*N)
-			for i := 0; i < M; i++ {
-				for j := 0; j < N; j++ {
-					var s float64
-					for k := 0; k < K; k++ {
-						s += float64(A[i*K+k]) * float64(B[k*N+j])
-					}
-					C[i*N+j] = float32(s)
-				}
-			}
-			return f32bytes(C), nil
-		},
-		"reduce": func(in RefInput) ([]byte, error) {
-			var s float64
-			for _, x := range f32s(in.Buffers["in"]) {
-				s += float64(x)
-			}
-			return f32bytes([]float32{float32(s)}), nil
-		},
-		"nn": func(in RefInput) ([]byte, error) {
-			loc := f32s(in.Buffers["locations"])
-			lat, lng := in.Scalars["lat"], in.Scalars["lng"]
-			d := make([]float32, len(loc)/2)
-			for i := range d {
-				x, y := lat-float64(loc[2*i]), lng-float64(loc[2*i+1])
-				d[i] = float32(math.Sqrt(x*x + y*y))
-			}
-			return f32bytes(d), nil
-		},
-		"pathfinder": func(in RefInput) ([]byte, error) {
-			wall, prev := i32s(in.Buffers["wall_row"]), i32s(in.Buffers["prev"])
-			n := len(prev)
-			dst := make([]int32, n)
-			for i := 0; i < n; i++ {
-				best := prev[i]
-				if i > 0 && prev[i-1] < best {
-					best = prev[i-1]
-				}
-				if i+1 < n && prev[i+1] < best {
-					best = prev[i+1]
-				}
-				dst[i] = wall[i] + best
-			}
-			return i32bytes(dst), nil
-		},
-		"hotspot": func(in RefInput) ([]byte, error) {
-			P, T := f32s(in.Buffers["power"]), f32s(in.Buffers["temp_in"])
-			rows, cols := int(in.Scalars["rows"]), int(in.Scalars["cols"])
-			cx, cy, cz := in.Scalars["cx"], in.Scalars["cy"], in.Scalars["cz"]
-			sdc, amb := in.Scalars["step_div_cap"], in.Scalars["amb_temp"]
-			at := func(r, c int) float64 {
-				r = max(0, min(rows-1, r))
-				c = max(0, min(cols-1, c))
-				return float64(T[r*cols+c])
-			}
-			out := make([]float32, rows*cols)
-			for r := 0; r < rows; r++ {
-				for c := 0; c < cols; c++ {
-					t := at(r, c)
-					v := t + sdc*(float64(P[r*cols+c])+(at(r-1, c)+at(r+1, c)-2*t)*cy+(at(r, c+1)+at(r, c-1)-2*t)*cx+(amb-t)*cz)
-					out[r*cols+c] = float32(v)
-				}
-			}
-			return f32bytes(out), nil
-		},
-		"gaussian_fan1": func(in RefInput) ([]byte, error) {
-			a := f32s(in.Buffers["a"])
-			m := f32s(in.Buffers["m"])
-			size, t := int(in.Scalars["size"]), int(in.Scalars["t"])
-			for r := t + 1; r < size; r++ {
-				m[r*size+t] = a[r*size+t] / a[t*size+t]
-			}
-			return f32bytes(m), nil
-		},
-	}
-}
-
-// runSampleSpec runs replay/testdata/samples/NAME/launch.yaml on the
-// sample's sm_52 PTX.
-func runSampleSpec(t testing.TB, name, ptxName string, workers int) *Prepared {
+func loadSampleSpec(t testing.TB, name string) (*Spec, string) {
 	t.Helper()
 	dir := filepath.Join("testdata", "samples", name)
 	b, err := os.ReadFile(filepath.Join(dir, "launch.yaml"))
@@ -149,31 +27,150 @@ func runSampleSpec(t testing.TB, name, ptxName string, workers int) *Prepared {
 	}
 	spec, err := ParseSpec(b)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", name, err)
 	}
-	prog := loadPTX(t, filepath.Join("..", "samples", ptxName, ptxName+".sm_52.ptx"))
-	prep, err := spec.Prepare(prog, PrepareOptions{BaseDir: dir})
+	return spec, dir
+}
+
+// runSampleSpec runs replay/testdata/samples/NAME/launch.yaml on the
+// sample's sm_52 PTX (functionally, or on the model when ms is set).
+func runSample(t testing.TB, name string, workers int, ms *model.Spec) (*Prepared, *SeqResult) {
+	t.Helper()
+	spec, dir := loadSampleSpec(t, name)
+	prog := loadPTX(t, filepath.Join("..", "samples", name, name+".sm_52.ptx"))
+	o := PrepareOptions{BaseDir: dir, Registry: SampleRegistry()}
+	if ms != nil {
+		o.NumSMs = ms.NumSMs
+	}
+	prep, err := spec.Prepare(prog, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := prep.Kernel.Run(context.Background(), RunOptions{Workers: workers}); err != nil {
+	res, err := prep.Run(context.Background(), ExecOptions{Workers: workers, Model: ms})
+	if err != nil {
 		t.Fatal(err)
 	}
+	return prep, res
+}
+
+// runSampleSpec runs a sample functionally with the given workers.
+func runSampleSpec(t testing.TB, name, ptxName string, workers int) *Prepared {
+	t.Helper()
+	prep, _ := runSample(t, name, workers, nil)
 	return prep
 }
 
+func checkSample(t *testing.T, name string, prep *Prepared) {
+	t.Helper()
+	dir := filepath.Join("testdata", "samples", name)
+	rs := prep.Check(SampleRegistry(), dir)
+	if len(rs) == 0 {
+		t.Errorf("%s: no checks", name)
+	}
+	for _, r := range rs {
+		if !r.OK {
+			t.Errorf("check %s: %s", r.Buffer, r.Msg)
+		} else {
+			t.Logf("check %s: %s", r.Buffer, r.Msg)
+		}
+	}
+}
+
+func outputs(prep *Prepared) map[string][]byte {
+	out := map[string][]byte{}
+	for _, b := range prep.Buffers {
+		if b.Output {
+			out[b.Name] = append([]byte(nil), b.Alloc.Data...)
+		}
+	}
+	return out
+}
+
 func TestSamples(t *testing.T) {
-	reg := sampleRefs()
-	for _, name := range []string{"vecadd", "matmul", "reduce", "nn", "pathfinder", "hotspot", "gaussian"} {
+	for _, name := range sampleNames {
 		t.Run(name, func(t *testing.T) {
-			prep := runSampleSpec(t, name, name, 0)
-			for _, r := range prep.Check(reg, filepath.Join("testdata", "samples", name)) {
-				if !r.OK {
-					t.Errorf("check %s: %s (%d mismatches, max abs diff %g)", r.Buffer, r.Msg, r.Mismatches, r.MaxAbs)
-				} else {
-					t.Logf("check %s: %s", r.Buffer, fmt.Sprint(r.Msg))
+			prep, res := runSample(t, name, 0, nil)
+			t.Logf("%d launches, %d CTAs, %d thread-instructions", len(res.Launches), res.CTAs, res.ThreadInsts)
+			checkSample(t, name, prep)
+		})
+	}
+}
+
+// TestSamplesTiming runs every sample on the gtx480 model: the checks pass
+// and the outputs are the same bytes as in functional mode.
+func TestSamplesTiming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing mode of every sample is slow with -short")
+	}
+	ms, _ := model.Preset("gtx480")
+	for _, name := range sampleNames {
+		t.Run(name, func(t *testing.T) {
+			fprep, _ := runSample(t, name, 0, nil)
+			prep, res := runSample(t, name, 0, &ms)
+			t.Logf("%d launches, %d cycles, %d thread-instructions", len(res.Launches), res.Cycles, res.ThreadInsts)
+			if res.Cycles == 0 {
+				t.Errorf("no cycles")
+			}
+			checkSample(t, name, prep)
+			fo, to := outputs(fprep), outputs(prep)
+			for k, v := range fo {
+				if name == "reduce" {
+					continue // block partials arrive in a different order (atomicAdd): compared by the check
+				}
+				if !bytes.Equal(v, to[k]) {
+					t.Errorf("output %s differs between functional and timing mode", k)
 				}
 			}
 		})
+	}
+}
+
+// TestVolrenderBlockShapes: seed 003's experiment in small: the block shape
+// changes the texture-cache hit rate (the model's tiled texel layout sees
+// the lanes' texels), never the image.
+func TestVolrenderBlockShapes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing runs")
+	}
+	ms, _ := model.Preset("gtx480")
+	var first []byte
+	rates := map[[2]int]float64{}
+	for _, b := range [][2]int{{16, 8}, {128, 1}, {1, 128}} {
+		spec, dir := loadSampleSpec(t, "volrender")
+		spec.Block = []int{b[0], b[1]}
+		spec.Grid = []int{(64 + b[0] - 1) / b[0], (64 + b[1] - 1) / b[1]}
+		prog := loadPTX(t, filepath.Join("..", "samples", "volrender", "volrender.sm_52.ptx"))
+		prep, err := spec.Prepare(prog, PrepareOptions{BaseDir: dir, Registry: SampleRegistry(), NumSMs: ms.NumSMs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := prep.Run(context.Background(), ExecOptions{Model: &ms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm := res.Launches[0].Timing
+		if tm.Tex.Hits+tm.Tex.Misses == 0 || tm.Mem.TexInsts == 0 {
+			t.Fatalf("%v: no texture-cache activity: %+v", b, tm.Tex)
+		}
+		rates[b] = float64(tm.Tex.Hits) / float64(tm.Tex.Hits+tm.Tex.Misses)
+		t.Logf("block %dx%d: %d cycles, texture hit rate %.3f (%d tex insts)", b[0], b[1], tm.Cycles, rates[b], tm.Mem.TexInsts)
+		img := prep.Buffer("d_output").Alloc.Data
+		if first == nil {
+			first = append([]byte(nil), img...)
+			nz := 0
+			for _, px := range u32s(img) {
+				if px != 0 {
+					nz++
+				}
+			}
+			if nz < 100 {
+				t.Fatalf("only %d non-empty pixels", nz)
+			}
+		} else if !bytes.Equal(first, img) {
+			t.Errorf("block %v: image differs", b)
+		}
+	}
+	if rates[[2]int{16, 8}] == rates[[2]int{128, 1}] && rates[[2]int{128, 1}] == rates[[2]int{1, 128}] {
+		t.Errorf("the block shape does not change the texture hit rate: %v", rates)
 	}
 }
