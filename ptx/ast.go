@@ -161,14 +161,16 @@ const (
 	TexRef
 	SamplerRef
 	SurfRef
+	U16x2
+	S16x2
 	typeCount
 )
 
 var typeNames = [...]string{"", ".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64",
 	".s8", ".s16", ".s32", ".s64", ".f16", ".f16x2", ".bf16", ".bf16x2", ".tf32", ".f32", ".f64",
-	".e4m3", ".e5m2", ".e4m3x2", ".e5m2x2", ".pred", ".texref", ".samplerref", ".surfref"}
+	".e4m3", ".e5m2", ".e4m3x2", ".e5m2x2", ".pred", ".texref", ".samplerref", ".surfref", ".u16x2", ".s16x2"}
 
-var typeSizes = [...]int{0, 1, 2, 4, 8, 16, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 2, 4, 4, 4, 8, 1, 1, 2, 2, 1, 8, 8, 8}
+var typeSizes = [...]int{0, 1, 2, 4, 8, 16, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 2, 4, 4, 4, 8, 1, 1, 2, 2, 1, 8, 8, 8, 4, 4}
 
 func (t Type) String() string {
 	if int(t) < len(typeNames) {
@@ -196,7 +198,7 @@ func (t Type) IsFloat() bool {
 }
 
 // IsSigned reports whether t is a signed integer type.
-func (t Type) IsSigned() bool { return t >= S8 && t <= S64 }
+func (t Type) IsSigned() bool { return t >= S8 && t <= S64 || t == S16x2 }
 
 // Linkage is the set of linking directives in front of a declaration.
 type Linkage uint8

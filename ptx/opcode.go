@@ -61,6 +61,10 @@ func typeOf(s string) Type {
 		return SamplerRef
 	case ".surfref":
 		return SurfRef
+	case ".u16x2":
+		return U16x2
+	case ".s16x2":
+		return S16x2
 	}
 	return TypeNone
 }

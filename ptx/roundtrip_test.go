@@ -106,3 +106,19 @@ func TestCorpusCanonical(t *testing.T) {
 		})
 	}
 }
+
+// TestTypeTables checks that every Type has a name that maps back to it and
+// a size.
+func TestTypeTables(t *testing.T) {
+	for ty := B8; ty < typeCount; ty++ {
+		if ParseType(ty.String()) != ty {
+			t.Errorf("ParseType(%q) = %v, want %v", ty.String(), ParseType(ty.String()), ty)
+		}
+		if ty.Size() == 0 {
+			t.Errorf("%v has no size", ty)
+		}
+	}
+	if len(typeNames) != int(typeCount) || len(typeSizes) != int(typeCount) {
+		t.Errorf("type tables have %d names and %d sizes for %d types", len(typeNames), len(typeSizes), typeCount)
+	}
+}
