@@ -148,9 +148,10 @@ type fnCode struct {
 	name      string
 	entry     bool
 	code      []inst
-	nregs     int // registers per lane, constants included
-	ndecl     int // declared registers (the first ndecl)
-	regBase   int // first dense model.Reg number of this function
+	nregs     int        // registers per lane, constants included
+	ndecl     int        // declared registers (the first ndecl)
+	dtypes    []ptx.Type // types of the declared registers (register estimate)
+	regBase   int        // first dense model.Reg number of this function
 	inits     []regInit
 	dyn       []regInit // dynamic special registers (refreshed on demand)
 	frameSize int       // bytes of local memory per lane for one activation

@@ -20,6 +20,23 @@
 // resolved space, barrier arrivals, exit). Kernel.Run is the functional
 // scheduler used without a model.
 //
+// A launch spec (Spec, docs/launch.md) describes one launch or a sequence
+// of launches on one device (buffers, steps with repeat/until loops, fills,
+// swaps, expressions); Prepare sets up the device — inputs from the
+// generators of an explicit Registry, buffers, textures, constants — and
+// Prepared.Run executes it functionally or on a model.Spec (Kernel.RunModel,
+// SMs serially so that results are deterministic).
+//
+// # Textures and surfaces
+//
+// Texture references (.texref, old-style .tex) are bound by name from the
+// spec, texture and surface objects are u64 handles passed as parameters
+// (Launch.Textures: reference slots, then one per spec entry). tex, tld4
+// and txq sample internal/texture and report each lane's touched texels
+// (model.Effect.Texels, TexFmt) for the model's texture cache; suld/sust .b
+// access surface memory that lives in a device allocation, so surface
+// stores follow the same deterministic write scheme as global stores.
+//
 // # SIMT execution and reconvergence
 //
 // A warp has 32 lanes, a live mask (lanes that exist) and an exited mask.

@@ -57,6 +57,7 @@ type Kernel struct {
 	budget   uint64
 	printf   printfSink
 	regPool  sync.Pool
+	estRegs  int
 	// model mode with printf: the CTAs created, to collect their output
 	keep   bool
 	kept   []*CTA
@@ -138,19 +139,22 @@ func (k *Kernel) NumCTAs() int { return k.nctas }
 func (k *Kernel) ThreadsPerCTA() int { return k.nthreads }
 
 // DefaultMaxRegs caps the register estimate of a kernel without a known
-// allocation: PTX declares virtual registers freely (often hundreds) while
-// ptxas allocates at most 63 per thread on Fermi (and usually far fewer),
-// so the declared count would make the model's occupancy much too low.
+// allocation (ptxas allocates at most 63 registers per thread on Fermi).
 const DefaultMaxRegs = 63
 
 // RegsPerThread implements model.Kernel: Launch.RegsPerThread when given,
-// else the declared registers of the kernel and its callees capped at
-// DefaultMaxRegs.
+// else Code.EstimateRegs capped at DefaultMaxRegs. (PTX declares virtual
+// registers freely, often hundreds, so the declared count would make the
+// model's occupancy far too low; the liveness estimate is within a few
+// registers of ptxas -v for the samples.)
 func (k *Kernel) RegsPerThread() int {
 	if k.l.RegsPerThread > 0 {
 		return k.l.RegsPerThread
 	}
-	return min(k.code.nregs, DefaultMaxRegs)
+	if k.estRegs == 0 {
+		k.estRegs = min(k.code.EstimateRegs(), DefaultMaxRegs)
+	}
+	return k.estRegs
 }
 
 // SharedPerCTA implements model.Kernel.

@@ -883,6 +883,27 @@ func (p *Prepared) RefInput() RefInput {
 	return in
 }
 
+// Warnings lists the lowering warnings of every kernel lowered so far (in
+// the order they were first launched), each once.
+func (p *Prepared) Warnings() []string {
+	var out []string
+	seen := map[string]bool{}
+	names := make([]string, 0, len(p.codes))
+	for n := range p.codes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		for _, w := range p.codes[n].Warnings {
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
 // Buffer returns a buffer by name.
 func (p *Prepared) Buffer(name string) *Buffer { return p.byName[name] }
 

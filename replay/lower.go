@@ -321,6 +321,7 @@ func (l *lowerer) lower() error {
 	scopeOf := map[*ptx.Instruction][]map[string]symbol{}
 	l.collect(l.fn.Body, scopeOf)
 	l.f.ndecl = len(l.rtypes)
+	l.f.dtypes = append([]ptx.Type(nil), l.rtypes...)
 	l.scratch = l.newReg("", ptx.B64) * 32
 	l.cfg = ptx.BuildCFG(l.fn)
 	insts := l.cfg.Insts

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -99,6 +100,28 @@ steps:
 	} {
 		if _, err := ParseSpec([]byte(y)); err == nil {
 			t.Errorf("%q: want a validation error", y)
+		}
+	}
+}
+
+// TestEstimateRegs: the liveness estimate is near ptxas -v (sm_52, CUDA
+// 11.8) for the samples, far below the declared virtual registers.
+func TestEstimateRegs(t *testing.T) {
+	ptxas := map[string]int{"vecadd": 8, "matmul": 27, "reduce_sum": 10, "nn_distance": 8, "pathfinder_step": 11,
+		"hotspot_step": 30, "gaussian_fan1": 14, "gaussian_fan2": 14, "lud_diagonal": 32, "lud_perimeter": 32,
+		"lud_internal": 23, "bfs_expand": 17, "bfs_update": 12, "d_render": 24}
+	for _, n := range sampleNames {
+		prog := loadPTX(t, filepath.Join("..", "samples", n, n+".sm_52.ptx"))
+		for _, e := range prog.Entries() {
+			c, err := prog.Lower(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			est, want := c.EstimateRegs(), ptxas[e]
+			t.Logf("%s: estimate %d, ptxas %d, declared %d", e, est, want, c.RegsPerThread())
+			if est < want/2 || est > want*2 {
+				t.Errorf("%s: estimate %d is far from ptxas's %d", e, est, want)
+			}
 		}
 	}
 }

@@ -180,11 +180,8 @@ func runRun(ctx context.Context, o runOptions) error {
 			}
 		}
 	}
-	var warnings []string
-	if prep.Kernel != nil {
-		warnings = prep.Kernel.Code().Warnings
-		warn(warnings)
-	}
+	warnings := prep.Warnings()
+	warn(warnings)
 	start := time.Now()
 	var last time.Time
 	shown := false
@@ -216,6 +213,8 @@ func runRun(ctx context.Context, o runOptions) error {
 		return err
 	}
 	elapsed := time.Since(start)
+	warnings = prep.Warnings()
+	warn(warnings)
 	checks := prep.Check(reg, baseDir)
 
 	dir := o.OutDir

@@ -190,3 +190,27 @@ checks:
 		t.Fatalf("unknown model: exit %d", code)
 	}
 }
+
+// TestRunSampleSpecs runs multi-launch and texture samples through the CLI
+// with their reference checks (SampleRegistry).
+func TestRunSampleSpecs(t *testing.T) {
+	for _, name := range []string{"bfs", "volrender"} {
+		for _, mode := range []string{"--functional", "--model=gtx480"} {
+			out := filepath.Join(t.TempDir(), "out")
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"ptxtrace", "run", mode, "--launch",
+				filepath.Join("..", "..", "replay", "testdata", "samples", name, "launch.yaml"), "-o", out,
+				filepath.Join("..", "..", "samples", name, name+".sm_52.ptx")}, nil, &stdout, &stderr)
+			if code != 0 || strings.Contains(stderr.String(), "FAILED") || !strings.Contains(stderr.String(), ": ok") {
+				t.Fatalf("%s %s: exit %d: %s", name, mode, code, stderr.String())
+			}
+			var sum struct {
+				Launches []struct{ Kernel string } `json:"launches"`
+			}
+			b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+			if err := json.Unmarshal(b, &sum); err != nil || len(sum.Launches) == 0 || name == "bfs" && len(sum.Launches) < 4 {
+				t.Fatalf("%s: summary %v %s", name, err, b)
+			}
+		}
+	}
+}
