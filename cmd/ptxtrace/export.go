@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ptxtrace/ptxtrace/exporters"
 	csvexp "github.com/ptxtrace/ptxtrace/exporters/csv"
@@ -33,7 +34,18 @@ type exportFormat struct {
 // exportFormats is THE table of export formats. To add a format, add one
 // line here ("name": {Ext: ".x", New: func(w io.Writer, b *trace.Bundle)
 // (exporters.Exporter, error) { return yourpkg.New(w, ...), nil }}).
-func exportFormats() map[string]exportFormat {
+func exportFormats() map[string]exportFormat { return exportFormatsWith(netOptions{}) }
+
+// netOptions configures the formats that send to a collector.
+type netOptions struct {
+	Ctx      context.Context // bounds connection and export; Background when nil
+	Endpoint string          // OTLP collector: host:port (plain text) or a URL; "" = OTEL_EXPORTER_OTLP_ENDPOINT
+}
+
+func exportFormatsWith(n netOptions) map[string]exportFormat {
+	if n.Ctx == nil {
+		n.Ctx = context.Background()
+	}
 	return map[string]exportFormat{
 		"csv": {Ext: ".csv", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
 			return csvexp.New(w, csvexp.Options{}), nil
@@ -58,12 +70,13 @@ func exportFormats() map[string]exportFormat {
 			return otlpexp.NewStdout(w, otlpexp.Options{Granularity: otlpexp.Warp})
 		}},
 		"otlp-grpc": {Ext: "", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewGRPC(context.Background(), "", otlpexp.Options{Granularity: otlpexp.Warp})
+			return otlpexp.NewGRPC(n.Ctx, n.Endpoint, otlpexp.Options{Granularity: otlpexp.Warp})
 		}},
 		"otlp-http": {Ext: "", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewHTTP(context.Background(), "", otlpexp.Options{Granularity: otlpexp.Warp})
+			return otlpexp.NewHTTP(n.Ctx, n.Endpoint, otlpexp.Options{Granularity: otlpexp.Warp})
 		}},
-		// otlp-grpc/otlp-http send to OTEL_EXPORTER_OTLP_ENDPOINT (SDK default localhost:4317/4318); an --endpoint flag would pass it instead of "".
+		// otlp-grpc/otlp-http send to --endpoint, or else to
+		// OTEL_EXPORTER_OTLP_ENDPOINT (SDK default localhost:4317/4318).
 	}
 }
 
@@ -81,6 +94,9 @@ type exportOptions struct {
 	Format string // key of exportFormats
 	Out    string // output file, "-" for stdout
 	Run    string // bundle file or run directory
+	// Endpoint and Timeout apply to otlp-grpc and otlp-http.
+	Endpoint string
+	Timeout  time.Duration
 }
 
 func newExportCommand() *cli.Command {
@@ -95,18 +111,26 @@ func newExportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + formatNames(), Value: "csv"},
 			&cli.StringFlag{Name: "o", Usage: "write to `FILE` (\"-\" = standard output)", Value: "-"},
+			&cli.StringFlag{Name: "endpoint", Usage: "OTLP collector for otlp-grpc/otlp-http: `HOST:PORT` (plain text) or a URL (https:// for TLS); default $OTEL_EXPORTER_OTLP_ENDPOINT"},
+			&cli.DurationFlag{Name: "timeout", Usage: "give up sending to the collector after `DURATION`", Value: 10 * time.Second},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("export: want exactly one RUN argument, got %d", c.NArg())
 			}
-			return runExport(c.Context, exportOptions{streams: streamsOf(c), Format: c.String("format"), Out: c.String("o"), Run: c.Args().First()})
+			return runExport(c.Context, exportOptions{streams: streamsOf(c), Format: c.String("format"), Out: c.String("o"), Run: c.Args().First(),
+				Endpoint: c.String("endpoint"), Timeout: c.Duration("timeout")})
 		},
 	}
 }
 
 func runExport(ctx context.Context, o exportOptions) error {
-	f, ok := exportFormats()[o.Format]
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	f, ok := exportFormatsWith(netOptions{Ctx: ctx, Endpoint: o.Endpoint})[o.Format]
 	if !ok {
 		return usagef("export: unknown format %q (want %s)", o.Format, formatNames())
 	}

@@ -1,0 +1,45 @@
+// Package analysis computes the seed papers' analyses from a decoded trace,
+// its ground truth and the model counters. It returns plain values and
+// writes no files; the CLI (cmd/ptxtrace: demo, sweep) renders them.
+//
+// # Definitions (seed 003 §6)
+//
+// All times are in timer units (cycles for %clock/%clock64). A load region
+// is a region of kind "load" (one probed memory access); a user region is a
+// --region BEGIN:END of the instrumentation (the demo and the sweep put one
+// around the whole kernel body).
+//
+//   - Memory time of a warp (§6.1, §6.2: "メモリ参照時間"): the sum of the
+//     durations (End − Start) of its load regions. When the kernel has user
+//     regions only load regions inside an outermost user region count.
+//   - Total (active) time of a warp: the summed durations of its outermost
+//     user regions when the kernel has user regions, otherwise the warp's
+//     span from its first begin to its last end record. Other time = total −
+//     memory (0 if memory exceeds total). These are the definitions of
+//     `ptxtrace report` (docs/exporters.md), so both agree on a trace.
+//   - Memory share (§6.2, Fig. 5: "メモリ参照時間が全体の処理時間に占める
+//     割合"): memory / total, per warp and overall as Σ memory / Σ total over
+//     all warps (each warp's time counts once; warps run concurrently, so
+//     this is a share of warp-time, not of kernel wall time).
+//   - Mean memory time per access of a warp (§6.1: "各ワープの参照 1 回あたり
+//     の平均所要時間", Fig. 10): memory time / number of load regions counted.
+//     Warps without accesses have none (NaN; Fig. 10 draws no bar).
+//   - Mean memory time per access of a run: the mean over the warps that
+//     have accesses of their per-warp means (the seed averages per warp
+//     first); AccessWeightedMean is Σ memory / Σ accesses.
+//   - Memory-reference frequency (§6.3: "メモリ参照時間の逆数をとったメモリ
+//     参照頻度"): the inverse of the run's mean memory time per access,
+//     scaled to accesses per 1000 cycles: 1000 / MeanAccess. It is a measure
+//     of memory efficiency (higher = faster accesses), not a rate of issue.
+//   - Probe error (per probe mode of the load regions): over the load region
+//     instances that carry ground truth, the mean measured duration and the
+//     mean true latency (Complete − Issue of the probed access in the model),
+//     their difference and relative error (measured − true) / true. A
+//     completion probe (fence, dummy) measures the true latency plus its own
+//     cost (docs/model.md: dummy ≈ 2 cycles, fence ≈ 1 + the fence latency);
+//     a naive probe measures the issue only.
+//
+// Pearson computes the sample correlation coefficient; it is used for the
+// correlation of frequency with texture-cache hit rate and frame rate
+// (§6.3, Figs. 6–9).
+package analysis

@@ -1,0 +1,78 @@
+package analysis
+
+import (
+	"math"
+
+	"github.com/ptxtrace/ptxtrace/trace"
+)
+
+// Pearson returns the sample correlation coefficient of xs and ys (paired by
+// index; the longer slice is cut). ok is false with fewer than two pairs,
+// when either variable is constant, or when a value is NaN or infinite.
+// It centres the data first (two passes), so large offsets do not cancel.
+func Pearson(xs, ys []float64) (r float64, ok bool) {
+	n := min(len(xs), len(ys))
+	if n < 2 {
+		return math.NaN(), false
+	}
+	var mx, my float64
+	for i := 0; i < n; i++ {
+		if math.IsNaN(xs[i]) || math.IsInf(xs[i], 0) || math.IsNaN(ys[i]) || math.IsInf(ys[i], 0) {
+			return math.NaN(), false
+		}
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= float64(n)
+	my /= float64(n)
+	var sxy, sxx, syy float64
+	for i := 0; i < n; i++ {
+		dx, dy := xs[i]-mx, ys[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN(), false
+	}
+	r = sxy / math.Sqrt(sxx*syy)
+	return max(-1, min(1, r)), true
+}
+
+// Model is what the demo and the sweep read from the model counters of a
+// run (docs/launch.md lists the counters).
+type Model struct {
+	Cycles     float64 // kernel.cycles
+	IPC        float64 // kernel.ipc
+	TexHitRate float64 // tex.hit_rate (NaN when the counter is absent)
+	L1HitRate  float64 // l1d.hit_rate
+	L2HitRate  float64 // l2.hit_rate
+	TexHits    float64
+	TexMisses  float64
+}
+
+// Counter returns the whole-GPU (sm −1) value of the counter name.
+func Counter(cs []trace.Counter, name string) (float64, bool) {
+	for _, c := range cs {
+		if c.Name == name && c.SM == -1 {
+			return c.Value, true
+		}
+	}
+	return math.NaN(), false
+}
+
+// ModelOf extracts Model from counters; missing counters are NaN.
+func ModelOf(cs []trace.Counter) Model {
+	get := func(n string) float64 { v, _ := Counter(cs, n); return v }
+	return Model{Cycles: get("kernel.cycles"), IPC: get("kernel.ipc"), TexHitRate: get("tex.hit_rate"),
+		L1HitRate: get("l1d.hit_rate"), L2HitRate: get("l2.hit_rate"), TexHits: get("tex.hits"), TexMisses: get("tex.misses")}
+}
+
+// FrameRate is the frames per second of one kernel launch of cycles cycles
+// at clockHz (the seed's FR, one launch per frame); 0 when undefined.
+func FrameRate(cycles, clockHz float64) float64 {
+	if cycles <= 0 || clockHz <= 0 || math.IsNaN(cycles) {
+		return 0
+	}
+	return clockHz / cycles
+}

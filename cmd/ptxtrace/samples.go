@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/samples"
+	"github.com/urfave/cli/v2"
+)
+
+func newSamplesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "samples",
+		Usage: "list or extract the embedded sample kernels",
+		Description: "samples gives access to the CUDA samples compiled into the binary (package\n" +
+			"samples: the .cu source and its sm_52/sm_80 PTX per sample).\n" +
+			"  ptxtrace samples list               one line per sample: name, kernels, description\n" +
+			"  ptxtrace samples extract [NAME] [-o DIR]\n" +
+			"                                      write NAME's files (all samples without NAME)\n" +
+			"                                      to DIR/<name>/ (default DIR: the current directory)",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "list",
+				Usage: "list the embedded samples",
+				Action: func(c *cli.Context) error {
+					if c.Args().Present() {
+						return usagef("samples list takes no arguments, got %q", c.Args().First())
+					}
+					return listSamples(streamsOf(c).Stdout)
+				},
+			},
+			{
+				Name:      "extract",
+				Usage:     "write a sample's source and PTX files to a directory",
+				ArgsUsage: "[NAME]",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "o", Usage: "write into `DIR` (created if needed)", Value: "."},
+				},
+				Action: func(c *cli.Context) error {
+					// Accept -o after NAME too (the cli package stops
+					// parsing flags at the first argument).
+					dir, rest := c.String("o"), []string{}
+					args := c.Args().Slice()
+					for i := 0; i < len(args); i++ {
+						a := args[i]
+						switch {
+						case a == "-o" || a == "--o":
+							if i+1 >= len(args) {
+								return usagef("samples extract: -o needs a DIR")
+							}
+							dir = args[i+1]
+							i++
+						case strings.HasPrefix(a, "-o=") || strings.HasPrefix(a, "--o="):
+							dir = a[strings.IndexByte(a, '=')+1:]
+						default:
+							rest = append(rest, a)
+						}
+					}
+					if len(rest) > 1 {
+						return usagef("samples extract: want at most one NAME, got %d arguments", len(rest))
+					}
+					name := ""
+					if len(rest) == 1 {
+						name = rest[0]
+					}
+					return extractSamples(streamsOf(c), name, dir)
+				},
+			},
+		},
+	}
+}
+
+func listSamples(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKERNELS\tDESCRIPTION")
+	for _, s := range samples.List() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(s.Kernels, ","), s.Description)
+	}
+	return tw.Flush()
+}
+
+// extractSamples writes the files of the sample name ("" = every sample)
+// under dir/<name>/ and lists them on stderr.
+func extractSamples(s streams, name, dir string) error {
+	if dir == "" || dir == "-" {
+		return usagef("samples extract: -o names a directory")
+	}
+	var list []samples.Sample
+	if name == "" {
+		list = samples.List()
+	} else {
+		sm, ok := samples.Lookup(name)
+		if !ok {
+			var names []string
+			for _, x := range samples.List() {
+				names = append(names, x.Name)
+			}
+			return usagef("samples extract: unknown sample %q (have %s)", name, strings.Join(names, ", "))
+		}
+		list = []samples.Sample{sm}
+	}
+	n := 0
+	for _, sm := range list {
+		for _, p := range sm.Files {
+			data, err := fs.ReadFile(samples.FS(), p)
+			if err != nil {
+				return err
+			}
+			out := filepath.Join(dir, filepath.FromSlash(path.Clean(p)))
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return err
+			}
+			if err := atomicfile.WriteFile(out, 0o644, func(w io.Writer) error {
+				_, err := w.Write(data)
+				return err
+			}); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	fmt.Fprintf(s.Stderr, "ptxtrace: extracted %d files of %d sample(s) to %s\n", n, len(list), dir)
+	return nil
+}
