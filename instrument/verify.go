@@ -235,9 +235,19 @@ func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck,
 					}
 				}
 				c.Detail = fmt.Sprintf("no predicated consumer store between the load (#%d) and the end read (#%d)", lastLoad, end)
+				// The consumer's store is predicated, or ptxas made the
+				// predicate a guarded branch around it.
+				branch := ""
 				for _, s := range between {
-					if s.isStore() && s.guarded() && s.Index > lastLoad {
-						c.OK, c.Detail = true, fmt.Sprintf("%s %s at #%d (after load #%d) before the end read at #%d", s.Guard, s.Text, s.Index, lastLoad, end)
+					if s.Index <= lastLoad {
+						continue
+					}
+					if s.Op == "BRA" && s.guarded() {
+						branch = fmt.Sprintf(" (skipped by %s BRA at #%d)", s.Guard, s.Index)
+					}
+					if s.isStore() && (s.guarded() || branch != "") {
+						c.OK, c.Detail = true, fmt.Sprintf("%s %s at #%d%s after load #%d, before the end read at #%d",
+							s.Guard, s.Text, s.Index, branch, lastLoad, end)
 					}
 				}
 			}

@@ -1,0 +1,48 @@
+// Package instrument inserts completion-based timing probes into PTX
+// kernels (Kanda et al., seed 003) and describes them in a manifest
+// (package manifest). It edits the ptx AST and never executes anything;
+// running ptxas for register counts and SASS checks is the caller's
+// business (package instrument/cudatool).
+//
+// Model. A site is a load (ld, ldu, tex, tld4) of a selected state space
+// in a selected kernel (.entry). Each site becomes a load region with a
+// begin probe (timer read immediately before the load) and an end probe
+// (timer read after the load has completed). A user region (--region) has
+// a begin probe before its first instruction and an end probe after (or,
+// for a control transfer, before) its last one. Completion of a load is
+// forced before the end read by
+//
+//   - fence: the lightest CTA-scope fence of the target (fence.acq_rel.cta
+//     on sm_70+ with PTX ≥ 6.0, else membar.cta): it stalls the warp until
+//     its outstanding memory operations are performed;
+//   - dummy: the load's first destination register is stored, under the
+//     predicate %__pt_p0 = (__pt_dummy != 0), false at run time, into the
+//     warp's own scratch word of the trace buffer. The store uses the
+//     loaded value (C1), writes program output (C2) and never runs (C3);
+//     being a memory operation, ptxas keeps it before the end timer read,
+//     and it cannot issue before the load completes (all of a load's
+//     destination registers arrive together);
+//   - naive: nothing (the paper's baseline).
+//
+// Records (docs/buffer.md) are written after the end read, so their cost
+// stays outside the measured interval: the lowest active lane reserves
+// slots with one atomic add on the warp's count and writes 16-byte records
+// that fit; the count always goes up (overflow is counted, never written).
+// The count and records live in the warp's slot of a .shared staging array
+// (staging shared) or directly in the warp's global segment (staging
+// global); both are addressed generically through %__pt_a0, so the probe
+// code is the same. Warps beyond the staged warp count (a launch larger
+// than assumed) fall back to their global segment at run time.
+//
+// Invariants.
+//   - The kernel's own registers, memory and control flow are untouched:
+//     added code writes only %__pt_ registers (declared in one block at the
+//     top of the body), the __pt_stage array and the trace buffer; with
+//     __pt_dummy = 0 no dummy instruction executes, and even with another
+//     value the dummy store only writes the warp's own slot.
+//   - Every ret/exit of the kernel branches to one exit block that flushes
+//     the warp's records (see docs/instrument.md for divergent exits).
+//   - Probe ids are unique in the module; each region has one begin and one
+//     end probe; out_line names the probed instruction in the output.
+//   - No global mutable state; Instrument modifies only the File it is given.
+package instrument
