@@ -2,13 +2,10 @@ package instrument
 
 import (
 	"context"
-	"errors"
-	"go/scanner"
 	"go/token"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 
@@ -40,11 +37,6 @@ func parse(t testing.TB, name string, src []byte) (*token.FileSet, *ptx.File) {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return fset, f
-}
-
-func isNoSites(err error) bool {
-	var list scanner.ErrorList
-	return errors.As(err, &list) && len(list) > 0 && strings.HasPrefix(list[0].Msg, "no sites")
 }
 
 // ptxasCache remembers whether ptxas accepts an unmodified input.
@@ -85,9 +77,8 @@ func TestCorpusAllModes(t *testing.T) {
 			for _, mode := range Modes {
 				fset, f := parse(t, name, src)
 				res, err := Instrument(fset, f, Options{Mode: mode})
-				if isNoSites(err) {
-					t.Logf("skip: %v", err)
-					return
+				if err == nil && len(res.Warnings) > 0 {
+					t.Logf("mode %s: %s (output unchanged)", mode, res.Warnings[0])
 				}
 				if err != nil {
 					t.Fatalf("mode %s: %v", mode, err)

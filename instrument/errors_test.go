@@ -3,9 +3,12 @@ package instrument
 import (
 	"errors"
 	"go/scanner"
+	"go/token"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 func TestErrors(t *testing.T) {
@@ -26,7 +29,7 @@ func TestErrors(t *testing.T) {
 		{"no sites lines", "", Options{Lines: &Range{1, 5}}, "testdata/small.ptx:1:1: no sites: no load matches; spaces global,shared,local,const,tex,generic; lines 1-5"},
 		{"no sites space", "", Options{Spaces: []string{"shared"}}, "testdata/small.ptx:1:1: no sites: no load matches; spaces shared"},
 		{"no sites src", "", Options{Src: &SrcRange{File: "other.cu", Lines: Range{1, 99}}}, "testdata/small.ptx:1:1: no sites: no load matches; spaces global,shared,local,const,tex,generic; source other.cu:1-99"},
-		{"no kernels", noKernels, Options{}, "testdata/small.ptx:1:1: no sites: the file has no kernels (.entry with a body)"},
+		{"no kernels", noKernels, Options{Lines: &Range{1, 7}}, "testdata/small.ptx:1:1: no sites: the file has no kernels (.entry with a body)"},
 		{"unknown space", "", Options{Spaces: []string{"surf"}}, `testdata/small.ptx:1:1: unknown state space "surf"`},
 		{"unknown mode", "", Options{Mode: "fast"}, `testdata/small.ptx:1:1: unknown mode "fast" (want one of naive, fence, dummy, auto)`},
 		{"region outside", "", Options{Regions: []Region{{2, 5}}}, "testdata/small.ptx:2:1: region 2:5: line 2 is not inside the body of a selected kernel"},
@@ -81,5 +84,31 @@ func TestParseFlags(t *testing.T) {
 	}
 	if _, err := ParseRegion("20:10"); err == nil {
 		t.Error("ParseRegion(20:10): no error")
+	}
+}
+
+// TestNoSitesDefaultSelection checks that under the default selection a
+// module without sites is left unchanged, with an empty manifest and a
+// positioned warning, while the same module with an explicit selection is
+// an error (TestErrors).
+func TestNoSitesDefaultSelection(t *testing.T) {
+	src := ".version 7.8\n.target sm_80\n.address_size 64\n.func f()\n{\n\tret;\n}\n"
+	fset := token.NewFileSet()
+	f, err := ptx.ParseFile(fset, "nokernels.ptx", []byte(src), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Instrument(fset, f, Options{})
+	if err != nil {
+		t.Fatalf("default selection: %v", err)
+	}
+	if string(res.PTX) != src {
+		t.Errorf("output differs from the input:\n%s", res.PTX)
+	}
+	if len(res.Manifest.Kernels) != 0 {
+		t.Errorf("manifest has %d kernels, want 0", len(res.Manifest.Kernels))
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], "nokernels.ptx:1:1: no sites") {
+		t.Errorf("warnings %q", res.Warnings)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"go/scanner"
 	"go/token"
@@ -18,6 +19,10 @@ import (
 type Result struct {
 	PTX      []byte             // the instrumented PTX text
 	Manifest *manifest.Manifest // its manifest (validated)
+	// Warnings are positioned notes that did not stop instrumentation,
+	// e.g. "no sites" for a module whose kernels have no loads under the
+	// default selection (its output is then the input, unchanged).
+	Warnings []string
 }
 
 // Names the instrumentation adds to a kernel. The prefix is reserved: an
@@ -72,8 +77,17 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 	if err := m.header(); err != nil {
 		return nil, err
 	}
+	var warnings []string
 	if err := m.collect(); err != nil {
-		return nil, err
+		// Under the default selection a module without loads in
+		// kernels (only .funcs, wmma fragments, no .entry at all) is
+		// not an error: it is left unchanged, with an empty manifest.
+		// An explicit selection that matches nothing is an error.
+		if !isNoSites(err) || !m.opts.defaultSelection() {
+			return nil, err
+		}
+		warnings = append(warnings, err.Error())
+		m.kernels = nil
 	}
 	for _, k := range m.kernels {
 		if err := k.plan(); err != nil {
@@ -94,7 +108,13 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 	if err := man.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: internal error: invalid manifest: %w", f.Name, err)
 	}
-	return &Result{PTX: out.Bytes(), Manifest: man}, nil
+	return &Result{PTX: out.Bytes(), Manifest: man, Warnings: warnings}, nil
+}
+
+// isNoSites reports whether err is collect's "no sites" error.
+func isNoSites(err error) bool {
+	var list scanner.ErrorList
+	return errors.As(err, &list) && len(list) == 1 && strings.HasPrefix(list[0].Msg, "no sites")
 }
 
 // header reads .version, .target and .address_size.

@@ -189,3 +189,21 @@ func ParseRegion(s string) (Region, error) {
 	}
 	return Region{x, y}, nil
 }
+
+// defaultSelection reports whether o selects every load of every kernel in
+// the default spaces (no kernel, line, source, region or space filter), as
+// normalize leaves it.
+func (o *Options) defaultSelection() bool {
+	if o.Kernel != "" || o.Lines != nil || o.Src != nil || len(o.Regions) > 0 || o.NoLoads {
+		return false
+	}
+	if len(o.Spaces) != len(DefaultSpaces) {
+		return false
+	}
+	for i := range o.Spaces {
+		if o.Spaces[i] != DefaultSpaces[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -121,6 +121,11 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 	}
 	o.Opts.Output = o.Output
 	res, err := instrument.Instrument(fset, f, o.Opts)
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(o.Stderr, "ptxtrace: warning: %s (output unchanged)\n", w)
+		}
+	}
 	if err != nil {
 		return err
 	}
