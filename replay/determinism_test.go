@@ -49,7 +49,7 @@ func TestDeterminism(t *testing.T) {
 	if le(ref, 4) != 1999 {
 		t.Errorf("last CTA should win, got %d", le(ref, 4))
 	}
-	// float atomics (reduce sample): sequential CTAs, identical bits
+	// float sums (reduce sample, two passes without atomics): identical bits
 	var first []byte
 	for i, c := range [][2]int{{1, 1}, {8, 8}, {0, 2}} {
 		old := runtime.GOMAXPROCS(c[1])

@@ -3,9 +3,12 @@ package replay
 import (
 	"fmt"
 	"math/bits"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 // Launch describes one kernel launch: the lowered code, the geometry and
@@ -62,6 +65,15 @@ type Kernel struct {
 	keep   bool
 	kept   []*CTA
 	keepMu sync.Mutex
+	// conc: the launch may issue on several SMs at once (ConcurrentIssue);
+	// why names the first instruction that rules it out.
+	conc bool
+	why  string
+	// model mode with conc: every CTA writes global memory into its own
+	// overlay; pending are the CTAs whose overlays are not merged yet, in
+	// creation order (only touched in the model's serial phases).
+	ovMode  bool
+	pending []*CTA
 }
 
 // getRegs returns a zeroed register array of n values.
@@ -126,6 +138,7 @@ func NewKernel(l Launch) (*Kernel, error) {
 	if k.budget == 0 {
 		k.budget = DefaultMaxWarpInsts
 	}
+	k.conc, k.why = concurrentSafe(c)
 	return k, nil
 }
 
@@ -183,6 +196,7 @@ type CTA struct {
 	winsts uint64 // warp-instructions executed
 	lastA  *Alloc
 	fault  *Fault
+	ndone  int // warps that have exited
 }
 
 type barrier struct {
@@ -196,11 +210,24 @@ type barrier struct {
 }
 
 // NewCTA implements model.Kernel: it creates CTA number i (linear id) on SM
-// sm with global memory written directly.
+// sm. Outside RunModel's overlay mode global memory is written directly.
+// In overlay mode (a ConcurrentIssue launch under RunModel) the CTA gets its
+// own overlay, and the call first merges the overlays of the CTAs that have
+// finished since the last call, in CTA order: the model calls NewCTA only
+// in its serial phases (initial dispatch and epoch boundaries), when no
+// warp is issuing, so device memory is never written while SMs run.
 func (k *Kernel) NewCTA(i int, sm int) (model.CTA, error) {
-	c, err := k.newCTA(i, sm, nil)
+	var ov *overlay
+	if k.ovMode {
+		k.mergeFinished(false)
+		ov = newOverlay()
+	}
+	c, err := k.newCTA(i, sm, ov)
 	if err != nil {
 		return nil, err
+	}
+	if k.ovMode {
+		k.pending = append(k.pending, c)
 	}
 	if k.keep {
 		k.keepMu.Lock()
@@ -224,8 +251,121 @@ func (k *Kernel) newCTA(i, sm int, ov *overlay) (*CTA, error) {
 		w := newWarp(c, wi)
 		c.warps[wi] = w
 		c.mwarps[wi] = w
+		if w.done {
+			c.ndone++
+		}
 	}
 	return c, nil
+}
+
+// mergeFinished merges into the device the overlays of the pending CTAs
+// whose warps have all exited (all pending CTAs when all is set), in CTA
+// order, and drops them from the pending list. It runs only in a serial
+// phase of the model (or after model.Run), so it never races with Issue.
+func (k *Kernel) mergeFinished(all bool) {
+	var done []*CTA
+	keep := k.pending[:0]
+	for _, c := range k.pending {
+		if all || c.ndone == len(c.warps) {
+			done = append(done, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	clear(k.pending[len(keep):])
+	k.pending = keep
+	if len(done) == 0 {
+		return
+	}
+	slices.SortFunc(done, func(a, b *CTA) int { return a.linear - b.linear })
+	for _, c := range done {
+		c.ov.merge(k.l.Dev)
+		c.ov = nil
+	}
+}
+
+// ConcurrentIssue implements model.ConcurrentKernel. It answers true when
+// no instruction of the lowered entry or of a function it calls could let
+// CTAs communicate through global memory within the launch (see doc.go,
+// "Parallel timing mode"): then RunModel gives every CTA an overlay and
+// the model may issue on several SMs at once.
+func (k *Kernel) ConcurrentIssue() bool { return k.conc }
+
+// privateRegPrefix is the prefix of the registers the instrumentation
+// reserves (instrument/rewrite.go). Its atomics and volatile stores address
+// only the warp's own trace segment or shared slot, never memory another CTA
+// touches, so they are CTA-private.
+const privateRegPrefix = "%__pt_"
+
+// concurrentSafe applies the ConcurrentIssue rule to the code; when it
+// fails, it returns the text of the first offending instruction.
+func concurrentSafe(c *Code) (bool, string) {
+	for _, f := range c.order {
+		for i := range f.code {
+			in := &f.code[i]
+			if !instConcurrentSafe(in) {
+				return false, in.text
+			}
+		}
+	}
+	return true, ""
+}
+
+func instConcurrentSafe(in *inst) bool {
+	text := strings.TrimSpace(in.text)
+	// skip the guard: "@%p1 op ..." / "@!%p1 op ..."
+	for strings.HasPrefix(text, "@") {
+		_, rest, ok := strings.Cut(text, " ")
+		if !ok {
+			return true
+		}
+		text = strings.TrimSpace(rest)
+	}
+	name, _, _ := strings.Cut(text, " ")
+	if name == "" {
+		return true
+	}
+	op := ptx.DecodeOpcode(name)
+	switch op.Name {
+	case "membar", "fence":
+		for _, m := range op.Mods {
+			switch m {
+			case ".gl", ".gpu", ".sys":
+				return false
+			}
+		}
+		return true
+	}
+	f := ptx.OpcodeFacts(op)
+	if f.Mem == ptx.MemNone {
+		return true
+	}
+	switch in.space {
+	case spShared, spLocal, spFrame, spConst, spParam:
+		return true // CTA- or thread-private, or read-only
+	}
+	if f.Space == ptx.SpaceShared || f.Space == ptx.SpaceLocal || f.Space == ptx.SpaceConst || f.Space == ptx.SpaceParam {
+		return true
+	}
+	if f.Mem == ptx.MemAtomic || f.Mem == ptx.MemReduction || f.ReadWrite {
+		return privateAddr(text)
+	}
+	switch op.Sem {
+	case ".volatile", ".mmio", ".acquire", ".release", ".acq_rel", ".sc":
+		return privateAddr(text)
+	case ".relaxed":
+		if op.Scope != ".cta" && op.Scope != ".cluster" { // a CTA is its own cluster
+			return privateAddr(text)
+		}
+	}
+	return true
+}
+
+// privateAddr reports whether the address operand (the first [...] of the
+// instruction text) is based on an instrumentation register.
+func privateAddr(text string) bool {
+	_, a, ok := strings.Cut(text, "[")
+	return ok && strings.HasPrefix(strings.TrimSpace(a), privateRegPrefix)
 }
 
 // Warps implements model.CTA.

@@ -202,20 +202,39 @@ func (c *CTA) release() {
 // RunModel executes the launch on the timing model with the given spec: the
 // model dispatches CTAs and issues warp-instructions, replay executes them.
 // It returns the model's result and the functional summary (printf output in
-// CTA order). Global writes go straight to the device: the model issues
-// instructions in a fixed order (SMs serially within an epoch, see
-// model/doc.go), so the results are deterministic. The kernel does not
-// implement model.ConcurrentKernel: CTAs on different SMs would read and
-// write device memory and the kernel's shared printf state concurrently,
-// and kernels like bfs communicate between CTAs through global flags.
+// CTA order).
+//
+// The kernel implements model.ConcurrentKernel (see doc.go, "Parallel
+// timing mode"). When ConcurrentIssue is true, every CTA writes global
+// memory into its own overlay and reads its own writes over device memory;
+// the overlays of finished CTAs are merged into the device in CTA order at
+// the start of each NewCTA call (the model makes those only in its serial
+// phases) and after model.Run returns, so no goroutine writes device memory
+// while SMs run in parallel, and what is merged when depends only on the
+// (deterministic) timing. Everything else Issue touches is per CTA or per
+// warp (printf output, faults, instruction counts and budget, the cached
+// allocation) or read-only. ConcurrentIssue is true only when no
+// instruction of the entry and its callees is a global or generic atomic
+// or reduction, a .volatile, .mmio, .acquire, .release, .acq_rel, .sc or
+// .relaxed (scope other than .cta/.cluster) global or generic access, or a
+// membar/fence of scope .gl, .gpu or .sys, except that atomics and
+// volatile accesses whose address register has the instrumentation's
+// reserved prefix %__pt_ are CTA-private (they address the warp's own
+// trace segment or shared slot; an atomic on the overlay reads and writes
+// through it). Other kernels (reduce's cross-CTA atomicAdd, spin flags)
+// run with their SMs one after another and write the device directly, as
+// before. For race-free programs both give the same bytes.
 func (k *Kernel) RunModel(ctx context.Context, spec model.Spec, o model.Options) (*model.Result, *Result, error) {
 	k.keep = k.code.UsesPrintf
 	k.kept = nil
-	defer func() { k.keep, k.kept = false, nil }()
+	k.ovMode = k.conc
+	k.pending = nil
+	defer func() { k.keep, k.kept, k.ovMode, k.pending = false, nil, false, nil }()
 	mr, err := model.Run(ctx, spec, k, o)
 	if err != nil {
 		return nil, nil, err
 	}
+	k.mergeFinished(true)
 	res := &Result{CTAs: mr.CTAs, WarpInsts: mr.WarpInsts, ThreadInsts: mr.ThreadInsts}
 	if k.keep {
 		sort.Slice(k.kept, func(i, j int) bool { return k.kept[i].linear < k.kept[j].linear })
@@ -233,6 +252,11 @@ type ExecOptions struct {
 	Progress func(done, total int)         // functional mode, single launch: CTAs finished
 	Model    *model.Spec                   // timing mode when set
 	ModelOpt model.Options                 // options of model.Run
+	// Serial (timing mode) runs every launch as a kernel whose
+	// ConcurrentIssue is false would run: SMs one after another, global
+	// writes straight to the device. Race-free kernels give the same bytes
+	// and timing either way; it exists for comparison and debugging.
+	Serial bool
 	OnLaunch func(i int, lr *LaunchResult) // called after each launch (steps)
 }
 
@@ -296,6 +320,9 @@ func (p *Prepared) addLaunch(sr *SeqResult, lr *LaunchResult, o ExecOptions) {
 func (p *Prepared) runKernel(ctx context.Context, k *Kernel, tr *Alloc, o ExecOptions, idx int) (*LaunchResult, error) {
 	lr := &LaunchResult{Kernel: k.code.Name, Grid: k.l.Grid, Block: k.l.Block, Trace: tr, WarpsPerCTA: k.nwarps}
 	if o.Model != nil {
+		if o.Serial {
+			k.conc, k.why = false, "serial run requested"
+		}
 		mr, fr, err := k.RunModel(ctx, *o.Model, o.ModelOpt)
 		if err != nil {
 			return nil, err

@@ -63,9 +63,13 @@ func SampleRegistry() Registry {
 		}
 		n := int(in.Scalars["n"])
 		want := ref.Reduce(ref.ReduceIn{In: bytesF32(in.Buffers["in"])[:n]})
-		if sp := in.Spec; sp != nil && len(sp.Grid) > 0 && len(sp.Block) > 0 {
-			g, b := dim3Must(sp.Grid), dim3Must(sp.Block)
-			want.Tol = ref.ReduceLaunchTolerance(n, g[0]*g[1]*g[2], b[0]*b[1]*b[2])
+		// the launch shape, when the spec names it (vars grid, block, final_block)
+		if g, b := int(in.Vars["grid"]), int(in.Vars["block"]); g > 0 && b > 0 {
+			fb := int(in.Vars["final_block"])
+			if fb <= 0 {
+				fb = b
+			}
+			want.Tol = ref.ReduceLaunchTolerance(n, g, b, fb)
 		}
 		return floats(got[:4], want)
 	}

@@ -107,7 +107,7 @@ steps:
 // TestEstimateRegs: the liveness estimate is near ptxas -v (sm_52, CUDA
 // 11.8) for the samples, far below the declared virtual registers.
 func TestEstimateRegs(t *testing.T) {
-	ptxas := map[string]int{"vecadd": 8, "matmul": 27, "reduce_sum": 10, "nn_distance": 8, "pathfinder_step": 11,
+	ptxas := map[string]int{"vecadd": 8, "matmul": 27, "reduce_partial": 11, "reduce_final": 9, "nn_distance": 8, "pathfinder_step": 11,
 		"hotspot_step": 30, "gaussian_fan1": 14, "gaussian_fan2": 14, "lud_diagonal": 32, "lud_perimeter": 32,
 		"lud_internal": 23, "bfs_expand": 17, "bfs_update": 12, "d_render": 24}
 	for _, n := range sampleNames {

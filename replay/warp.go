@@ -367,6 +367,7 @@ func (w *warp) step() {
 	w.normalize()
 	if w.done {
 		e.Exited = true
+		w.c.ndone++
 	}
 }
 

@@ -18,7 +18,7 @@ var wantSamples = map[string][]string{
 	"matmul":     {"matmul"},
 	"nn":         {"nn_distance"},
 	"pathfinder": {"pathfinder_step"},
-	"reduce":     {"reduce_sum"},
+	"reduce":     {"reduce_partial", "reduce_final"},
 	"vecadd":     {"vecadd"},
 	"volrender":  {"d_render"},
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"go/token"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/ptxtrace/ptxtrace/replay"
+	"github.com/ptxtrace/ptxtrace/samples/ref"
 	"github.com/ptxtrace/ptxtrace/trace"
 )
 
@@ -263,7 +265,9 @@ func paperEffect(t *testing.T, preset string) {
 
 // TestSamplesInstrumented is issue 3's acceptance test on the model:
 // every sample, instrumented in auto mode, produces the same output bytes
-// as the original on gtx480, and its raw buffer decodes.
+// as the original on gtx480 (every buffer, byte for byte, reduce's float
+// sum included: its two passes add in an order fixed by the launch shape),
+// and its raw buffer decodes.
 func TestSamplesInstrumented(t *testing.T) {
 	ms, _ := model.Preset("gtx480")
 	for _, name := range []string{"vecadd", "matmul", "reduce", "nn", "pathfinder", "hotspot", "gaussian", "lud", "bfs", "volrender"} {
@@ -286,12 +290,12 @@ func TestSamplesInstrumented(t *testing.T) {
 			inst := runSpec(t, program(t, name+".inst.ptx", out), spec, dir, man, &ms)
 			for _, ob := range orig.prep.Buffers {
 				ib := inst.prep.Buffer(ob.Name)
-				if name == "reduce" && ob.Name == "out" {
-					continue // atomicAdd partials in arrival order: checked by the reference below
-				}
 				if !bytes.Equal(ob.Alloc.Data, ib.Alloc.Data) {
 					t.Errorf("buffer %s differs between the original and the instrumented kernel", ob.Name)
 				}
+			}
+			if name == "reduce" {
+				reduceFixedOrder(t, orig.prep)
 			}
 			for _, r := range inst.prep.Check(replay.SampleRegistry(), dir) {
 				if !r.OK {
@@ -317,4 +321,33 @@ func TestSamplesInstrumented(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reduceFixedOrder checks that the reduce sample's partials and total are
+// the bits of ref.ReduceFixedOrder: the kernels' summation order in float32
+// depends only on the launch shape (vars grid, block, final_block).
+func reduceFixedOrder(t *testing.T, prep *replay.Prepared) {
+	t.Helper()
+	ri := prep.RefInput()
+	g, b, fb := int(ri.Vars["grid"]), int(ri.Vars["block"]), int(ri.Vars["final_block"])
+	n := int(ri.Scalars["n"])
+	in := f32s(ri.Buffers["in"])[:n]
+	wantP, wantOut := ref.ReduceFixedOrder(in, g, b, fb)
+	gotP, gotOut := f32s(prep.Buffer("partials").Alloc.Data), f32s(prep.Buffer("out").Alloc.Data)
+	for i, w := range wantP {
+		if math.Float32bits(gotP[i]) != math.Float32bits(w) {
+			t.Errorf("partials[%d] = %v, the fixed order gives %v", i, gotP[i], w)
+		}
+	}
+	if math.Float32bits(gotOut[0]) != math.Float32bits(wantOut) {
+		t.Errorf("out = %v, the fixed order gives %v", gotOut[0], wantOut)
+	}
+}
+
+func f32s(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
 }

@@ -42,8 +42,12 @@
 //	vecadd     exact: one correctly rounded add equals float32(a+b).
 //	matmul     |Δ| ≤ γ_{K+2}·Σ_k|A_ik·B_kj| per element (K-term dot product).
 //	reduce     |Δ| ≤ 1e-5·Σ|in| (README's bound; rigorous for summation depth
-//	           ≤ 167); ReduceLaunchTolerance(n, grid, block) gives γ_depth for
-//	           deeper launches. Block order does not matter within the bound.
+//	           ≤ 167); ReduceLaunchTolerance(n, grid, block, finalBlock) gives
+//	           γ_depth for deeper launches. The two kernels add in an order
+//	           fixed by the launch shape (no atomics), so the GPU result is
+//	           deterministic; ReduceFixedOrder reproduces its bits (a
+//	           determinism check, not a reference), the tolerance only bounds
+//	           its rounding against the float64 sum.
 //	nn         |Δ| ≤ 4u·d: two rounded differences, a square, a fused
 //	           multiply-add, sqrt.rn (≤ 3u), one spare u for unfused code.
 //	hotspot    |Δ| ≤ running bound: γ_8 times the stencil on absolute values

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -124,14 +125,22 @@ func TestHostEmuCrossCheck(t *testing.T) {
 	})
 	t.Run("reduce", func(t *testing.T) {
 		in := ReduceInputs(5000, 3)
-		for _, l := range [][2]int{{1, 256}, {7, 96}, {3, 32}} {
+		for _, l := range [][3]int{{1, 256, 32}, {7, 96, 32}, {3, 32, 64}, {40, 64, 32}} {
 			r := newRun(t)
 			r.write("in", in.In)
-			r.run("reduce", len(in.In), l[0], l[1])
+			r.run("reduce", len(in.In), l[0], l[1], l[2])
 			want := Reduce(in)
-			want.Tol = ReduceLaunchTolerance(len(in.In), l[0], l[1])
-			if err := Compare(read[float32](r, "out"), want); err != nil {
-				t.Errorf("grid %d block %d: %v", l[0], l[1], err)
+			want.Tol = ReduceLaunchTolerance(len(in.In), l[0], l[1], l[2])
+			got := read[float32](r, "out")
+			if err := Compare(got, want); err != nil {
+				t.Errorf("grid %d block %d final block %d: %v", l[0], l[1], l[2], err)
+			}
+			// the summation order is fixed: the same bits as the Go emulation of that order
+			wantP, wantOut := ReduceFixedOrder(in.In, l[0], l[1], l[2])
+			gotP := read[float32](r, "partials")
+			if len(got) != 1 || math.Float32bits(got[0]) != math.Float32bits(wantOut) || !slices.Equal(gotP, wantP) {
+				t.Errorf("grid %d block %d final block %d: out %v partials %v, fixed order gives %v %v",
+					l[0], l[1], l[2], got, gotP, wantOut, wantP)
 			}
 		}
 	})

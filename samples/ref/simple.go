@@ -73,7 +73,8 @@ func MatMul(in MatMulIn) Floats {
 	return Floats{Want: want, Scale: scale, Tol: Tolerance{Rel: gamma(in.K + 2)}}
 }
 
-// ReduceIn holds the input of reduce_sum(in, out, n).
+// ReduceIn holds the input of the reduce sample: reduce_partial(in, partials, n)
+// then reduce_final(partials, out, grid).
 type ReduceIn struct {
 	In []float32 // float32[n], values in [-1, 1)
 }
@@ -88,16 +89,19 @@ func ReduceInputs(n int, seed uint64) ReduceIn {
 	return in
 }
 
-// ReduceRel is the default relative tolerance of reduce_sum, measured against
-// Σ|in[i]| (the sample's documented 1e-5).
+// ReduceRel is the default relative tolerance of the reduce sample, measured
+// against Σ|in[i]| (the sample's documented 1e-5).
 const ReduceRel = 1e-5
 
 // Reduce is the reference for *out: the plain sum of in, in float64, with
 // Scale = Σ|in[i]| and Rel = ReduceRel. A float32 summation tree of depth d
 // (longest chain of roundings any input goes through) errs by at most
-// γ_d·Σ|in|; ReduceRel covers d ≤ 167. For reduce_sum d = ⌈n/(grid·block)⌉
-// (grid-stride slice) + 5 (warp shuffles) + 5 (block) + grid (atomicAdd order);
-// use ReduceLaunchTolerance for launches deeper than that.
+// γ_d·Σ|in|; ReduceRel covers d ≤ 167. For the two passes d =
+// ⌈n/(grid·block)⌉ (grid-stride slice) + 10 (warp shuffles, then the warps'
+// partials) + ⌈grid/finalBlock⌉ (block-stride slice of the partials) + 10;
+// use ReduceLaunchTolerance for launches deeper than that. The kernels add in
+// an order fixed by n, grid, block and finalBlock (no atomics), so their
+// result is deterministic: ReduceFixedOrder computes the same float32.
 func Reduce(in ReduceIn) Floats {
 	var s, a float64
 	for _, v := range in.In {
@@ -107,13 +111,62 @@ func Reduce(in ReduceIn) Floats {
 	return Floats{Want: []float64{s}, Scale: []float64{a}, Tol: Tolerance{Rel: ReduceRel}}
 }
 
-// ReduceLaunchTolerance returns the tolerance (relative to Σ|in|) that holds
-// for any block completion order of a reduce_sum launch: the larger of
-// ReduceRel and γ_d for the launch's summation depth d.
-func ReduceLaunchTolerance(n, grid, block int) Tolerance {
-	threads := grid * block
-	d := (n+threads-1)/threads + 10 + grid
+// ReduceLaunchTolerance returns the tolerance (relative to Σ|in|) of a
+// reduce_partial<<<grid, block>>> + reduce_final<<<1, finalBlock>>> pair:
+// the larger of ReduceRel and γ_d for the launches' summation depth d.
+func ReduceLaunchTolerance(n, grid, block, finalBlock int) Tolerance {
+	d := (n+grid*block-1)/(grid*block) + 10 + (grid+finalBlock-1)/finalBlock + 10
 	return Tolerance{Rel: math.Max(ReduceRel, gamma(d))}
+}
+
+// ReduceFixedOrder returns the partials and the total the reduce sample's
+// two kernels compute, bit for bit: it performs the kernels' float32
+// additions in their order (grid-stride slice, shuffle tree with offsets
+// 16, 8, 4, 2, 1, the same tree over the warps' partials, then the final
+// block over the partials). It mirrors the kernels' decomposition, so it is
+// a determinism check, not an independent reference (that is Reduce). block
+// and finalBlock must be multiples of 32 in [32, 1024].
+func ReduceFixedOrder(in []float32, grid, block, finalBlock int) (partials []float32, out float32) {
+	partials = make([]float32, grid)
+	for b := range grid {
+		partials[b] = blockSumFixed(block, func(t int) float32 {
+			var v float32
+			for i := b*block + t; i < len(in); i += grid * block {
+				v += in[i]
+			}
+			return v
+		})
+	}
+	out = blockSumFixed(finalBlock, func(t int) float32 {
+		var v float32
+		for i := t; i < grid; i += finalBlock {
+			v += partials[i]
+		}
+		return v
+	})
+	return partials, out
+}
+
+// blockSumFixed is the kernels' blockSum as thread 0 sees it: thread t's
+// value is val(t).
+func blockSumFixed(block int, val func(t int) float32) float32 {
+	warpSum := func(v []float32) float32 { // __shfl_down_sync tree; lane 0's result
+		for off := 16; off > 0; off >>= 1 {
+			for l := range off {
+				v[l] += v[l+off]
+			}
+		}
+		return v[0]
+	}
+	var warps [32]float32
+	for w := range block / 32 {
+		var lanes [32]float32
+		for l := range 32 {
+			lanes[l] = val(32*w + l)
+		}
+		warps[w] = warpSum(lanes[:])
+	}
+	return warpSum(warps[:]) // lanes ≥ block/32 contribute 0
 }
 
 // NNIn holds the inputs of nn_distance(locations, distances, n, lat, lng).

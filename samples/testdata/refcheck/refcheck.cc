@@ -97,10 +97,11 @@ int main(int argc, char **argv) {
         int M = I(0), N = I(1), K = I(2); auto A = rd<float>("A"), B = rd<float>("B"); std::vector<float> C(M * N);
         launch(dim3(cdiv(N, 16), cdiv(M, 16)), dim3(16, 16), matmul, (const float *)A.data(), (const float *)B.data(), C.data(), M, N, K);
         wr("C", C);
-    } else if (k == "reduce") { // n grid block
-        int n = I(0); auto in = rd<float>("in"); std::vector<float> out(1, 0.0f);
-        launch(dim3(I(1)), dim3(I(2)), reduce_sum, (const float *)in.data(), out.data(), n);
-        wr("out", out);
+    } else if (k == "reduce") { // n grid block final_block
+        int n = I(0), G = I(1); auto in = rd<float>("in"); std::vector<float> partials(G), out(1);
+        launch(dim3(G), dim3(I(2)), reduce_partial, (const float *)in.data(), partials.data(), n);
+        launch(dim3(1), dim3(I(3)), reduce_final, (const float *)partials.data(), out.data(), G);
+        wr("partials", partials); wr("out", out);
     } else if (k == "nn") { // n lat lng
         int n = I(0); auto loc = rd<float2>("locations"); std::vector<float> d(n);
         launch(dim3(cdiv(n, 256)), dim3(256), nn_distance, (const float2 *)loc.data(), d.data(), n, F(1), F(2));
