@@ -25,7 +25,7 @@
 // swaps, expressions); Prepare sets up the device — inputs from the
 // generators of an explicit Registry, buffers, textures, constants — and
 // Prepared.Run executes it functionally or on a model.Spec (Kernel.RunModel,
-// SMs serially so that results are deterministic).
+// SMs in parallel where the kernel allows it, see "Parallel timing mode").
 //
 // # Textures and surfaces
 //
@@ -90,6 +90,42 @@
 // scheduler runs warps round-robin, 64 instructions (or up to a barrier or
 // exit) at a time; %clock/%clock64/%globaltimer read the warp's own
 // instruction count in functional mode and the model's Clocks otherwise.
+//
+// # Parallel timing mode
+//
+// Kernel implements model.ConcurrentKernel. ConcurrentIssue answers true
+// unless some instruction of the lowered entry or of a function it calls
+//
+//   - is an atomic or reduction (atom, red, sured, ...) that is not on
+//     shared, local or param memory (global or generic: its address could
+//     be shared with another CTA);
+//   - accesses global or generic memory with .volatile, .mmio, .acquire,
+//     .release, .acq_rel or .sc semantics, or with .relaxed at a scope other
+//     than .cta or .cluster (a CTA is its own cluster);
+//   - is a membar or fence of scope .gl, .gpu or .sys.
+//
+// Exception: atomics and volatile accesses whose address operand is based
+// on a register with the instrumentation's reserved prefix %__pt_
+// (instrument/rewrite.go) count as CTA-private: they address only the
+// warp's own trace segment or shared slot.
+//
+// With ConcurrentIssue true, RunModel gives every CTA an overlay, as Run
+// does: a CTA's loads see device memory plus its own writes, its stores
+// (and atomics, read-modify-write through the overlay) go to the overlay.
+// When a CTA's warps have all exited its overlay waits; the waiting
+// overlays are merged into the device in CTA order at the start of each
+// NewCTA call (the model makes those only in its serial phases: initial
+// dispatch and epoch boundaries) and after model.Run returns. No goroutine
+// writes device memory while SMs run, and what is merged when depends only
+// on the deterministic timing. Everything else Issue touches is per CTA or
+// per warp (printf output, faults, instruction counts and budget) or
+// read-only (code, textures, constant bank). Programs without inter-CTA
+// communication within a launch get exactly the serial results, and every
+// program gets results that do not depend on model.Options.Workers or
+// GOMAXPROCS. Kernels that do not qualify run with their SMs one after
+// another (model.Run's rule) writing the device directly, so cross-CTA
+// atomics see each other in the model's issue order. ExecOptions.Serial
+// forces that path for any kernel.
 //
 // # Faults
 //

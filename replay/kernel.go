@@ -322,6 +322,7 @@ func instConcurrentSafe(in *inst) bool {
 		text = strings.TrimSpace(rest)
 	}
 	name, _, _ := strings.Cut(text, " ")
+	name = strings.TrimSuffix(name, ";")
 	if name == "" {
 		return true
 	}

@@ -248,15 +248,15 @@ func (k *Kernel) RunModel(ctx context.Context, spec model.Spec, o model.Options)
 
 // ExecOptions control Prepared.Run.
 type ExecOptions struct {
-	Workers  int                           // functional mode: goroutines executing CTAs
-	Progress func(done, total int)         // functional mode, single launch: CTAs finished
-	Model    *model.Spec                   // timing mode when set
-	ModelOpt model.Options                 // options of model.Run
+	Workers  int                   // functional mode: goroutines executing CTAs
+	Progress func(done, total int) // functional mode, single launch: CTAs finished
+	Model    *model.Spec           // timing mode when set
+	ModelOpt model.Options         // options of model.Run
 	// Serial (timing mode) runs every launch as a kernel whose
 	// ConcurrentIssue is false would run: SMs one after another, global
 	// writes straight to the device. Race-free kernels give the same bytes
 	// and timing either way; it exists for comparison and debugging.
-	Serial bool
+	Serial   bool
 	OnLaunch func(i int, lr *LaunchResult) // called after each launch (steps)
 }
 
