@@ -14,7 +14,7 @@ import (
 // BenchmarkExport measures the exporter end to end (buffer, sort, encode);
 // events/s counts begin and end events (two per region).
 func BenchmarkExport(b *testing.B) {
-	tr := fixture(64, 8, 100, trace.TimerClock64)
+	tr := tracetest.Fixture(64, 8, 100, trace.TimerClock64)
 	ev := 2 * len(tr.Regions)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -28,7 +28,7 @@ func BenchmarkExport(b *testing.B) {
 
 // BenchmarkCheck measures the validating reader.
 func BenchmarkCheck(b *testing.B) {
-	tr := fixture(64, 8, 100, trace.TimerClock64)
+	tr := tracetest.Fixture(64, 8, 100, trace.TimerClock64)
 	data := export(b, tr, Options{})
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/exporters"
 	"github.com/ptxtrace/ptxtrace/trace"
+	"github.com/ptxtrace/ptxtrace/trace/tracetest"
 )
 
 func export(t testing.TB, tr *trace.Trace, opt Options) []byte {
@@ -26,7 +27,7 @@ func export(t testing.TB, tr *trace.Trace, opt Options) []byte {
 
 func TestRoundTrip(t *testing.T) {
 	for _, timer := range []trace.Timer{trace.TimerClock64, trace.TimerGlobaltimer} {
-		tr := fixture(6, 3, 40, timer)
+		tr := tracetest.Fixture(6, 3, 40, timer)
 		// Small blocks: many ENDBLOCKs.
 		b := export(t, tr, Options{BlockSize: 1024})
 		if len(b) <= PreambleSize || (len(b)-PreambleSize-4-CommIDSize)%1024 != 0 {
@@ -97,7 +98,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	tr := fixture(4, 2, 10, trace.TimerClock)
+	tr := tracetest.Fixture(4, 2, 10, trace.TimerClock)
 	a := export(t, tr, Options{})
 	b := export(t, tr, Options{})
 	if !bytes.Equal(a, b) {
@@ -109,7 +110,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestEmptyTrace(t *testing.T) {
-	tr := fixture(1, 1, 0, trace.TimerClock64)
+	tr := tracetest.Fixture(1, 1, 0, trace.TimerClock64)
 	b := export(t, tr, Options{})
 	s, err := Check(bytes.NewReader(b), nil)
 	if err != nil {
@@ -309,7 +310,7 @@ func TestMPEConverter(t *testing.T) {
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "t.clog2")
-	tr := fixture(8, 4, 50, trace.TimerClock64)
+	tr := tracetest.Fixture(8, 4, 50, trace.TimerClock64)
 	if err := os.WriteFile(in, export(t, tr, Options{}), 0o644); err != nil {
 		t.Fatal(err)
 	}

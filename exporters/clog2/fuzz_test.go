@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/trace"
+	"github.com/ptxtrace/ptxtrace/trace/tracetest"
 )
 
 // FuzzCheck feeds arbitrary bytes to the validating reader: it must return
 // a summary or an error, never panic, hang or allocate without bound.
 func FuzzCheck(f *testing.F) {
 	var buf bytes.Buffer
-	tr := fixture(2, 2, 3, trace.TimerClock64)
+	tr := tracetest.Fixture(2, 2, 3, trace.TimerClock64)
 	b := export(f, tr, Options{BlockSize: 256})
 	f.Add(b)
 	f.Add(b[:PreambleSize+100])

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/exporters"
 	"github.com/ptxtrace/ptxtrace/trace"
+	"github.com/ptxtrace/ptxtrace/trace/tracetest"
 )
 
 // discard is a span exporter that drops spans (the benchmark measures span
@@ -20,7 +21,7 @@ func (discard) Shutdown(context.Context) error                             { ret
 // BenchmarkRegionSpans: every region becomes a span (cap lifted); events/s
 // counts a begin and an end per region.
 func BenchmarkRegionSpans(b *testing.B) {
-	tr := fixture(16, 4, 100, trace.TimerClock64)
+	tr := tracetest.Fixture(16, 4, 100, trace.TimerClock64)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -35,7 +36,7 @@ func BenchmarkRegionSpans(b *testing.B) {
 // BenchmarkWarpSpans: the default CLI granularity; regions are only
 // aggregated.
 func BenchmarkWarpSpans(b *testing.B) {
-	tr := fixture(64, 8, 100, trace.TimerClock64)
+	tr := tracetest.Fixture(64, 8, 100, trace.TimerClock64)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

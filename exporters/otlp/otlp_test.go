@@ -20,6 +20,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/exporters"
 	"github.com/ptxtrace/ptxtrace/trace"
+	"github.com/ptxtrace/ptxtrace/trace/tracetest"
 )
 
 // collector keeps what a receiver got.
@@ -198,7 +199,7 @@ func checkSpans(t *testing.T, tr *trace.Trace, c *collector, g Granularity, maxS
 }
 
 func TestHTTPAndGRPC(t *testing.T) {
-	tr := fixture(3, 2, 5, trace.TimerClock64)
+	tr := tracetest.Fixture(3, 2, 5, trace.TimerClock64)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, proto := range []string{"http", "grpc"} {
@@ -230,7 +231,7 @@ func TestHTTPAndGRPC(t *testing.T) {
 }
 
 func TestCapAndGranularity(t *testing.T) {
-	tr := fixture(3, 2, 5, trace.TimerClock64)
+	tr := tracetest.Fixture(3, 2, 5, trace.TimerClock64)
 	ctx := context.Background()
 	for _, g := range []Granularity{Launch, CTA, Warp, Region} {
 		addr, c := startHTTP(t)
@@ -250,7 +251,7 @@ func TestCapAndGranularity(t *testing.T) {
 }
 
 func TestStdout(t *testing.T) {
-	tr := fixture(1, 1, 2, trace.TimerGlobaltimer)
+	tr := tracetest.Fixture(1, 1, 2, trace.TimerGlobaltimer)
 	var b bytes.Buffer
 	e, err := NewStdout(&b, Options{Granularity: Region})
 	if err != nil {

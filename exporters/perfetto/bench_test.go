@@ -7,11 +7,12 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/exporters"
 	"github.com/ptxtrace/ptxtrace/trace"
+	"github.com/ptxtrace/ptxtrace/trace/tracetest"
 )
 
 // events/s counts a begin and an end per region.
 func bench(b *testing.B, mk func() exporters.Exporter) {
-	tr := fixture(64, 8, 100, trace.TimerClock64)
+	tr := tracetest.Fixture(64, 8, 100, trace.TimerClock64)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

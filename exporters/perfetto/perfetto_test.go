@@ -13,6 +13,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/exporters"
 	"github.com/ptxtrace/ptxtrace/trace"
+	"github.com/ptxtrace/ptxtrace/trace/tracetest"
 )
 
 func run(t testing.TB, tr *trace.Trace, e exporters.Exporter) {
@@ -69,7 +70,7 @@ func compare(t *testing.T, what string, got *Summary, want map[string]*SliceStat
 }
 
 func TestProtoRoundTrip(t *testing.T) {
-	tr := fixture(6, 3, 40, trace.TimerClock64)
+	tr := tracetest.Fixture(6, 3, 40, trace.TimerClock64)
 	b := exportProto(t, tr, Options{Counters: tr.Counters})
 	s, err := Check(bytes.NewReader(b))
 	if err != nil {
@@ -89,7 +90,7 @@ func TestProtoRoundTrip(t *testing.T) {
 }
 
 func TestJSONRoundTrip(t *testing.T) {
-	tr := fixture(6, 3, 40, trace.TimerClock64)
+	tr := tracetest.Fixture(6, 3, 40, trace.TimerClock64)
 	b := exportJSON(t, tr, Options{Counters: tr.Counters})
 	s, err := CheckJSON(bytes.NewReader(b))
 	if err != nil {
@@ -107,7 +108,7 @@ func TestJSONRoundTrip(t *testing.T) {
 // TestOverlapLanes: regions that overlap without nesting go to extra
 // tracks, so every track's slices nest.
 func TestOverlapLanes(t *testing.T) {
-	tr := fixture(1, 1, 6, trace.TimerGlobaltimer)
+	tr := tracetest.Fixture(1, 1, 6, trace.TimerGlobaltimer)
 	b := exportProto(t, tr, Options{})
 	s, err := Check(bytes.NewReader(b))
 	if err != nil {
@@ -122,7 +123,7 @@ func TestOverlapLanes(t *testing.T) {
 }
 
 func TestMaxSlices(t *testing.T) {
-	tr := fixture(4, 4, 20, trace.TimerClock64)
+	tr := tracetest.Fixture(4, 4, 20, trace.TimerClock64)
 	total := len(tr.Regions)
 	var cyc uint64
 	for _, r := range tr.Regions {
@@ -212,7 +213,7 @@ func TestProtoc(t *testing.T) {
 	if proto == "" || err != nil {
 		t.Skip("set PTXTRACE_PERFETTO_PROTO to perfetto_trace.proto and install protoc (Debian protobuf-compiler) to run")
 	}
-	tr := fixture(3, 2, 10, trace.TimerClock64)
+	tr := tracetest.Fixture(3, 2, 10, trace.TimerClock64)
 	b := exportProto(t, tr, Options{Counters: tr.Counters, MaxSlices: 200})
 	cmd := exec.Command(protoc, "--proto_path="+filepath.Dir(proto), "--decode=perfetto.protos.Trace", filepath.Base(proto))
 	cmd.Stdin = bytes.NewReader(b)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/exporters"
 	"github.com/ptxtrace/ptxtrace/trace"
+	"github.com/ptxtrace/ptxtrace/trace/tracetest"
 )
 
 func export(t testing.TB, tr *trace.Trace, opt Options) []byte {
@@ -28,7 +29,7 @@ func export(t testing.TB, tr *trace.Trace, opt Options) []byte {
 }
 
 func TestRoundTrip(t *testing.T) {
-	tr := fixture(6, 3, 40, trace.TimerClock64)
+	tr := tracetest.Fixture(6, 3, 40, trace.TimerClock64)
 	for _, bySM := range []bool{false, true} {
 		b := export(t, tr, Options{BySM: bySM})
 		p, err := profile.Parse(bytes.NewReader(b))
@@ -79,7 +80,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestNoLocUsesPTX(t *testing.T) {
-	tr := fixture(1, 1, 3, trace.TimerClock)
+	tr := tracetest.Fixture(1, 1, 3, trace.TimerClock)
 	for i := range tr.Header.Regions {
 		tr.Header.Regions[i].LocFile = ""
 	}
@@ -106,7 +107,7 @@ func TestGoToolPprof(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	tr := fixture(4, 2, 20, trace.TimerClock64)
+	tr := tracetest.Fixture(4, 2, 20, trace.TimerClock64)
 	f := filepath.Join(dir, "kern.pb.gz")
 	if err := os.WriteFile(f, export(t, tr, Options{}), 0o644); err != nil {
 		t.Fatal(err)

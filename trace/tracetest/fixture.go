@@ -1,15 +1,15 @@
-package pprof
+package tracetest
 
 import (
 	"github.com/ptxtrace/ptxtrace/trace"
 )
 
-// fixture builds a deterministic trace: ctas CTAs of wpc warps, each warp
+// Fixture builds a deterministic in-memory trace for exporter tests: ctas CTAs of wpc warps, each warp
 // running iters loop iterations; an iteration is a user region 0 around a
 // global load (1), a texture load (2) and a shared load (3); every third
 // iteration also has a load (4) that overlaps the end of the user region
 // without nesting in it, so nesting levels matter.
-func fixture(ctas, wpc, iters int, timer trace.Timer) *trace.Trace {
+func Fixture(ctas, wpc, iters int, timer trace.Timer) *trace.Trace {
 	t := &trace.Trace{}
 	h := &t.Header
 	h.Kernel = "kern"
