@@ -348,21 +348,7 @@ DONE:
 // phases, so the bytes and the model result depend on neither Workers nor
 // GOMAXPROCS.
 func TestConcurrentRacyDeterminism(t *testing.T) {
-	racy := `
-.visible .entry k(.param .u64 p)
-{
-	.reg .b32 %r<4>;
-	.reg .b64 %rd<5>;
-	ld.param.u64 %rd1, [p];
-	mov.u32 %r1, %tid.x;
-	and.b32 %r2, %r1, 15;
-	mov.u32 %r3, %ctaid.x;
-	mul.wide.u32 %rd3, %r2, 4;
-	add.s64 %rd4, %rd1, %rd3;
-	st.global.u32 [%rd4], %r3;
-	ret;
-}`
-	spec := "kernel: k\ngrid: [2000]\nblock: [64]\nparams:\n  - buffer: {type: u32, count: 16}\n"
+	racy, spec := racyKernel, racySpec
 	ms, _ := model.Preset("gtx480")
 	run := func(workers, procs int) ([]byte, *model.Result) {
 		old := runtime.GOMAXPROCS(procs)

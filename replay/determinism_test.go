@@ -10,23 +10,8 @@ import (
 // TestDeterminism runs racy and atomic kernels with 1 and 8 workers (and
 // GOMAXPROCS 1 and 8) twice each: the output bytes must be identical.
 func TestDeterminism(t *testing.T) {
-	// every thread of every CTA writes its CTA id to the same 16 words:
-	// the last CTA in order wins, whatever the interleaving
-	racy := `
-.visible .entry k(.param .u64 p)
-{
-	.reg .b32 %r<4>;
-	.reg .b64 %rd<5>;
-	ld.param.u64 %rd1, [p];
-	mov.u32 %r1, %tid.x;
-	and.b32 %r2, %r1, 15;
-	mov.u32 %r3, %ctaid.x;
-	mul.wide.u32 %rd3, %r2, 4;
-	add.s64 %rd4, %rd1, %rd3;
-	st.global.u32 [%rd4], %r3;
-	ret;
-}`
-	spec := "kernel: k\ngrid: [2000]\nblock: [64]\nparams:\n  - buffer: {type: u32, count: 16}\n"
+	racy := racyKernel
+	spec := racySpec
 	run := func(workers, procs int) []byte {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
@@ -63,3 +48,23 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// racyKernel has every thread of every CTA write its CTA id to the same 16
+// words with plain stores: the last CTA in order wins, whatever the
+// interleaving. racySpec launches it on 2000 CTAs.
+const racyKernel = `
+.visible .entry k(.param .u64 p)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<5>;
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, %tid.x;
+	and.b32 %r2, %r1, 15;
+	mov.u32 %r3, %ctaid.x;
+	mul.wide.u32 %rd3, %r2, 4;
+	add.s64 %rd4, %rd1, %rd3;
+	st.global.u32 [%rd4], %r3;
+	ret;
+}`
+
+const racySpec = "kernel: k\ngrid: [2000]\nblock: [64]\nparams:\n  - buffer: {type: u32, count: 16}\n"
