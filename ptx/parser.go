@@ -50,11 +50,20 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 	})
 	p.tab = &tokTable{src: text, base: base, raw: p.raw}
 	p.opcodes = make(map[string]*Opcode, 32)
-	// First arena chunks sized from the input (about one instruction and
-	// two top-level operands per 48 bytes of typical PTX); later chunks
-	// grow geometrically.
-	p.argChunk = min(max(len(src)/24, 16), 1<<15) / 2
-	p.insChunk = min(max(len(src)/48, 8), 1<<13) / 2
+	// Every instruction ends in ';', so the number of ';' tokens bounds
+	// the instructions; instructions average under 3 top-level operands.
+	// Sizing the first arena chunks from it avoids both waste and
+	// regrowth; later chunks (rare: long operand lists) grow geometrically.
+	semis := 0
+	for i := range p.raw {
+		if p.raw[i].kind == SEMI {
+			semis++
+		}
+	}
+	p.insArena = make([]Instruction, 0, semis+1)
+	p.argArena = make([]Operand, 0, 3*semis+8)
+	p.insChunk = max(semis/4, 8)
+	p.argChunk = max(semis/2, 16)
 	f = &File{Name: filename, Src: src, Tok: tf}
 	f.CRLF = detectCRLF(text)
 	f.Decls = p.parseModule()
