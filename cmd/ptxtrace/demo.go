@@ -250,7 +250,7 @@ func writeDemoFiles(ctx context.Context, o demoOptions, ms model.Spec, sc vrScen
 	}
 	fig5.Series = []svg.BarSeries{mem, oth}
 	// Probe error.
-	perr := &svg.BarChart{Title: "Measured vs true memory time per access", Mode: svg.Grouped, ValueLabels: true,
+	perr := &svg.BarChart{Title: "Measured vs true memory time per access", Mode: svg.Grouped, ValueLabels: true, ValueFormat: "%.1f",
 		XLabel: "thread-block shape / probe mode", YLabel: "cycles per tex access",
 		Desc: "mean load-region duration (measured) and the model's issue→completion latency (true)"}
 	meas, tru := svg.BarSeries{Name: "measured"}, svg.BarSeries{Name: "true (model)"}

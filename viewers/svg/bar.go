@@ -58,6 +58,9 @@ type BarChart struct {
 	// ValueLabels prints each bar's value (percentage in Stacked100) on or
 	// in the bar when it is tall and wide enough.
 	ValueLabels bool
+	// ValueFormat is the fmt verb for value labels (e.g. "%.1f"); empty
+	// means FormatValue's shortest exact form.
+	ValueFormat string
 	Options
 }
 
@@ -143,6 +146,9 @@ func (c *BarChart) Render(w io.Writer) error {
 			lo = math.Min(lo, m.lo)
 			hi = math.Max(hi, m.hi)
 		}
+		if c.ValueLabels && c.Mode == Grouped && hi > 0 {
+			hi *= 1.08 // headroom for the labels above the tallest bars
+		}
 		yr = niceRange(lo, hi, 6, true)
 	}
 	ylab := func(v float64) string { return tickLabel(v, yr.step) }
@@ -211,6 +217,9 @@ func (c *BarChart) Render(w io.Writer) error {
 		d.s("</title></rect>\n")
 		if c.ValueLabels {
 			lbl := FormatValue(m.v)
+			if c.ValueFormat != "" {
+				lbl = fmt.Sprintf(c.ValueFormat, m.v)
+			}
 			if c.Mode == Stacked100 {
 				lbl = percent(m.hi - m.lo)
 			}

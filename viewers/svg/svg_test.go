@@ -578,3 +578,34 @@ func BenchmarkScatter10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(pts))*float64(b.N)/b.Elapsed().Seconds(), "points/s")
 }
+
+// TestBarValueLabels checks the value-label format and the headroom above
+// the tallest grouped bar, so its label is not clipped by the title.
+func TestBarValueLabels(t *testing.T) {
+	c := &BarChart{Title: "t", Mode: Grouped, ValueLabels: true, ValueFormat: "%.1f",
+		Categories: []string{"a", "b"},
+		Series:     []BarSeries{{Name: "m", Values: []float64{6.10275, 147.6}}, {Name: "t", Values: []float64{141.504, 99}}}}
+	var buf bytes.Buffer
+	if err := c.Render(&buf); err != nil {
+		t.Fatal(err)
+	}
+	s := buf.String()
+	for _, want := range []string{">6.1<", ">147.6<", ">141.5<"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing value label %s", want)
+		}
+	}
+	if strings.Contains(s, ">6.10275<") {
+		t.Error("ValueFormat not applied")
+	}
+	// The top tick must exceed the tallest value (147.6) with room to spare.
+	top := 0.0
+	for _, m := range regexp.MustCompile(`>([0-9]+)</text>`).FindAllStringSubmatch(s, -1) {
+		if v, err := strconv.ParseFloat(m[1], 64); err == nil && v > top {
+			top = v
+		}
+	}
+	if top < 147.6*1.05 {
+		t.Errorf("top tick %v leaves no room above 147.6", top)
+	}
+}
