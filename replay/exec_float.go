@@ -175,14 +175,7 @@ func f32op(x, y, z float32, in *inst) float32 {
 
 func execF32(w *warp, in *inst, m uint32) {
 	var z [32]uint64
-	a := w.r(in.s[0])
-	b, c := &z, &z
-	if in.ns > 1 {
-		b = w.r(in.s[1])
-	}
-	if in.ns > 2 {
-		c = w.r(in.s[2])
-	}
+	a, b, c := w.srcs(in, &z)
 	d := w.r(in.d[0])
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
@@ -252,14 +245,7 @@ func f64op(x, y, z float64, in *inst) float64 {
 
 func execF64(w *warp, in *inst, m uint32) {
 	var z [32]uint64
-	a := w.r(in.s[0])
-	b, c := &z, &z
-	if in.ns > 1 {
-		b = w.r(in.s[1])
-	}
-	if in.ns > 2 {
-		c = w.r(in.s[2])
-	}
+	a, b, c := w.srcs(in, &z)
 	d := w.r(in.d[0])
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
@@ -367,14 +353,7 @@ func h16op(x, y, z uint16, in *inst, bf bool) uint16 {
 
 func execH16(w *warp, in *inst, m uint32) {
 	var z [32]uint64
-	a := w.r(in.s[0])
-	b, c := &z, &z
-	if in.ns > 1 {
-		b = w.r(in.s[1])
-	}
-	if in.ns > 2 {
-		c = w.r(in.s[2])
-	}
+	a, b, c := w.srcs(in, &z)
 	d := w.r(in.d[0])
 	bf := in.sub2 == 1
 	pairs := in.bits == 32

@@ -9,6 +9,19 @@ import (
 
 func (w *warp) r(off int32) *[32]uint64 { return (*[32]uint64)(w.regs[off : off+32]) }
 
+// srcs returns the register files of in's first three sources; a missing
+// source reads as zero (z, which the caller provides and does not write).
+func (w *warp) srcs(in *inst, z *[32]uint64) (a, b, c *[32]uint64) {
+	a, b, c = w.r(in.s[0]), z, z
+	if in.ns > 1 {
+		b = w.r(in.s[1])
+	}
+	if in.ns > 2 {
+		c = w.r(in.s[2])
+	}
+	return a, b, c
+}
+
 func sext(v uint64, n uint8) uint64 {
 	s := 64 - n
 	return uint64(int64(v<<s) >> s)
@@ -526,14 +539,7 @@ func clampS(v int64, n int) int64 {
 
 func execInt(w *warp, in *inst, m uint32) {
 	var z [32]uint64
-	a := w.r(in.s[0])
-	b, c := &z, &z
-	if in.ns > 1 {
-		b = w.r(in.s[1])
-	}
-	if in.ns > 2 {
-		c = w.r(in.s[2])
-	}
+	a, b, c := w.srcs(in, &z)
 	d := w.r(in.d[0])
 	mask := in.mask
 	for mm := m; mm != 0; mm &= mm - 1 {
