@@ -2,6 +2,8 @@ package model
 
 import (
 	"context"
+	"os"
+	"time"
 	"fmt"
 	"runtime"
 	"sort"
@@ -105,6 +107,8 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 	}
 	var frees []freed
 	var b Time
+	t0 := time.Now()
+	var tRun time.Duration
 	for epoch := 0; ; epoch++ {
 		if epoch%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -115,7 +119,9 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 		for _, sm := range sms {
 			sm.freed = sm.freed[:0]
 		}
+		t1 := time.Now()
 		runEpoch(sms, workers, end, k)
+		tRun += time.Since(t1)
 		for _, sm := range sms {
 			if sm.err != nil {
 				return nil, fmt.Errorf("model: SM %d cycle %d: %w", sm.id, sm.now, sm.err)
@@ -184,6 +190,9 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 		if opt.MaxCycles > 0 && b >= opt.MaxCycles {
 			return nil, fmt.Errorf("model: kernel still running after %d cycles (MaxCycles)", b)
 		}
+	}
+	if os.Getenv("PTDBG") != "" {
+		fmt.Fprintf(os.Stderr, "epochs=%d cycles=%d run=%v serial=%v\n", b/q, b, tRun, time.Since(t0)-tRun)
 	}
 	return collect(s, sms, mem, ncta), nil
 }

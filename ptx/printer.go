@@ -363,10 +363,10 @@ func (p *printer) function(fn *Function) {
 // isParamGroup reports whether paren group g of the header is laid out one
 // parameter per line: the parameter list, not the return list.
 func (fn *Function) isParamGroup(g int) bool {
-	if fn.Kind == Func && len(fn.Ret) > 0 || fn.Kind == Func && g > 0 {
-		return g == 1
+	if fn.Kind == Func && len(fn.Ret) > 0 {
+		return g == 1 // group 0 is the return list
 	}
-	return g == 0 && fn.Kind == Entry || fn.Kind == Func && g == 1
+	return g == 0
 }
 
 func isPerfDirective(s string) bool {
