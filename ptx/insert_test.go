@@ -78,3 +78,13 @@ func TestInsertedNodes(t *testing.T) {
 		})
 	}
 }
+
+// TestNumTok checks the kind given to synthesized immediates.
+func TestNumTok(t *testing.T) {
+	for s, want := range map[string]Kind{"1": INT, "0xE0": INT, "0XE0": INT, "017": INT,
+		"1.5": FLOAT, "1e5": FLOAT, "0f3F800000": FLOAT, "0d3FF0000000000000": FLOAT} {
+		if got := numTok(s).Kind; got != want {
+			t.Errorf("numTok(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

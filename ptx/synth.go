@@ -319,7 +319,7 @@ func operandTokens(ts []Token, o *Operand) []Token {
 
 func numTok(s string) Token {
 	if len(s) > 1 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D') ||
-		strings.ContainsAny(s, ".eE") && !strings.HasPrefix(s, "0x") {
+		strings.ContainsAny(s, ".eE") && !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
 		return Tok(FLOAT, s)
 	}
 	return Tok(INT, s)
