@@ -2,12 +2,10 @@ package model
 
 import (
 	"context"
-	"os"
-	"time"
 	"fmt"
 	"runtime"
 	"sort"
-	"sync"
+	"sync/atomic"
 )
 
 // Options are run-time settings of one simulation; none changes its
@@ -77,6 +75,12 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 		workers = len(sms)
 	}
 
+	var wp *workerPool
+	if workers > 1 {
+		wp = newWorkerPool(sms, k, workers)
+		defer wp.stop()
+	}
+
 	ncta := k.NumCTAs()
 	next := 0
 	dispatch := func(sm *smState, at Time) error {
@@ -107,8 +111,6 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 	}
 	var frees []freed
 	var b Time
-	t0 := time.Now()
-	var tRun time.Duration
 	for epoch := 0; ; epoch++ {
 		if epoch%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -119,9 +121,11 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 		for _, sm := range sms {
 			sm.freed = sm.freed[:0]
 		}
-		t1 := time.Now()
-		runEpoch(sms, workers, end, k)
-		tRun += time.Since(t1)
+		if wp != nil {
+			wp.runEpoch(end)
+		} else {
+			runEpoch(sms, end, k)
+		}
 		for _, sm := range sms {
 			if sm.err != nil {
 				return nil, fmt.Errorf("model: SM %d cycle %d: %w", sm.id, sm.now, sm.err)
@@ -135,15 +139,13 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 			}
 			sm.outbox = sm.outbox[:0]
 		}
-		mem.advance(end + mem.icnt)
-		for i, sm := range sms {
-			for _, r := range mem.out[i] {
-				if r.t < end {
-					return nil, fmt.Errorf("model: internal error: response at %d before epoch end %d", r.t, end)
-				}
-				sm.inbox.push(r)
-			}
-			mem.out[i] = mem.out[i][:0]
+		// The memory side and the CTA refill below touch disjoint state
+		// (memSide vs. the SMs' CTA queues and the kernel), so with workers
+		// the memory side runs on a worker while this goroutine refills.
+		if wp != nil {
+			wp.startJob(func() { mem.advance(end + mem.icnt) })
+		} else {
+			mem.advance(end + mem.icnt)
 		}
 		// refill freed CTA slots in (time, SM) order
 		frees = frees[:0]
@@ -158,6 +160,7 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 			}
 			return frees[i].sm < frees[j].sm
 		})
+		var derr error
 		for _, f := range frees {
 			sm := sms[f.sm]
 			if next < ncta && sm.fits(threads, regs, shared) {
@@ -166,9 +169,25 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 					at = end
 				}
 				if err := dispatch(sm, at); err != nil {
-					return nil, err
+					derr = err
+					break
 				}
 			}
+		}
+		if wp != nil {
+			wp.waitJob()
+		}
+		for i, sm := range sms {
+			for _, r := range mem.out[i] {
+				if r.t < end {
+					return nil, fmt.Errorf("model: internal error: response at %d before epoch end %d", r.t, end)
+				}
+				sm.inbox.push(r)
+			}
+			mem.out[i] = mem.out[i][:0]
+		}
+		if derr != nil {
+			return nil, derr
 		}
 		b = end
 
@@ -191,31 +210,77 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 			return nil, fmt.Errorf("model: kernel still running after %d cycles (MaxCycles)", b)
 		}
 	}
-	if os.Getenv("PTDBG") != "" {
-		fmt.Fprintf(os.Stderr, "epochs=%d cycles=%d run=%v serial=%v\n", b/q, b, tRun, time.Since(t0)-tRun)
-	}
 	return collect(s, sms, mem, ncta), nil
 }
 
-// runEpoch simulates every SM up to end, on workers goroutines.
-func runEpoch(sms []*smState, workers int, end Time, k Kernel) {
-	if workers <= 1 {
-		for _, sm := range sms {
-			sm.run(end, k)
-		}
-		return
+// runEpoch simulates every SM up to end, one after another.
+func runEpoch(sms []*smState, end Time, k Kernel) {
+	for _, sm := range sms {
+		sm.run(end, k)
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(sms); i += workers {
-				sms[i].run(end, k)
+}
+
+// workerPool runs the SMs of an epoch on persistent goroutines: the
+// calling goroutine and workers-1 helpers take SMs from a shared counter
+// (SMs are independent within an epoch, so who runs which does not matter).
+// A helper can also run one side job (startJob/waitJob) in a serial phase.
+type workerPool struct {
+	sms  []*smState
+	k    Kernel
+	end  Time
+	next atomic.Int32
+	wake []chan func()
+	done chan struct{}
+	run  func()
+}
+
+func newWorkerPool(sms []*smState, k Kernel, workers int) *workerPool {
+	p := &workerPool{sms: sms, k: k, done: make(chan struct{}, workers)}
+	p.run = p.drain
+	p.wake = make([]chan func(), workers-1)
+	for i := range p.wake {
+		c := make(chan func(), 1)
+		p.wake[i] = c
+		go func() {
+			for f := range c {
+				f()
+				p.done <- struct{}{}
 			}
-		}(w)
+		}()
 	}
-	wg.Wait()
+	return p
+}
+
+// drain runs SMs until none is left.
+func (p *workerPool) drain() {
+	for {
+		i := int(p.next.Add(1)) - 1
+		if i >= len(p.sms) {
+			return
+		}
+		p.sms[i].run(p.end, p.k)
+	}
+}
+
+func (p *workerPool) runEpoch(end Time) {
+	p.end = end
+	p.next.Store(0)
+	for _, c := range p.wake {
+		c <- p.run
+	}
+	p.drain()
+	for range p.wake {
+		<-p.done
+	}
+}
+
+func (p *workerPool) startJob(f func()) { p.wake[0] <- f }
+func (p *workerPool) waitJob()          { <-p.done }
+
+func (p *workerPool) stop() {
+	for _, c := range p.wake {
+		close(c)
+	}
 }
 
 func checkFits(s *Spec, threads, regs, shared int) error {

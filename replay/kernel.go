@@ -74,6 +74,7 @@ type Kernel struct {
 	// creation order (only touched in the model's serial phases).
 	ovMode  bool
 	pending []*CTA
+	ovFree  []*overlay // merged overlays for reuse (serial phases only)
 }
 
 // getRegs returns a zeroed register array of n values.
@@ -220,9 +221,14 @@ func (k *Kernel) NewCTA(i int, sm int) (model.CTA, error) {
 	var ov *overlay
 	if k.ovMode {
 		k.mergeFinished(false)
-		ov = newOverlay()
+		if n := len(k.ovFree); n > 0 {
+			ov = k.ovFree[n-1]
+			k.ovFree = k.ovFree[:n-1]
+		} else {
+			ov = newOverlay()
+		}
 	}
-	c, err := k.newCTA(i, sm, ov)
+	c, err := k.newCTA(i, sm, ov, !k.ovMode)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +243,11 @@ func (k *Kernel) NewCTA(i int, sm int) (model.CTA, error) {
 	return c, nil
 }
 
-func (k *Kernel) newCTA(i, sm int, ov *overlay) (*CTA, error) {
+// newCTA creates CTA i; without warps set, its warps are built by the
+// first Warps call (in overlay mode: by the SM that starts the CTA, so that
+// this work runs in the model's parallel phase and each warp's memory is
+// allocated by the goroutine that uses it).
+func (k *Kernel) newCTA(i, sm int, ov *overlay, warps bool) (*CTA, error) {
 	if i < 0 || i >= k.nctas {
 		return nil, fmt.Errorf("CTA %d out of range (grid has %d)", i, k.nctas)
 	}
@@ -245,6 +255,14 @@ func (k *Kernel) newCTA(i, sm int, ov *overlay) (*CTA, error) {
 	c := &CTA{k: k, linear: i, sm: sm, ov: ov,
 		id:     [3]int{i % g[0], i / g[0] % g[1], i / (g[0] * g[1])},
 		shared: make([]byte, k.shared)}
+	if warps {
+		c.buildWarps()
+	}
+	return c, nil
+}
+
+func (c *CTA) buildWarps() {
+	k := c.k
 	c.warps = make([]*warp, k.nwarps)
 	c.mwarps = make([]model.Warp, k.nwarps)
 	for wi := range c.warps {
@@ -255,7 +273,6 @@ func (k *Kernel) newCTA(i, sm int, ov *overlay) (*CTA, error) {
 			c.ndone++
 		}
 	}
-	return c, nil
 }
 
 // mergeFinished merges into the device the overlays of the pending CTAs
@@ -266,7 +283,7 @@ func (k *Kernel) mergeFinished(all bool) {
 	var done []*CTA
 	keep := k.pending[:0]
 	for _, c := range k.pending {
-		if all || c.ndone == len(c.warps) {
+		if all || (c.warps != nil && c.ndone == len(c.warps)) {
 			done = append(done, c)
 		} else {
 			keep = append(keep, c)
@@ -280,6 +297,8 @@ func (k *Kernel) mergeFinished(all bool) {
 	slices.SortFunc(done, func(a, b *CTA) int { return a.linear - b.linear })
 	for _, c := range done {
 		c.ov.merge(k.l.Dev)
+		c.ov.reset()
+		k.ovFree = append(k.ovFree, c.ov)
 		c.ov = nil
 	}
 }
@@ -370,7 +389,12 @@ func privateAddr(text string) bool {
 }
 
 // Warps implements model.CTA.
-func (c *CTA) Warps() []model.Warp { return c.mwarps }
+func (c *CTA) Warps() []model.Warp {
+	if c.warps == nil {
+		c.buildWarps()
+	}
+	return c.mwarps
+}
 
 // ID returns the CTA's index in the grid.
 func (c *CTA) ID() [3]int { return c.id }

@@ -3,6 +3,8 @@ package replay
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -76,6 +78,7 @@ type overlay struct {
 	lastK uint64
 	lastP *ovPage
 	hasL  bool
+	spare []*ovPage // clean pages of an earlier use (see reset)
 }
 
 const ovShift = 10
@@ -94,7 +97,12 @@ func (o *overlay) page(key uint64, create bool) *ovPage {
 	}
 	p := o.pages[key]
 	if p == nil && create {
-		p = new(ovPage)
+		if n := len(o.spare); n > 0 {
+			p = o.spare[n-1]
+			o.spare = o.spare[:n-1]
+		} else {
+			p = new(ovPage)
+		}
 		o.pages[key] = p
 		o.keys = append(o.keys, key)
 	}
@@ -130,24 +138,51 @@ func (o *overlay) write(addr uint64, b []byte) {
 
 // merge writes the overlay's bytes into the device.
 func (o *overlay) merge(d *Device) {
-	sort.Slice(o.keys, func(i, j int) bool { return o.keys[i] < o.keys[j] })
+	slices.Sort(o.keys)
 	var a *Alloc
 	for _, k := range o.keys {
 		p := o.pages[k]
 		base := k << ovShift
-		for j := uint64(0); j < ovSize; j++ {
-			if p.dirty[j>>6]>>(j&63)&1 == 0 {
+		for wi, m := range p.dirty {
+			if m == 0 {
 				continue
 			}
-			addr := base + j
-			if a == nil || addr < a.Base || addr >= a.End() {
-				a = d.Find(addr)
+			w0 := base + uint64(wi)*64
+			if m == ^uint64(0) {
+				// a fully written 64-byte run inside one allocation
+				if a == nil || w0 < a.Base || w0 >= a.End() {
+					a = d.Find(w0)
+				}
+				if a != nil && w0+64 <= a.End() {
+					copy(a.Data[w0-a.Base:], p.data[wi*64:wi*64+64])
+					continue
+				}
 			}
-			if a != nil {
-				a.Data[addr-a.Base] = p.data[j]
+			for ; m != 0; m &= m - 1 {
+				j := uint64(bits.TrailingZeros64(m))
+				addr := w0 + j
+				if a == nil || addr < a.Base || addr >= a.End() {
+					a = d.Find(addr)
+				}
+				if a != nil {
+					a.Data[addr-a.Base] = p.data[uint64(wi)*64+j]
+				}
 			}
 		}
 	}
+}
+
+// reset empties a merged overlay for reuse, keeping its pages (cleaned) as
+// spares.
+func (o *overlay) reset() {
+	for _, k := range o.keys {
+		p := o.pages[k]
+		clear(p.dirty[:])
+		o.spare = append(o.spare, p)
+	}
+	clear(o.pages)
+	o.keys = o.keys[:0]
+	o.lastK, o.lastP, o.hasL = 0, nil, false
 }
 
 func le(b []byte, n int) uint64 {

@@ -74,7 +74,7 @@ func (k *Kernel) Run(ctx context.Context, o RunOptions) (*Result, error) {
 					if !res.Sequential {
 						ov = newOverlay()
 					}
-					c, err := k.newCTA(start+i, 0, ov)
+					c, err := k.newCTA(start+i, 0, ov, true)
 					if err != nil {
 						c = &CTA{fault: &Fault{Kind: FaultInvalid, Msg: err.Error(), Kernel: k.code.Name}}
 					} else {
@@ -229,7 +229,7 @@ func (k *Kernel) RunModel(ctx context.Context, spec model.Spec, o model.Options)
 	k.kept = nil
 	k.ovMode = k.conc
 	k.pending = nil
-	defer func() { k.keep, k.kept, k.ovMode, k.pending = false, nil, false, nil }()
+	defer func() { k.keep, k.kept, k.ovMode, k.pending, k.ovFree = false, nil, false, nil, nil }()
 	mr, err := model.Run(ctx, spec, k, o)
 	if err != nil {
 		return nil, nil, err
