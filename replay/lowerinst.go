@@ -479,12 +479,9 @@ func (l *lowerer) lowerInst(p *ptx.Instruction, in *inst) error {
 		in.exec = execSetp
 		return nil
 	case "set":
-		if len(op.Types) < 2 {
-			return fmt.Errorf("set needs two types")
+		if err := twoTypes(in, op); err != nil {
+			return err
 		}
-		in.typ, in.typ2 = op.Types[0], op.Types[1]
-		in.bits = uint8(in.typ.Size() * 8)
-		in.mask = widthMask(in.bits)
 		if err := l.setD(in, a[0]); err != nil {
 			return err
 		}
@@ -510,12 +507,9 @@ func (l *lowerer) lowerInst(p *ptx.Instruction, in *inst) error {
 		in.exec = execSelp
 		return nil
 	case "slct":
-		if len(op.Types) < 2 {
-			return fmt.Errorf("slct needs two types")
+		if err := twoTypes(in, op); err != nil {
+			return err
 		}
-		in.typ, in.typ2 = op.Types[0], op.Types[1]
-		in.bits = uint8(in.typ.Size() * 8)
-		in.mask = widthMask(in.bits)
 		if err := l.ops(in, a[0], in.typ, a[1], a[2]); err != nil {
 			return err
 		}
@@ -525,12 +519,9 @@ func (l *lowerer) lowerInst(p *ptx.Instruction, in *inst) error {
 		in.exec = execSlct
 		return nil
 	case "cvt":
-		if len(op.Types) < 2 {
-			return fmt.Errorf("cvt needs two types")
+		if err := twoTypes(in, op); err != nil {
+			return err
 		}
-		in.typ, in.typ2 = op.Types[0], op.Types[1]
-		in.bits = uint8(in.typ.Size() * 8)
-		in.mask = widthMask(in.bits)
 		in.signed = in.typ.IsSigned()
 		if op.Has(".satfinite") {
 			// .satfinite clamps to ±MAX_NORM of the destination format
@@ -982,5 +973,17 @@ func (l *lowerer) lowerBar(p *ptx.Instruction, in *inst) error {
 		return err
 	}
 	in.exec = execBar
+	return nil
+}
+
+// twoTypes sets in's destination type (with its width and mask) and source
+// type from an opcode with two type modifiers (set, slct, cvt).
+func twoTypes(in *inst, op *ptx.Opcode) error {
+	if len(op.Types) < 2 {
+		return fmt.Errorf("%s needs two types", op.Name)
+	}
+	in.typ, in.typ2 = op.Types[0], op.Types[1]
+	in.bits = uint8(in.typ.Size() * 8)
+	in.mask = widthMask(in.bits)
 	return nil
 }
