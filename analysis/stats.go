@@ -3,41 +3,16 @@ package analysis
 import (
 	"math"
 
+	"github.com/ptxtrace/ptxtrace/internal/stats"
+
 	"github.com/ptxtrace/ptxtrace/trace"
 )
 
 // Pearson returns the sample correlation coefficient of xs and ys (paired by
 // index; the longer slice is cut). ok is false with fewer than two pairs,
 // when either variable is constant, or when a value is NaN or infinite.
-// It centres the data first (two passes), so large offsets do not cancel.
-func Pearson(xs, ys []float64) (r float64, ok bool) {
-	n := min(len(xs), len(ys))
-	if n < 2 {
-		return math.NaN(), false
-	}
-	var mx, my float64
-	for i := 0; i < n; i++ {
-		if math.IsNaN(xs[i]) || math.IsInf(xs[i], 0) || math.IsNaN(ys[i]) || math.IsInf(ys[i], 0) {
-			return math.NaN(), false
-		}
-		mx += xs[i]
-		my += ys[i]
-	}
-	mx /= float64(n)
-	my /= float64(n)
-	var sxy, sxx, syy float64
-	for i := 0; i < n; i++ {
-		dx, dy := xs[i]-mx, ys[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return math.NaN(), false
-	}
-	r = sxy / math.Sqrt(sxx*syy)
-	return max(-1, min(1, r)), true
-}
+// It is internal/stats.Pearson, the same function the charts use.
+func Pearson(xs, ys []float64) (r float64, ok bool) { return stats.Pearson(xs, ys) }
 
 // Model is what the demo and the sweep read from the model counters of a
 // run (docs/launch.md lists the counters).

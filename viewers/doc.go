@@ -1,10 +1,11 @@
 // Package viewers is the root of ptxtrace's presentation layer: everything
 // that turns analysis results and traces into files a person looks at.
 //
-// It holds no code itself; the work is in three sub-packages, none of which
-// imports any other ptxtrace package (the design forbids library packages
-// from needing viewers, and viewers in turn takes plain Go values so that the
-// CLI does the adapting):
+// It holds no code itself; the work is in three sub-packages, which import
+// no ptxtrace package but internal/stats (shared with package analysis, so a
+// chart's Pearson r is the same number as the analysis table's). The design
+// forbids library packages from needing viewers, and viewers in turn takes
+// plain Go values so that the CLI does the adapting:
 //
 //   - viewers/svg: deterministic, standalone SVG charts (bar, scatter with a
 //     least-squares line and Pearson r, line/series) for the figures of the
