@@ -58,6 +58,7 @@ type module struct {
 	nextID   uint32
 	nextReg  int
 	kernels  []*kernel
+	entries  []*ptx.Function // every .entry with a body, in file order
 	firstPos token.Position
 }
 
@@ -88,6 +89,15 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 		}
 		warnings = append(warnings, err.Error())
 		m.kernels = nil
+	}
+	for _, fn := range m.entries {
+		if m.probed(fn) == nil {
+			why := "no sites"
+			if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
+				why = "not selected (--kernel " + m.opts.Kernel + ")"
+			}
+			warnings = append(warnings, fmt.Sprintf("%s: kernel %s: %s: left unchanged (empty manifest entry)", m.pos(fn.NamePos), fn.Name, why))
+		}
 	}
 	for _, k := range m.kernels {
 		if err := k.plan(); err != nil {
@@ -236,6 +246,7 @@ func (m *module) collect() error {
 			continue
 		}
 		names = append(names, fn.Name)
+		m.entries = append(m.entries, fn)
 		if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
 			continue
 		}
@@ -375,8 +386,30 @@ func (m *module) manifest(out []byte) *manifest.Manifest {
 	if man.Tool == "" {
 		man.Tool = "ptxtrace"
 	}
-	for _, k := range m.kernels {
-		man.Kernels = append(man.Kernels, k.manifestKernel())
+	// Every kernel of the module has an entry, so that a launch of any
+	// of them finds its (possibly empty) description; a kernel without
+	// probes is unchanged: no added parameters, no trace buffer.
+	for _, fn := range m.entries {
+		if k := m.probed(fn); k != nil {
+			man.Kernels = append(man.Kernels, k.manifestKernel())
+			continue
+		}
+		reason := "no sites"
+		if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
+			reason = "not selected"
+		}
+		man.Kernels = append(man.Kernels, manifest.Kernel{Name: fn.Name, ParamsAdded: []manifest.Param{},
+			Staging: manifest.Staging{Where: manifest.StagingNone, Requested: m.opts.Staging, Reason: reason}, Probes: []manifest.Probe{}})
 	}
 	return man
+}
+
+// probed returns the instrumented kernel of fn, or nil.
+func (m *module) probed(fn *ptx.Function) *kernel {
+	for _, k := range m.kernels {
+		if k.fn == fn {
+			return k
+		}
+	}
+	return nil
 }

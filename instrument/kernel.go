@@ -118,11 +118,12 @@ func (k *kernel) collect() {
 		s := &site{in: in, space: sp, line: line, text: m.text(in), loc: loc, hasLoc: has}
 		s.mode = m.opts.Mode
 		if s.mode == "auto" {
-			if fx.ReadOnly {
-				s.mode = manifest.ModeDummy
-			} else {
-				s.mode = manifest.ModeFence
-			}
+			// Every load whose value can be read gets the dependent
+			// consumer, whatever its space: it waits for this access
+			// only, while a fence would also wait for the warp's older
+			// in-flight stores and atomics (docs/instrument.md, "What
+			// each probe waits for").
+			s.mode = manifest.ModeDummy
 		}
 		if s.mode == manifest.ModeDummy {
 			s.elems = k.consumable(in.Args[0])

@@ -11,7 +11,7 @@ import (
 )
 
 // Version is the manifest format version this package writes.
-const Version = "1.0"
+const Version = "1.1"
 
 // Major is the major version this package reads.
 const Major = 1
@@ -69,6 +69,7 @@ const (
 const (
 	StagingShared = "shared"
 	StagingGlobal = "global"
+	StagingNone   = "none" // a kernel without probes (version 1.1): unchanged, no added parameters
 )
 
 // Host values of added parameters (Param.Host).
@@ -283,6 +284,10 @@ func (m *Manifest) Validate() error {
 		}
 		switch k.Staging.Where {
 		case StagingShared, StagingGlobal:
+		case StagingNone:
+			if len(k.ParamsAdded) > 0 || len(k.Probes) > 0 {
+				bad("kernel %q: staging none but %d added parameters and %d probes", k.Name, len(k.ParamsAdded), len(k.Probes))
+			}
 		default:
 			bad("kernel %q: unknown staging %q", k.Name, k.Staging.Where)
 		}
