@@ -32,6 +32,9 @@ const (
 	ParamBuf   = "__pt_buf"
 	ParamDummy = "__pt_dummy"
 	StageVar   = "__pt_stage"
+	// Staging parameters of a kernel with shared staging (PlanStaging).
+	ParamStageOff  = "__pt_stage_off"
+	ParamStageRecs = "__pt_stage_recs"
 )
 
 // errAt makes a positioned error list with one entry.
@@ -104,8 +107,13 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 			return nil, err
 		}
 	}
+	staged := false
 	for _, k := range m.kernels {
 		k.rewrite()
+		staged = staged || k.staged
+	}
+	if staged {
+		m.declareStage()
 	}
 	var out bytes.Buffer
 	if err := ptx.Fprint(&out, f); err != nil {
@@ -412,4 +420,21 @@ func (m *module) probed(fn *ptx.Function) *kernel {
 		}
 	}
 	return nil
+}
+
+// declareStage declares the dynamic shared staging array before the first
+// function: ".extern .shared .align 16 .b8 __pt_stage[];". Like every
+// extern shared array it starts at the launch's dynamic shared memory; the
+// kernels add the host's __pt_stage_off.
+func (m *module) declareStage() {
+	v := &ptx.VarDecl{Linkage: ptx.Extern, Space: ptx.SpaceShared, Align: 16, Type: ptx.B8, TypeName: ".b8",
+		Names: []ptx.Declarator{{Name: StageVar, Range: -1, Dims: []int{0}}}}
+	i := 0
+	for i < len(m.f.Decls) {
+		if _, ok := m.f.Decls[i].(*ptx.Function); ok {
+			break
+		}
+		i++
+	}
+	m.f.Decls = append(m.f.Decls[:i], append([]ptx.Decl{v}, m.f.Decls[i:]...)...)
 }

@@ -60,6 +60,7 @@ type kernel struct {
 	useDummy    bool
 	paramBuf    int
 	paramDummy  int
+	paramStage  int // index of __pt_stage_off; __pt_stage_recs follows
 	staging     manifest.Staging
 	warpsPerCTA int
 
@@ -306,7 +307,6 @@ func (k *kernel) plan() error {
 		k.warpsPerCTA = k.warps
 	}
 	k.slotBytes = manifest.SegmentHeaderBytes + m.opts.Capacity*manifest.RecordBytes
-	added := k.warps * k.slotBytes
 
 	st := manifest.Staging{Requested: m.opts.Staging, ThreadsPerBlock: block, BlockSource: bsrc}
 	regs, rsrc := m.opts.Regs, "flag"
@@ -318,56 +318,26 @@ func (k *kernel) plan() error {
 		rsrc = "unknown"
 	}
 	st.RegsPerThread, st.RegsSource, st.SharedBytesBase = regs, rsrc, shared
-
-	arch, archOK := LookupArch(m.sm)
-	var before, after Occupancy
-	var errBefore, errAfter error
-	if archOK {
-		before, errBefore = arch.Compute(block, regs, shared)
-		// Added shared memory is 16-byte aligned after the kernel's own.
-		after, errAfter = arch.Compute(block, regs, alignUp(shared, 16)+added)
-		if errBefore == nil {
+	if arch, ok := LookupArch(m.sm); ok {
+		if before, err := arch.Compute(block, regs, shared); err == nil {
 			st.OccupancyBefore, st.WarpsBefore = before.Ratio, before.ActiveWarps
-		}
-		if errAfter == nil {
-			st.OccupancyAfter, st.WarpsAfter = after.Ratio, after.ActiveWarps
+			st.OccupancyAfter, st.WarpsAfter = before.Ratio, before.ActiveWarps
 		}
 	}
-	const staticLimit = 48 * 1024 // static shared memory per block, all architectures
-	fits := alignUp(shared, 16)+added <= staticLimit
+	// Shared staging is sized at launch time, for the launch's block and
+	// dynamic shared memory and the GPU's limits (PlanStaging): the kernel
+	// stages in dynamic shared memory when the host passes a non-zero
+	// record count, else in its global segment.
 	switch m.opts.Staging {
 	case "global":
 		k.staged = false
-		st.Reason = "requested"
+		st.Where, st.Reason = manifest.StagingGlobal, "requested"
 	case "shared":
-		if !fits {
-			return errAt(m.pos(k.fn.NamePos), "kernel %s: shared staging needs %d bytes (%d warps × %d) on top of %d bytes of static shared memory, over the 48 KB static limit; lower --capacity or use --staging global",
-				k.fn.Name, added, k.warps, k.slotBytes, shared)
-		}
 		k.staged = true
-		st.Reason = "requested"
+		st.Where, st.Reason = manifest.StagingDynamic, "requested: the host stages as many records per warp as one block's shared memory holds (PlanStaging without keepOccupancy)"
 	default:
-		switch {
-		case !archOK:
-			k.staged, st.Reason = false, fmt.Sprintf("no occupancy data for target %s", m.target)
-		case !fits:
-			k.staged, st.Reason = false, "staging array would exceed the 48 KB static shared memory limit"
-		case errBefore != nil:
-			k.staged, st.Reason = false, errBefore.Error()
-		case errAfter != nil:
-			k.staged, st.Reason = false, errAfter.Error()
-		case after.Blocks < before.Blocks:
-			k.staged, st.Reason = false, fmt.Sprintf("shared staging would lower occupancy from %d to %d warps per SM (limited by %s)",
-				before.ActiveWarps, after.ActiveWarps, after.Limiter)
-		default:
-			k.staged, st.Reason = true, fmt.Sprintf("occupancy unchanged at %d warps per SM (limited by %s)", before.ActiveWarps, before.Limiter)
-		}
-	}
-	if k.staged {
-		st.Where, st.SharedBytesAdded = manifest.StagingShared, added
-	} else {
-		st.Where = manifest.StagingGlobal
-		st.OccupancyAfter, st.WarpsAfter = st.OccupancyBefore, st.WarpsBefore
+		k.staged = true
+		st.Where, st.Reason = manifest.StagingDynamic, "sized at launch: the most records per warp that keep the launch's blocks per SM (PlanStaging); 0 = global staging"
 	}
 	k.staging = st
 
@@ -414,6 +384,11 @@ func (k *kernel) manifestKernel() manifest.Kernel {
 	}
 	if k.useDummy {
 		mk.ParamsAdded = append(mk.ParamsAdded, manifest.Param{Index: k.paramDummy, Name: ParamDummy, Type: ".u32", Host: manifest.HostZero})
+	}
+	if k.staged {
+		mk.ParamsAdded = append(mk.ParamsAdded,
+			manifest.Param{Index: k.paramStage, Name: ParamStageOff, Type: ".u32", Host: manifest.HostStageOffset},
+			manifest.Param{Index: k.paramStage + 1, Name: ParamStageRecs, Type: ".u32", Host: manifest.HostStageRecords})
 	}
 	for _, u := range k.regions {
 		for i, id := range []uint32{u.beginID, u.endID} {

@@ -17,14 +17,16 @@ import (
 //	%__pt_r2        active mask;  %__pt_r3, %__pt_r4: scratch
 //	%__pt_r5/6      begin timestamp low/high;  %__pt_r7/8: end timestamp
 //	%__pt_r9..r21   prologue and flush scratch
+//	%__pt_r22       records that go to %__pt_a0: the shared records per warp when staged, else the capacity
 //	%__pt_rd1/2     64-bit begin/end timestamps
 //	%__pt_a0        generic address of the warp's count word (shared slot or global segment)
-//	%__pt_a1..a3    address scratch (a1: the warp's global segment at exit)
+//	%__pt_a1        the warp's global segment (kept for the whole kernel)
+//	%__pt_a2, a3    address scratch
 //	%__pt_p0        dummy predicate (false at run time)
 //	%__pt_p1        this warp's records are staged in shared memory
-//	%__pt_p2        leader lane;  %__pt_p3/4: slot in bounds;  %__pt_p5: scratch
+//	%__pt_p2        leader lane;  %__pt_p3: slot in bounds;  %__pt_p4: slot staged;  %__pt_p5: scratch
 const (
-	nR32  = 22
+	nR32  = 23
 	nR64  = 3
 	nAddr = 4
 	nPred = 6
@@ -128,12 +130,25 @@ func (k *kernel) record(c *code, ids []uint32, slots []int) {
 	c.op("mov.u32", r(1), imm(-1))
 	c.op("atom.add.u32", r(1), addrOff(a(0), 0), imm(int64(len(ids))))
 	c.when(2, false)
-	k.madAddr(c, a(2), r(1), manifest.RecordBytes, a(0))
+	if !k.staged {
+		k.madAddr(c, a(2), r(1), manifest.RecordBytes, a(0))
+	}
 	for i, id := range ids {
+		// Non-leader lanes have r1 = -1: never in bounds.
 		c.op("setp.lt.u32", pr(3), r(1), imm(capacity-int64(i)))
 		lo, hi := r(3+2*slots[i]), r(4+2*slots[i])
-		c.op("st.v4.u32", addrOff(a(2), int64(manifest.SegmentHeaderBytes+i*manifest.RecordBytes)),
-			ptx.Vec(imm(int64(id)), r(0), lo, hi))
+		off := int64(manifest.SegmentHeaderBytes + i*manifest.RecordBytes)
+		if k.staged {
+			// Record j = r1+i goes to the shared slot when j < r22 (the
+			// staged records), else straight to its place in the global
+			// segment: the flush at exit copies the staged ones.
+			c.op("add.u32", r(3), r(1), imm(int64(i)))
+			c.op("setp.lt.u32", pr(4), r(3), r(22))
+			c.op("selp.b"+k.at()[1:], a(3), a(0), a(1), pr(4))
+			k.madAddr(c, a(2), r(3), manifest.RecordBytes, a(3))
+			off = manifest.SegmentHeaderBytes
+		}
+		c.op("st.v4.u32", addrOff(a(2), off), ptx.Vec(imm(int64(id)), r(0), lo, hi))
 		c.when(3, false)
 	}
 }
@@ -185,10 +200,31 @@ func (k *kernel) prologue(c *code) {
 		c.op("setp.ne.u32", pr(1), r(0), r(0)) // not staged
 		return
 	}
-	c.op("setp.lt.u32", pr(1), r(16), imm(int64(k.warps)))
+	// Shared staging: the host passes the staging area's offset in
+	// dynamic shared memory and the records per warp (0 = global). The
+	// warp stages only if the whole area fits the launch's dynamic shared
+	// memory (a host that passes too little gets global staging, never an
+	// access out of bounds).
+	c.op("ld.param.u32", r(22), ptx.Addr(ParamStageRecs, 0))
+	c.op("min.u32", r(22), r(22), imm(int64(m.opts.Capacity)))
+	c.op("ld.param.u32", r(20), ptx.Addr(ParamStageOff, 0))
+	c.op("mad.lo.u32", r(21), r(22), imm(manifest.RecordBytes), imm(manifest.SegmentHeaderBytes)) // slot bytes
+	c.op("setp.ne.u32", pr(1), r(22), imm(0))
+	if m.ptxAtLeast(4, 1) {
+		c.op("mad.lo.u32", r(19), r(18), r(21), r(20)) // end of the staging area
+		c.op("mov.u32", r(9), sreg("%dynamic_smem_size"))
+		c.op("setp.le.and.u32", pr(1), r(19), r(9), pr(1))
+	}
+	c.op("mad.lo.u32", r(20), r(16), r(21), r(20)) // this warp's slot
 	c.op("cvta.shared."+k.at(), a(2), ptx.Reg(StageVar))
-	k.madAddr(c, a(2), r(16), int64(k.slotBytes), a(2))
+	if m.addr64 {
+		c.op("cvt.u64.u32", a(3), r(20))
+		c.op("add.u64", a(2), a(2), a(3))
+	} else {
+		c.op("add.u32", a(2), a(2), r(20))
+	}
 	c.op("selp.b"+k.at()[1:], a(0), a(2), a(1), pr(1))
+	c.op("selp.b32", r(22), r(22), imm(int64(m.opts.Capacity)), pr(1))
 	// lanes in this warp = min(32, threads - 32*warp)
 	c.op("shl.b32", r(20), r(16), imm(5))
 	c.op("sub.u32", r(20), r(17), r(20))
@@ -240,7 +276,6 @@ func (k *kernel) segment(c *code) {
 // copy the warp's count and records to its global segment.
 func (k *kernel) flush(c *code) {
 	m := k.m
-	capacity := int64(m.opts.Capacity)
 	c.label("$__pt_exit")
 	c.comment("ptxtrace: flush at exit")
 	k.segment(c)
@@ -261,7 +296,7 @@ func (k *kernel) flush(c *code) {
 		c.op(m.fence) // acquire: the other groups' records
 		c.op("ld.u32", r(7), addrOff(a(0), 0))
 		c.op("st.u32", addrOff(a(1), 0), r(7))
-		c.op("min.u32", r(8), r(7), imm(capacity))
+		c.op("min.u32", r(8), r(7), r(22))
 		c.op("mov.u32", r(9), imm(0))
 		c.label("$__pt_copy")
 		c.op("setp.ge.u32", pr(3), r(9), r(8))
@@ -305,6 +340,11 @@ func (k *kernel) rewrite() {
 	if k.useDummy {
 		k.paramDummy = len(k.fn.Params)
 		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamDummy, Range: -1}}})
+	}
+	if k.staged {
+		k.paramStage = len(k.fn.Params)
+		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageOff, Range: -1}}})
+		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageRecs, Range: -1}}})
 	}
 
 	before := map[*ptx.Instruction]code{}
@@ -387,10 +427,6 @@ func (k *kernel) rewrite() {
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred}}},
 	)
-	if k.staged {
-		pro = append(pro, &ptx.VarDecl{Space: ptx.SpaceShared, Align: 16, Type: ptx.B8, TypeName: ".b8",
-			Names: []ptx.Declarator{{Name: StageVar, Range: -1, Dims: []int{k.warps * k.slotBytes}}}})
-	}
 	// Declarations first: the prologue goes after the kernel's own leading
 	// declarations, so that every register it could shadow is declared.
 	body := k.fn.Body.Stmts

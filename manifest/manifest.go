@@ -70,12 +70,19 @@ const (
 	StagingShared = "shared"
 	StagingGlobal = "global"
 	StagingNone   = "none" // a kernel without probes (version 1.1): unchanged, no added parameters
+	// StagingDynamic (version 1.1): records are staged in dynamic shared
+	// memory when the host passes a non-zero __pt_stage_recs, sized per
+	// launch (instrument.PlanStaging), else in the global segment.
+	StagingDynamic = "dynamic"
 )
 
 // Host values of added parameters (Param.Host).
 const (
 	HostTraceBuffer = "trace buffer device pointer"
 	HostZero        = "0"
+	// Staging parameters (version 1.1), from instrument.PlanStaging.
+	HostStageOffset  = "staging offset: the launch's own dynamic shared bytes rounded up to 16"
+	HostStageRecords = "staging records per warp (0 = global staging)"
 )
 
 // Manifest describes one instrumented PTX module.
@@ -283,7 +290,7 @@ func (m *Manifest) Validate() error {
 			}
 		}
 		switch k.Staging.Where {
-		case StagingShared, StagingGlobal:
+		case StagingShared, StagingGlobal, StagingDynamic:
 		case StagingNone:
 			if len(k.ParamsAdded) > 0 || len(k.Probes) > 0 {
 				bad("kernel %q: staging none but %d added parameters and %d probes", k.Name, len(k.ParamsAdded), len(k.Probes))

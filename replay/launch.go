@@ -12,8 +12,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/internal/fpx"
 	"github.com/ptxtrace/ptxtrace/manifest"
+	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"gopkg.in/yaml.v3"
 )
@@ -522,6 +524,9 @@ type PrepareOptions struct {
 	Manifest *manifest.Manifest // instrumented kernel: allocate and pass the trace buffer
 	NumSMs   int
 	Registry Registry // generators named by the spec's inputs
+	// GPU sizes the shared staging of instrumented kernels
+	// (instrument.PlanStaging); nil: global staging.
+	GPU *model.Spec
 }
 
 // Prepare sets up the spec's device and, for the single-launch form,
@@ -722,6 +727,7 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 		texByName[t.Name] = i
 	}
 	var tr *Alloc
+	stageParam := -1 // ptxtrace staging: index of __pt_stage_off (__pt_stage_recs follows)
 	si := 0
 	for i, pi := range code.Params {
 		dst := params[pi.Offset : pi.Offset+pi.Size]
@@ -733,6 +739,9 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 					}
 				}
 				putLE(dst, min(pi.Size, 8), tr.Base)
+			}
+			if pa.Host == manifest.HostStageOffset {
+				stageParam = i // ptxtrace staging: filled below
 			}
 			// other added parameters (dummy) are 0
 			continue
@@ -775,12 +784,33 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 			p.scalars[name] = f
 		}
 	}
-	k, err := NewKernel(Launch{Code: code, Grid: grid, Block: block, DynShared: dynShared,
+	launch := Launch{Code: code, Grid: grid, Block: block, DynShared: dynShared,
 		Params: params, Const: p.consts, Dev: p.Dev, Globals: p.globals, Textures: p.texs, NumSMs: p.opts.NumSMs,
-		MaxWarpInsts: p.Spec.MaxWarpInsts, RegsPerThread: p.Spec.RegsPerThread})
+		MaxWarpInsts: p.Spec.MaxWarpInsts, RegsPerThread: p.Spec.RegsPerThread}
+	k, err := NewKernel(launch)
 	if err != nil {
 		return nil, nil, err
 	}
+	// ptxtrace staging (instrument.PlanStaging): BEGIN — size the shared
+	// staging for this launch and GPU, pass offset and records, add the
+	// bytes to the dynamic shared memory (records 0 = global staging).
+	if stageParam >= 0 && p.opts.GPU != nil {
+		plan, err := instrument.PlanStaging(stagingArch(p.opts.GPU), k.ThreadsPerCTA(), k.RegsPerThread(),
+			code.SharedStatic, dynShared, p.man.Buffer.RecordsPerWarp, mk.Staging.Requested != "shared")
+		if err != nil {
+			return nil, nil, fmt.Errorf("kernel %s: staging: %v", ls.Kernel, err)
+		}
+		if plan.Records > 0 {
+			po, pr := code.Params[stageParam], code.Params[stageParam+1]
+			putLE(params[po.Offset:po.Offset+po.Size], 4, uint64(plan.Offset))
+			putLE(params[pr.Offset:pr.Offset+pr.Size], 4, uint64(plan.Records))
+			launch.DynShared = plan.DynamicShared(dynShared)
+			if k, err = NewKernel(launch); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	// ptxtrace staging: END
 	return k, tr, nil
 }
 

@@ -166,6 +166,7 @@ func runRun(ctx context.Context, o runOptions) error {
 	popt := replay.PrepareOptions{BaseDir: baseDir, Manifest: man, Registry: reg}
 	if ms != nil {
 		popt.NumSMs = ms.NumSMs
+		popt.GPU = ms // ptxtrace staging: size shared staging for this GPU
 	}
 	prep, err := spec.Prepare(prog, popt)
 	if err != nil {
