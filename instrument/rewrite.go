@@ -12,7 +12,7 @@ import (
 // declared in one block of .reg declarations at the top of the kernel; the
 // kernel's own registers are never written.
 //
-//	%__pt_r0        sink word written with each record; 0 at run time
+//	%__pt_r0        unused (the records' sink word is the immediate 0)
 //	%__pt_r1        record slot returned by the count atomic
 //	%__pt_r2        active mask;  %__pt_r3, %__pt_r4: scratch
 //	%__pt_r5/6      begin timestamp low/high;  %__pt_r7/8: end timestamp
@@ -20,7 +20,7 @@ import (
 //	%__pt_r22       records that go to %__pt_a0: the shared records per warp when staged, else the capacity
 //	%__pt_rd1/2     64-bit begin/end timestamps
 //	%__pt_a0        generic address of the warp's count word (shared slot or global segment)
-//	%__pt_a1        the warp's global segment (kept for the whole kernel)
+//	%__pt_a1        the warp's global segment (prologue and exit; a staged warp keeps it at offset 16 of its slot)
 //	%__pt_a2, a3    address scratch
 //	%__pt_p0        dummy predicate (false at run time)
 //	%__pt_p1        this warp's records are staged in shared memory
@@ -142,13 +142,17 @@ func (k *kernel) record(c *code, ids []uint32, slots []int) {
 			// Record j = r1+i goes to the shared slot when j < r22 (the
 			// staged records), else straight to its place in the global
 			// segment: the flush at exit copies the staged ones.
+			// The global segment's address is in the slot header (offset
+			// 16), read only for a record that spills.
 			c.op("add.u32", r(3), r(1), imm(int64(i)))
 			c.op("setp.lt.u32", pr(4), r(3), r(22))
-			c.op("selp.b"+k.at()[1:], a(3), a(0), a(1), pr(4))
-			k.madAddr(c, a(2), r(3), manifest.RecordBytes, a(3))
+			c.op("mov.b"+k.at()[1:], a(2), a(0))
+			c.op("ld."+k.at(), a(2), addrOff(a(0), 16))
+			c.when(4, true)
+			k.madAddr(c, a(2), r(3), manifest.RecordBytes, a(2))
 			off = manifest.SegmentHeaderBytes
 		}
-		c.op("st.v4.u32", addrOff(a(2), off), ptx.Vec(imm(int64(id)), r(0), lo, hi))
+		c.op("st.v4.u32", addrOff(a(2), off), ptx.Vec(imm(int64(id)), imm(0), lo, hi))
 		c.when(3, false)
 	}
 }
@@ -193,11 +197,9 @@ func (k *kernel) prologue(c *code) {
 		c.op("ld.param.u32", r(9), ptx.Addr(ParamDummy, 0))
 		c.op("setp.ne.u32", pr(0), r(9), imm(0))
 	}
-	c.op("mov.u32", r(0), imm(0))
 	k.segment(c) // a1 = global segment; r16 = warp in CTA; r17 = threads per CTA
 	if !k.staged {
 		c.op("mov.b"+k.at()[1:], a(0), a(1))
-		c.op("setp.ne.u32", pr(1), r(0), r(0)) // not staged
 		return
 	}
 	// Shared staging: the host passes the staging area's offset in
@@ -231,6 +233,8 @@ func (k *kernel) prologue(c *code) {
 	c.op("min.u32", r(20), r(20), imm(32))
 	// count = 0, alive = lanes: every lane of the warp writes the same values
 	c.op("st.v2.u32", addrOff(a(0), 0), ptx.Vec(imm(0), r(20)))
+	c.when(1, false)
+	c.op("st."+k.at(), addrOff(a(0), 16), a(1)) // where spilled records go
 	c.when(1, false)
 	if m.sm >= 70 && m.ptxAtLeast(6, 0) {
 		// Independent thread scheduling: make the initialization visible
