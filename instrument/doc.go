@@ -24,15 +24,23 @@
 //     destination registers arrive together);
 //   - naive: nothing (the paper's baseline).
 //
+// Auto mode uses the dummy consumer for every load whose destination can be
+// read, whatever its state space: a fence would also wait for the warp's
+// older in-flight stores and atomics and charge them to the load. The fence
+// remains for user regions and loads without a readable destination.
+//
 // Records (docs/buffer.md) are written after the end read, so their cost
 // stays outside the measured interval: the lowest active lane reserves
 // slots with one atomic add on the warp's count and writes 16-byte records
 // that fit; the count always goes up (overflow is counted, never written).
-// The count and records live in the warp's slot of a .shared staging array
-// (staging shared) or directly in the warp's global segment (staging
-// global); both are addressed generically through %__pt_a0, so the probe
-// code is the same. Warps beyond the staged warp count (a launch larger
-// than assumed) fall back to their global segment at run time.
+// The count and records live in the warp's slot of the dynamic shared
+// staging array __pt_stage (staging auto/shared) or directly in the warp's
+// global segment (staging global, or a launch whose host passes 0 staged
+// records or too little dynamic shared memory); both are addressed
+// generically through %__pt_a0. The staged records per warp R are chosen
+// per launch by the host with PlanStaging (blocks per SM unchanged); record
+// i ≥ R goes straight to its place in the global segment, so the records are
+// those of global staging whatever their number.
 //
 // Invariants.
 //   - The kernel's own registers, memory and control flow are untouched:
