@@ -62,6 +62,9 @@ type module struct {
 	nextReg  int
 	kernels  []*kernel
 	entries  []*ptx.Function // every .entry with a body, in file order
+	funcs    []*kernel       // .funcs with sites or calling them (funcs.go)
+	traced   map[*ptx.Function]bool
+	warnings []string
 	firstPos token.Position
 }
 
@@ -102,12 +105,22 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 			warnings = append(warnings, fmt.Sprintf("%s: kernel %s: %s: left unchanged (empty manifest entry)", m.pos(fn.NamePos), fn.Name, why))
 		}
 	}
+	warnings = append(warnings, m.warnings...)
+	for _, k := range m.funcs {
+		if err := k.plan(); err != nil {
+			return nil, err
+		}
+	}
 	for _, k := range m.kernels {
 		if err := k.plan(); err != nil {
 			return nil, err
 		}
 	}
 	staged := false
+	for _, k := range m.funcs {
+		k.rewrite()
+	}
+	m.declareFuncParams()
 	for _, k := range m.kernels {
 		k.rewrite()
 		staged = staged || k.staged
@@ -283,6 +296,24 @@ func (m *module) collect() error {
 	if err := m.placeRegions(); err != nil {
 		return err
 	}
+	funcSites := map[*ptx.Function]*kernel{}
+	if !m.opts.NoLoads {
+		for _, fn := range m.f.Functions() {
+			if fn.Kind == ptx.Entry || fn.Body == nil {
+				continue
+			}
+			k := &kernel{m: m, fn: fn, regs: ptx.FunctionRegs(fn), isFunc: true}
+			k.collect()
+			if len(k.sites) > 0 {
+				funcSites[fn] = k
+			}
+		}
+	}
+	ws, err := m.planFuncs(funcSites)
+	if err != nil {
+		return err
+	}
+	m.warnings = append(m.warnings, ws...)
 	if len(m.kernels) == 0 {
 		var why []string
 		if len(names) == 0 {

@@ -49,6 +49,8 @@ type kernel struct {
 	regs    *ptx.RegSet
 	sites   []*site
 	regions []*userRegion
+	isFunc  bool      // a .func: probes use the caller's trace context (funcs.go)
+	callees []*kernel // functions with sites this kernel reaches (their probes are listed under it)
 
 	// all instructions in textual order with their .loc, for regions
 	insts []instLoc
@@ -301,6 +303,14 @@ func (k *kernel) plan() error {
 			k.useDummy = true
 		}
 	}
+	for _, c := range k.callees {
+		k.useDummy = k.useDummy || c.useDummy
+	}
+	if k.isFunc {
+		k.staged = m.opts.Staging != "global"
+		k.assignIDs()
+		return nil
+	}
 	block, bsrc := k.blockSize()
 	k.warps = (block + 31) / 32
 	if bsrc == "reqntid" {
@@ -340,8 +350,14 @@ func (k *kernel) plan() error {
 		st.Where, st.Reason = manifest.StagingDynamic, "sized at launch: the most records per warp that keep the launch's blocks per SM (PlanStaging); 0 = global staging"
 	}
 	k.staging = st
+	k.assignIDs()
+	return nil
+}
 
-	// Ids: regions first in file order of their anchors, then loads.
+// assignIDs numbers regions first in file order of their anchors, then
+// loads.
+func (k *kernel) assignIDs() {
+	m := k.m
 	for _, u := range k.regions {
 		u.region = m.nextReg
 		m.nextReg++
@@ -354,7 +370,6 @@ func (k *kernel) plan() error {
 		s.beginID, s.endID = m.nextID, m.nextID+1
 		m.nextID += 2
 	}
-	return nil
 }
 
 func (k *kernel) collectInsts() {
@@ -408,18 +423,30 @@ func (k *kernel) manifestKernel() manifest.Kernel {
 			mk.Probes = append(mk.Probes, p)
 		}
 	}
+	mk.Probes = k.siteProbes(mk.Probes, k.fn.Name)
+	for _, c := range k.callees {
+		mk.Probes = c.siteProbes(mk.Probes, k.fn.Name)
+	}
+	return mk
+}
+
+// siteProbes appends the probes of k's load sites, listed under kernel.
+func (k *kernel) siteProbes(dst []manifest.Probe, kernel string) []manifest.Probe {
 	for _, s := range k.sites {
 		for i, id := range []uint32{s.beginID, s.endID} {
-			p := manifest.Probe{ID: id, Kernel: k.fn.Name, Kind: manifest.KindBegin, Region: s.region, RegionKind: manifest.RegionLoad,
+			p := manifest.Probe{ID: id, Kernel: kernel, Kind: manifest.KindBegin, Region: s.region, RegionKind: manifest.RegionLoad,
 				Mode: s.mode, Space: s.space, Line: s.line, Text: s.text, OutLine: k.outLine[s.in]}
+			if k.isFunc {
+				p.Function = k.fn.Name
+			}
 			if i == 1 {
 				p.Kind = manifest.KindEnd
 			}
 			k.locOf(&p, s.loc, s.hasLoc)
-			mk.Probes = append(mk.Probes, p)
+			dst = append(dst, p)
 		}
 	}
-	return mk
+	return dst
 }
 
 // mapOutLines finds the output line of every probed instruction by parsing
@@ -432,11 +459,11 @@ func (m *module) mapOutLines(out []byte) error {
 	}
 	outFns := map[string]*ptx.Function{}
 	for _, fn := range of.Functions() {
-		if fn.Kind == ptx.Entry && fn.Body != nil {
+		if fn.Body != nil {
 			outFns[fn.Name] = fn
 		}
 	}
-	for _, k := range m.kernels {
+	for _, k := range append(append([]*kernel(nil), m.kernels...), m.funcs...) {
 		ofn := outFns[k.fn.Name]
 		if ofn == nil {
 			return fmt.Errorf("%s: internal error: kernel %s missing from the output", m.f.Name, k.fn.Name)

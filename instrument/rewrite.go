@@ -200,6 +200,7 @@ func (k *kernel) prologue(c *code) {
 	k.segment(c) // a1 = global segment; r16 = warp in CTA; r17 = threads per CTA
 	if !k.staged {
 		c.op("mov.b"+k.at()[1:], a(0), a(1))
+		c.op("mov.u32", r(22), imm(int64(m.opts.Capacity))) // for called functions
 		return
 	}
 	// Shared staging: the host passes the staging area's offset in
@@ -335,17 +336,23 @@ func (k *kernel) flush(c *code) {
 // rewrite inserts the probes, the prologue and the exit block.
 func (k *kernel) rewrite() {
 	m := k.m
-	k.paramBuf = len(k.fn.Params)
 	bufType := ptx.U64
 	if !m.addr64 {
 		bufType = ptx.U32
 	}
-	k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamBuf, Range: -1}}})
-	if k.useDummy {
+	if k.isFunc {
+		k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamFuncA0, Range: -1}}})
+		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamFuncLim, Range: -1}}})
+		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamFuncDummy, Range: -1}}})
+	} else {
+		k.paramBuf = len(k.fn.Params)
+		k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamBuf, Range: -1}}})
+	}
+	if k.useDummy && !k.isFunc {
 		k.paramDummy = len(k.fn.Params)
 		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamDummy, Range: -1}}})
 	}
-	if k.staged {
+	if k.staged && !k.isFunc {
 		k.paramStage = len(k.fn.Params)
 		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageOff, Range: -1}}})
 		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageRecs, Range: -1}}})
@@ -403,8 +410,11 @@ func (k *kernel) rewrite() {
 			out = append(out, before[in]...)
 			w := sites[in]
 			out = append(out, w.pre...)
+			if isCall(in) && m.traced != nil {
+				out = append(out, k.passContext(in)...)
+			}
 			fx := ptx.FactsOf(in)
-			if fx.Return || in.Op != nil && in.Op.Name == "exit" {
+			if !k.isFunc && (fx.Return || in.Op != nil && in.Op.Name == "exit") {
 				// Every exit goes through the flush block.
 				br := ptx.NewInstruction("bra", ptx.Reg("$__pt_exit"))
 				br.Guard, br.GuardNeg = in.Guard, in.GuardNeg
@@ -438,9 +448,13 @@ func (k *kernel) rewrite() {
 	for i < len(body) && isDeclOrComment(body[i]) {
 		i++
 	}
-	k.prologue(&pro)
 	var tail code
-	k.flush(&tail)
+	if k.isFunc {
+		k.funcPrologue(&pro)
+	} else {
+		k.prologue(&pro)
+		k.flush(&tail)
+	}
 	nb := make([]ptx.Stmt, 0, len(body)+len(pro)+len(tail))
 	nb = append(nb, body[:i]...)
 	nb = append(nb, pro...)

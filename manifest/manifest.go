@@ -166,6 +166,10 @@ type Probe struct {
 	// regions; for user regions the line of the instruction the probe is
 	// next to), so a replay can mark it for ground truth.
 	OutLine int `json:"out_line"`
+	// Function is the .func holding the access (version 1.1), "" in the
+	// kernel itself. A function's probes are listed under every kernel
+	// that reaches it, with the same id and region.
+	Function string `json:"function,omitempty"`
 	// Source position from the nearest preceding .loc, if any.
 	LocFile string `json:"loc_file,omitempty"`
 	LocLine int    `json:"loc_line,omitempty"`
@@ -272,6 +276,7 @@ func (m *Manifest) Validate() error {
 		begins, ends int
 	}
 	ids := map[uint32]string{}
+	fprobes := map[uint32]string{} // function probes: function/region/kind
 	regions := map[int]*regionInfo{}
 	var order []int
 	kernels := map[string]bool{}
@@ -300,9 +305,15 @@ func (m *Manifest) Validate() error {
 		}
 		for _, p := range k.Probes {
 			if prev, dup := ids[p.ID]; dup {
-				bad("probe id %d used twice (kernels %q and %q)", p.ID, prev, k.Name)
+				if p.Function == "" || fprobes[p.ID] != p.Function+"/"+strconv.Itoa(p.Region)+"/"+p.Kind || prev == k.Name {
+					bad("probe id %d used twice (kernels %q and %q)", p.ID, prev, k.Name)
+				}
+				continue // a function's probe listed under another kernel
 			}
 			ids[p.ID] = k.Name
+			if p.Function != "" {
+				fprobes[p.ID] = p.Function + "/" + strconv.Itoa(p.Region) + "/" + p.Kind
+			}
 			if p.Kernel != k.Name {
 				bad("probe %d: kernel %q but listed under %q", p.ID, p.Kernel, k.Name)
 			}
