@@ -290,19 +290,67 @@ func (k *kernel) flush(c *code) {
 		c.op("bra", ptx.Reg("$__pt_header"))
 		c.when(1, true)
 		c.op("popc.b32", r(4), r(2))
+		// A group holding all the warp's lanes is the only one: it needs
+		// neither the departure count nor the fences (which would also
+		// wait for the program's own outstanding stores); a warp barrier
+		// orders the lanes' shared-memory records on sm_70+.
+		c.op("shl.b32", r(5), r(16), imm(5))
+		c.op("sub.u32", r(5), r(17), r(5))
+		c.op("min.u32", r(5), r(5), imm(32))
+		c.op("setp.eq.u32", pr(5), r(4), r(5))
+		c.op("bra", ptx.Reg("$__pt_whole"))
+		c.when(5, false)
 		c.op(m.fence) // release: this group's records before its departure
 		c.op("neg.s32", r(5), r(4))
 		c.op("mov.u32", r(6), imm(0))
 		c.op("atom.add.u32", r(6), addrOff(a(0), 4), r(5))
 		c.when(2, false)
-		c.op("setp.eq.and.u32", pr(5), r(6), r(4), pr(2))
+		shfl := ""
+		switch {
+		case m.sm >= 30 && m.ptxAtLeast(6, 0):
+			shfl = "shfl.sync.idx.b32"
+		case m.sm >= 30 && m.sm < 70:
+			shfl = "shfl.idx.b32"
+		}
+		if shfl == "" {
+			// No shuffle (sm_2x): the leader of the last group copies alone.
+			c.op("setp.eq.and.u32", pr(5), r(6), r(4), pr(2))
+			c.op("mov.u32", r(9), imm(0))
+			c.op("mov.u32", r(4), imm(1))
+		} else {
+			// Every lane of the last group copies: lane of rank q copies
+			// records q, q+n, q+2n, … (n lanes in the group), coalesced.
+			c.op("popc.b32", r(9), r(3)) // rank in the group
+			c.op("brev.b32", r(3), r(2))
+			c.op("bfind.shiftamt.u32", r(3), r(3)) // the leader's lane
+			if shfl == "shfl.sync.idx.b32" {
+				c.op(shfl, r(6), r(6), r(3), imm(31), r(2))
+			} else {
+				c.op(shfl, r(6), r(6), r(3), imm(31))
+			}
+			c.op("setp.eq.u32", pr(5), r(6), r(4))
+		}
 		c.op("bra", ptx.Reg("$__pt_done"))
 		c.when(5, true)
 		c.op(m.fence) // acquire: the other groups' records
+		c.op("bra", ptx.Reg("$__pt_last"))
+		c.label("$__pt_whole")
+		if m.sm >= 70 && m.ptxAtLeast(6, 0) {
+			c.op("bar.warp.sync", r(2))
+		}
+		if shfl == "" {
+			c.op("mov.u32", r(9), imm(0))
+			c.op("mov.u32", r(4), imm(1))
+			c.op("bra", ptx.Reg("$__pt_done"))
+			c.when(2, true)
+		} else {
+			c.op("popc.b32", r(9), r(3))
+		}
+		c.label("$__pt_last")
 		c.op("ld.u32", r(7), addrOff(a(0), 0))
 		c.op("st.u32", addrOff(a(1), 0), r(7))
+		c.when(2, false)
 		c.op("min.u32", r(8), r(7), r(22))
-		c.op("mov.u32", r(9), imm(0))
 		c.label("$__pt_copy")
 		c.op("setp.ge.u32", pr(3), r(9), r(8))
 		c.op("bra", ptx.Reg("$__pt_copied"))
@@ -311,9 +359,11 @@ func (k *kernel) flush(c *code) {
 		k.madAddr(c, a(3), r(9), manifest.RecordBytes, a(1))
 		c.op("ld.v4.u32", ptx.Vec(r(10), r(11), r(12), r(13)), addrOff(a(2), manifest.SegmentHeaderBytes))
 		c.op("st.v4.u32", addrOff(a(3), manifest.SegmentHeaderBytes), ptx.Vec(r(10), r(11), r(12), r(13)))
-		c.op("add.u32", r(9), r(9), imm(1))
+		c.op("add.u32", r(9), r(9), r(4))
 		c.op("bra", ptx.Reg("$__pt_copy"))
 		c.label("$__pt_copied")
+		c.op("bra", ptx.Reg("$__pt_done"))
+		c.when(2, true)
 		c.op("mov.u32", r(21), imm(3)) // flags: written, staged
 		c.op("bra", ptx.Reg("$__pt_write"))
 	}
