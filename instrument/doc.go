@@ -5,7 +5,9 @@
 // business (package instrument/cudatool).
 //
 // Model. A site is a load (ld, ldu, tex, tld4) of a selected state space
-// in a selected kernel (.entry). Each site becomes a load region with a
+// in a selected kernel (.entry) or in a .func it calls (directly or not):
+// such functions get the warp's trace context as added parameters at every
+// call (funcs.go). Each site becomes a load region with a
 // begin probe (timer read immediately before the load) and an end probe
 // (timer read after the load has completed). A user region (--region) has
 // a begin probe before its first instruction and an end probe after (or,
