@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -94,7 +95,7 @@ type runSummary struct {
 	Seconds     float64              `json:"seconds"`
 	Sequential  bool                 `json:"sequential_ctas"`
 	Outputs     []string             `json:"outputs"`
-	Checks      []replay.CheckResult `json:"checks,omitempty"`
+	Checks      []launch.CheckResult `json:"checks,omitempty"`
 	Warnings    []string             `json:"warnings,omitempty"`
 	Trace       string               `json:"trace,omitempty"`
 	Bundles     []string             `json:"bundles,omitempty"`
@@ -123,7 +124,7 @@ func runRun(ctx context.Context, o runOptions) error {
 	if err != nil {
 		return err
 	}
-	spec, err := readSpec(o.Launch)
+	spec, err := readLaunchSpec(o.Launch)
 	if err != nil {
 		return err
 	}
@@ -162,8 +163,8 @@ func runRun(ctx context.Context, o runOptions) error {
 		}
 	}
 	baseDir := filepath.Dir(o.Launch)
-	reg := replay.SampleRegistry()
-	popt := replay.PrepareOptions{BaseDir: baseDir, Manifest: man, Registry: reg}
+	reg := launch.SampleRegistry()
+	popt := launch.PrepareOptions{BaseDir: baseDir, Manifest: man, Registry: reg}
 	if ms != nil {
 		popt.NumSMs = ms.NumSMs
 	}
@@ -194,14 +195,14 @@ func runRun(ctx context.Context, o runOptions) error {
 		shown = true
 		fmt.Fprintf(o.Stderr, "\rrun %s: %d/%d CTAs (%d%%)", spec.Kernel, done, total, done*100/max(total, 1))
 	}
-	onLaunch := func(i int, lr *replay.LaunchResult) {
+	onLaunch := func(i int, lr *launch.LaunchResult) {
 		if time.Since(start) < time.Second || i%16 != 0 {
 			return
 		}
 		shown = true
 		fmt.Fprintf(o.Stderr, "\rrun: %d launches", i+1)
 	}
-	res, err := prep.Run(ctx, replay.ExecOptions{Workers: o.Workers, Progress: progress, Model: ms, OnLaunch: onLaunch})
+	res, err := prep.Run(ctx, launch.ExecOptions{Workers: o.Workers, Progress: progress, Model: ms, OnLaunch: onLaunch})
 	if shown {
 		fmt.Fprintln(o.Stderr)
 	}
@@ -258,7 +259,7 @@ func runRun(ctx context.Context, o runOptions) error {
 	if err := write("printf.txt", res.Printf); err != nil {
 		return err
 	}
-	var traced []*replay.LaunchResult
+	var traced []*launch.LaunchResult
 	for _, lr := range res.Launches {
 		if lr.Trace != nil {
 			traced = append(traced, lr)
@@ -326,12 +327,12 @@ func runRun(ctx context.Context, o runOptions) error {
 	return nil
 }
 
-func readSpec(path string) (*replay.Spec, error) {
+func readLaunchSpec(path string) (*launch.Spec, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := replay.ParseSpec(b)
+	s, err := launch.ParseSpec(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/analysis"
 	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -165,7 +166,7 @@ type vrResult struct {
 	Cycles float64
 	FPS    float64 // frames per second at the preset's clock (one launch per frame)
 	Model  analysis.Model
-	Checks []replay.CheckResult
+	Checks []launch.CheckResult
 	// Instrumented runs only:
 	Bundle   []byte           // the run bundle's bytes (when keepBundle)
 	Trace    *trace.Trace     // the decoded trace (when keepTrace)
@@ -182,7 +183,7 @@ type vrRunOptions struct {
 
 // vrRun renders scene from view with block shape s using k on the model ms.
 func vrRun(ctx context.Context, k *vrKernelCode, ms *model.Spec, sc vrScene, v vrView, s vrShape, o vrRunOptions) (*vrResult, error) {
-	spec, err := replay.ParseSpec([]byte(vrSpec(sc, v, s)))
+	spec, err := launch.ParseSpec([]byte(vrSpec(sc, v, s)))
 	if err != nil {
 		return nil, err
 	}
@@ -197,12 +198,12 @@ func vrRun(ctx context.Context, k *vrKernelCode, ms *model.Spec, sc vrScene, v v
 	if err != nil {
 		return nil, err
 	}
-	reg := replay.SampleRegistry()
-	prep, err := spec.Prepare(prog, replay.PrepareOptions{Manifest: k.Manifest, Registry: reg, NumSMs: ms.NumSMs})
+	reg := launch.SampleRegistry()
+	prep, err := spec.Prepare(prog, launch.PrepareOptions{Manifest: k.Manifest, Registry: reg, NumSMs: ms.NumSMs})
 	if err != nil {
 		return nil, err
 	}
-	res, err := prep.Run(ctx, replay.ExecOptions{Model: ms, ModelOpt: model.Options{Workers: 1}})
+	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Workers: 1}})
 	if err != nil {
 		var fault *replay.Fault
 		if errors.As(err, &fault) {
