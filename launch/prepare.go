@@ -1,8 +1,6 @@
 package launch
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"sort"
@@ -323,35 +321,15 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 // texHandleBase is the value of the first texture object handle.
 const texHandleBase = 1
 
-// traceBuffer allocates the raw trace buffer of docs/buffer.md and writes
-// its header.
+// traceBuffer allocates the raw trace buffer of docs/buffer.md (zeroed)
+// and writes its header.
 func (p *Prepared) traceBuffer(m *manifest.Manifest, grid, block [3]int) (*replay.Alloc, error) {
-	b := m.Buffer
-	nt := block[0] * block[1] * block[2]
-	wpc := (nt + 31) / 32
-	segs := grid[0] * grid[1] * grid[2] * wpc
-	segBytes := b.SegmentBytes
-	if segBytes == 0 {
-		segBytes = manifest.SegmentHeaderBytes + b.RecordsPerWarp*manifest.RecordBytes
+	h, err := m.Header(grid, block)
+	if err != nil {
+		return nil, err
 	}
-	size := manifest.HeaderBytes + segs*segBytes
-	if size > 1<<31 {
-		return nil, fmt.Errorf("trace buffer of %d bytes is too large", size)
-	}
-	al := p.Dev.Alloc("__trace", size)
-	h := al.Data
-	copy(h[0:8], "PTXTRACE")
-	binary.LittleEndian.PutUint32(h[8:], manifest.LayoutVersion)
-	binary.LittleEndian.PutUint32(h[12:], manifest.HeaderBytes)
-	binary.LittleEndian.PutUint32(h[16:], uint32(segBytes))
-	binary.LittleEndian.PutUint32(h[20:], uint32(b.RecordsPerWarp))
-	binary.LittleEndian.PutUint32(h[24:], manifest.RecordBytes)
-	binary.LittleEndian.PutUint32(h[28:], uint32(segs))
-	binary.LittleEndian.PutUint32(h[32:], uint32(b.TimerCode))
-	binary.LittleEndian.PutUint32(h[36:], uint32(wpc))
-	if id, err := hex.DecodeString(m.InstrumentationID); err == nil && len(id) == 8 {
-		copy(h[40:48], id)
-	}
+	al := p.Dev.Alloc("__trace", int(h.BufferBytes()))
+	copy(al.Data, h.Bytes())
 	return al, nil
 }
 
