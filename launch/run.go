@@ -222,3 +222,15 @@ func (p *Prepared) runSteps(ctx context.Context, steps []StepSpec, o ExecOptions
 	}
 	return nil
 }
+
+// Traced returns the launches of an instrumented kernel (with a trace
+// buffer), in launch order.
+func (sr *SeqResult) Traced() []*LaunchResult {
+	var out []*LaunchResult
+	for _, lr := range sr.Launches {
+		if lr.Trace != nil {
+			out = append(out, lr)
+		}
+	}
+	return out
+}
