@@ -141,11 +141,13 @@ func (w *RunDirWriter) Close() error {
 
 // RunBundle names one traced launch's bundle file.
 type RunBundle struct {
-	Launch int    // launch index in the run (0 for a lone run.bundle)
+	Launch int    // launch index in the run (0 for a lone run.bundle or another file name)
+	Multi  bool   // one of several launches: named run.NNN.bundle
 	Path   string // the bundle file
 }
 
-// RunBundles lists the bundles of a run: path itself when it is a file;
+// RunBundles lists the bundles of a run: path itself when it is a file
+// (with its launch index when it is named run.NNN.bundle);
 // for a run directory its run.bundle, or else every run.NNN.bundle in
 // launch order. A directory with no bundle, or with both forms, is an
 // error.
@@ -155,7 +157,13 @@ func RunBundles(path string) ([]RunBundle, error) {
 		return nil, err
 	}
 	if !fi.IsDir() {
-		return []RunBundle{{Launch: 0, Path: path}}, nil
+		rb := RunBundle{Launch: 0, Path: path}
+		if m := runFileRE.FindStringSubmatch(filepath.Base(path)); m != nil && m[1] != "" {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				rb.Launch, rb.Multi = n, true
+			}
+		}
+		return []RunBundle{rb}, nil
 	}
 	ents, err := os.ReadDir(path)
 	if err != nil {
@@ -174,7 +182,7 @@ func RunBundles(path string) ([]RunBundle, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: bundle %s: launch index out of range", path, e.Name())
 			}
-			out = append(out, RunBundle{Launch: n, Path: filepath.Join(path, e.Name())})
+			out = append(out, RunBundle{Launch: n, Multi: true, Path: filepath.Join(path, e.Name())})
 		}
 	}
 	switch {

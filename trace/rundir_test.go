@@ -117,6 +117,10 @@ func TestRunDirMulti(t *testing.T) {
 	if _, err := trace.OpenBundleFile(dir); err == nil || !strings.Contains(err.Error(), "3 traced launches") {
 		t.Errorf("OpenBundleFile of a multi-launch run: %v", err)
 	}
+	one, err := trace.RunBundles(filepath.Join(dir, "run.010.bundle"))
+	if err != nil || len(one) != 1 || one[0].Launch != 10 || !one[0].Multi {
+		t.Errorf("RunBundles of run.010.bundle = %+v, %v", one, err)
+	}
 	b, err := trace.OpenBundleFile(filepath.Join(dir, "run.010.bundle"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"path/filepath"
 	"sort"
 	"text/tabwriter"
 
@@ -27,7 +28,8 @@ func newReportCommand() *cli.Command {
 		Name:      "report",
 		Usage:     "summarize a run: region durations, memory share, slowest lines",
 		ArgsUsage: "RUN",
-		Description: "report decodes RUN (bundle file or run directory) in one streaming pass and\n" +
+		Description: "report decodes RUN (bundle file or run directory; one report per traced\n" +
+			"launch of a multi-launch run, a JSON array with --json) in one streaming pass and\n" +
 			"prints per-region duration statistics (count, mean, median, p95, min, max in\n" +
 			"cycles, and ns when the clock rate is known), the memory share per warp and\n" +
 			"overall, and the slowest source lines. Medians and p95 come from a log-linear\n" +
@@ -104,28 +106,56 @@ type LineStats struct {
 }
 
 func runReport(ctx context.Context, o reportOptions) error {
-	b, err := trace.OpenBundleFile(o.Run)
+	bs, err := trace.OpenRunDir(o.Run)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	if err := b.VerifyChecksums(); err != nil {
-		return err
-	}
-	d, err := b.Regions()
+	defer func() {
+		for _, b := range bs {
+			b.Close()
+		}
+	}()
+	rbs, err := trace.RunBundles(o.Run)
 	if err != nil {
 		return err
 	}
-	rep, err := buildReport(ctx, d, o.Top)
-	if err != nil {
-		return err
+	var reps []*Report
+	for _, b := range bs {
+		if err := b.VerifyChecksums(); err != nil {
+			return err
+		}
+		d, err := b.Regions()
+		if err != nil {
+			return err
+		}
+		rep, err := buildReport(ctx, d, o.Top)
+		if err != nil {
+			return err
+		}
+		reps = append(reps, rep)
 	}
+	// A multi-launch run directory: one report per traced launch, in launch
+	// order (JSON: an array of the reports).
 	if o.JSON {
 		enc := json.NewEncoder(o.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if len(reps) == 1 {
+			return enc.Encode(reps[0])
+		}
+		return enc.Encode(reps)
 	}
-	return printReport(o.Stdout, rep, o.Warps)
+	for i, rep := range reps {
+		if len(reps) > 1 {
+			if i > 0 {
+				fmt.Fprintln(o.Stdout)
+			}
+			fmt.Fprintf(o.Stdout, "== launch %d (%s) ==\n", rbs[i].Launch, filepath.Base(rbs[i].Path))
+		}
+		if err := printReport(o.Stdout, rep, o.Warps); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type regionAcc struct {

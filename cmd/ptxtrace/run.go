@@ -48,7 +48,8 @@ func newRunCommand() *cli.Command {
 			"KERNEL.run next to the PTX): one NAME.bin per output buffer, printf.txt,\n" +
 			"summary.json and, for an instrumented kernel (a .probes.json manifest next to the\n" +
 			"PTX, or --manifest), trace.bin and run.bundle (raw buffer, manifest, run metadata,\n" +
-			"the model's ground truth per probed access and its counters; deterministic bytes).\n" +
+			"the model's ground truth per probed access and its counters; deterministic bytes;\n" +
+			"trace.NNN.bin and run.NNN.bundle per launch when several launches are traced).\n" +
 			"Files are replaced atomically and only after a successful run. A kernel fault is\n" +
 			"reported like compute-sanitizer (kernel, block, warp, lane, PC, file:line,\n" +
 			"instruction) with exit status 1; failed output checks also exit 1.",
