@@ -19,7 +19,7 @@
 // the objects, handles replay.TexHandleBase+i) and, for the single-launch
 // form, packs the parameters and makes the replay.Kernel. With a manifest
 // (an instrumented kernel) every launch gets a fresh raw trace buffer whose
-// header is manifest.Buffer.Header (docs/buffer.md), passed in the
+// header is manifest.Manifest.Header (docs/buffer.md), passed in the
 // parameter the instrumenter added, and the begin probe of every load
 // region marks its access (replay.Code.SetProbe) for the model's ground
 // truth.
