@@ -85,3 +85,34 @@ func TestRunSeedClaims(t *testing.T) {
 		t.Skipf("KNOWN ISSUE (instrument dummy chain, see docs/experiments.md): %s", strings.Join(known, "; "))
 	}
 }
+
+func TestInstrument(t *testing.T) {
+	app, err := Instrument("", Capacity(), "test")
+	if err != nil || app.Manifest != nil || len(app.PTX) == 0 {
+		t.Fatalf("app: %v", err)
+	}
+	if n, m := app.LoadRegions(); n != 0 || m != nil {
+		t.Errorf("app load regions %d %v", n, m)
+	}
+	// auto picks dummy for tex (read-only space); naive keeps naive.
+	for _, mode := range []string{"naive", "auto"} {
+		k, err := Instrument(mode, Capacity(), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := mode
+		if mode == "auto" {
+			want = "dummy"
+		}
+		n, m := k.LoadRegions()
+		if n == 0 || m[want] != n || len(m) != 1 {
+			t.Errorf("%s: %d load regions, by mode %v; want all %s", mode, n, m, want)
+		}
+		if k.Manifest.Tool != "test" {
+			t.Errorf("%s: manifest tool %q", mode, k.Manifest.Tool)
+		}
+	}
+	if _, err := Run(context.Background(), RunOptions{}); err == nil {
+		t.Error("Run without code succeeded")
+	}
+}
