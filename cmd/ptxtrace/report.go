@@ -20,6 +20,7 @@ type reportOptions struct {
 	Top   int    // slowest source lines to list
 	Warps bool   // list every warp's shares in the text output
 	Run   string // bundle file or run directory
+	HTML  string // also write a static HTML report (charts, timeline) here
 }
 
 func newReportCommand() *cli.Command {
@@ -35,17 +36,21 @@ func newReportCommand() *cli.Command {
 			"Memory share: memory = the summed cycles of \"load\" regions; total = the summed\n" +
 			"cycles of the outermost \"user\" regions when the kernel has user regions (then\n" +
 			"only load regions inside a user region count as memory), otherwise the span of\n" +
-			"the warp's regions (first begin to last end); other = total - memory.",
+			"the warp's regions (first begin to last end); other = total - memory.\n\n" +
+			"--html OUT.html also writes one self-contained static page: the summary, the\n" +
+			"region statistics, memory vs other time per warp, the slowest lines and a\n" +
+			"timeline of every warp's regions (charts inlined; no script, nothing fetched).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON", DisableDefaultText: true},
 			&cli.IntFlag{Name: "top", Usage: "list the `N` slowest source lines", Value: 10},
 			&cli.BoolFlag{Name: "warps", Usage: "list every warp's memory share (text output)", DisableDefaultText: true},
+			&cli.StringFlag{Name: "html", Usage: "also write a static HTML report with a timeline to `FILE`"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("report: want exactly one RUN argument, got %d", c.NArg())
 			}
-			return runReport(c.Context, reportOptions{streams: streamsOf(c), JSON: c.Bool("json"), Top: c.Int("top"), Warps: c.Bool("warps"), Run: c.Args().First()})
+			return runReport(c.Context, reportOptions{streams: streamsOf(c), JSON: c.Bool("json"), Top: c.Int("top"), Warps: c.Bool("warps"), Run: c.Args().First(), HTML: c.String("html")})
 		},
 	}
 }
@@ -66,6 +71,15 @@ func runReport(ctx context.Context, o reportOptions) error {
 	rep, err := analysis.AnalyzeContext(ctx, d, analysis.Options{Top: o.Top})
 	if err != nil {
 		return err
+	}
+	if o.HTML != "" {
+		d, err := b.Regions()
+		if err != nil {
+			return err
+		}
+		if err := writeReportHTML(ctx, o.HTML, rep, d); err != nil {
+			return err
+		}
 	}
 	if o.JSON {
 		enc := json.NewEncoder(o.Stdout)
