@@ -150,8 +150,6 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 		fmt.Fprintf(o.Stderr, "\rsweep vr [%s%s] %d/%d runs, %.0fs", strings.Repeat("#", f), strings.Repeat(".", width-f),
 			done, total, time.Since(start).Seconds())
 	}
-	total := len(o.Views) * len(o.Shapes) * len(vr.SweepModes())
-	bar(0, total)
 	tab, err := vr.Sweep(ctx, vr.SweepOptions{Model: &ms, Scene: vr.Scene{Image: o.Image, Volume: o.Volume, Kind: "sphere"},
 		Views: o.Views, Shapes: o.Shapes, Jobs: o.Jobs, Tool: "ptxtrace " + version, Progress: bar})
 	fmt.Fprintln(o.Stderr)

@@ -30,8 +30,9 @@ type SweepOptions struct {
 	Jobs int
 	// Tool is recorded in the instrumented kernels' manifests.
 	Tool string
-	// Progress, if set, is called after each finished run with the number
-	// of finished runs and the total, one call at a time.
+	// Progress, if set, is called with (0, total) before the first run and
+	// after each finished run with the number of finished runs and the
+	// total, one call at a time.
 	Progress func(done, total int)
 }
 
@@ -88,6 +89,9 @@ func runJobs(ctx context.Context, o SweepOptions, jobs []job) ([]*Result, error)
 	defer cancel()
 	var mu sync.Mutex
 	done := 0
+	if o.Progress != nil {
+		o.Progress(0, len(jobs))
+	}
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	for w := 0; w < min(workers, len(jobs)); w++ {

@@ -43,7 +43,7 @@ func TestSweepSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(calls, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+	if !reflect.DeepEqual(calls, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
 		t.Errorf("progress calls %v", calls)
 	}
 	if len(tab.Rows) != 9 {
