@@ -158,6 +158,7 @@ type regionAcc struct {
 	truthN     int
 	truthSum   float64
 	info       *trace.RegionInfo
+	line       *LineStats // the region's source line, once counted
 }
 
 type errAcc struct {
@@ -218,12 +219,15 @@ func AnalyzeContext(ctx context.Context, src trace.RegionSource, o Options) (*Re
 			}
 			ws.Memory += r.Cycles
 			ws.Accesses++
-			key := sourceOf(r.Info)
-			l := lines[key]
-			if l == nil {
-				l = &LineStats{Source: key}
-				lines[key] = l
+			a := accs[r.ID]
+			if a.line == nil {
+				key := sourceOf(r.Info)
+				if a.line = lines[key]; a.line == nil {
+					a.line = &LineStats{Source: key}
+					lines[key] = a.line
+				}
 			}
+			l := a.line
 			l.Count++
 			l.Total += r.Cycles
 		}
