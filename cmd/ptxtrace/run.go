@@ -310,6 +310,7 @@ func writeRunDir(dir string, o runOptions, in *runInputs, prep *launch.Prepared,
 	if err != nil {
 		return err
 	}
+	defer w.Abort() // a failure leaves the old run as it was
 	for _, b := range prep.Buffers {
 		if b.Output {
 			if err := w.WriteBuffer(b.Name, b.Alloc.Data); err != nil {
