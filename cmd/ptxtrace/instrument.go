@@ -38,7 +38,7 @@ func newInstrumentCommand() *cli.Command {
 			"dummy (a consumer of the loaded value under an always-false predicate before\n" +
 			"the end read), auto (fence for global/shared/local/generic, dummy for\n" +
 			"read-only const/param/tex/ld.global.nc/ldu loads).\n\n" +
-			"Flags go before FILE. Both outputs are written atomically. Registers per\n" +
+			"Flags may stand before or after FILE. Both outputs are written atomically. Registers per\n" +
 			"thread for the occupancy check come from ptxas -v when ptxas is installed,\n" +
 			"else from --regs.",
 		Flags: []cli.Flag{
@@ -60,7 +60,7 @@ func newInstrumentCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
 			if len(args) != 1 {
-				return usagef("instrument: want exactly one FILE.ptx (flags go before it), got %d arguments", len(args))
+				return usagef("instrument: want exactly one FILE.ptx, got %d arguments", len(args))
 			}
 			if c.String("o") == "" {
 				return usagef("instrument: -o OUT.ptx is required")

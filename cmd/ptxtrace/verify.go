@@ -39,7 +39,7 @@ func newVerifyCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
 			if len(args) != 1 {
-				return usagef("verify: want exactly one instrumented FILE.ptx (flags go before it)")
+				return usagef("verify: want exactly one instrumented FILE.ptx")
 			}
 			if !c.Bool("sass") {
 				return usagef("verify: nothing to check: give --sass")
