@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"go/token"
 	"io"
-	"os"
+
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
@@ -107,7 +107,7 @@ func manifestPath(out string) string {
 }
 
 func runInstrument(ctx context.Context, o instrumentOptions) error {
-	src, err := os.ReadFile(o.File)
+	src, err := readCapped(o.File, "PTX module", maxPTXBytes)
 	if err != nil {
 		return err
 	}

@@ -182,7 +182,7 @@ func runRun(ctx context.Context, o runOptions) error {
 // functional) and the manifest (--manifest, or KERNEL.probes.json next to
 // the PTX when it exists).
 func readRunInputs(o runOptions) (*runInputs, error) {
-	src, err := os.ReadFile(o.PTX)
+	src, err := readCapped(o.PTX, "PTX module", maxPTXBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -219,13 +219,10 @@ func readRunInputs(o runOptions) (*runInputs, error) {
 		}
 	}
 	if mpath != "" {
-		mf, err := os.Open(mpath)
-		if err != nil {
+		if in.man, err = readManifest(mpath); err != nil {
 			return nil, err
 		}
-		in.man, err = manifest.Read(mf)
-		mf.Close()
-		if err != nil {
+		if err := in.man.CheckPTX(src); err != nil {
 			return nil, fmt.Errorf("%s: %w", mpath, err)
 		}
 	}
@@ -354,7 +351,7 @@ func writeRunDir(dir string, o runOptions, in *runInputs, prep *launch.Prepared,
 }
 
 func readLaunchSpec(path string) (*launch.Spec, error) {
-	b, err := os.ReadFile(path)
+	b, err := readCapped(path, "launch spec", maxSpecBytes)
 	if err != nil {
 		return nil, err
 	}
