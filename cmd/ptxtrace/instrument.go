@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"go/token"
 	"io"
+	"os"
+	"path/filepath"
 
 	"strings"
 
@@ -22,6 +24,7 @@ type instrumentOptions struct {
 	Output  string // "-" for stdout (the manifest then goes to MANIFEST or is not written)
 	Opts    instrument.Options
 	NoPtxas bool // do not ask ptxas -v for registers
+	Write   bool // -w: Output may be the input file
 }
 
 func newInstrumentCommand() *cli.Command {
@@ -55,6 +58,7 @@ func newInstrumentCommand() *cli.Command {
 			&cli.StringFlag{Name: "staging", Value: "auto", Usage: "auto, shared or global"},
 			&cli.IntFlag{Name: "regs", Usage: "registers per thread for the occupancy check (default: from ptxas -v)"},
 			&cli.IntFlag{Name: "block", Value: instrument.DefaultBlock, Usage: "threads per block when .reqntid/.maxntid do not say"},
+			&cli.BoolFlag{Name: "w", Usage: "allow -o to name the input FILE (overwrite it)", DisableDefaultText: true},
 			&cli.BoolFlag{Name: "no-ptxas", Usage: "do not run ptxas -v for register counts", DisableDefaultText: true},
 		},
 		Action: func(c *cli.Context) error {
@@ -65,7 +69,10 @@ func newInstrumentCommand() *cli.Command {
 			if c.String("o") == "" {
 				return usagef("instrument: -o OUT.ptx is required")
 			}
-			o := instrumentOptions{streams: streamsOf(c), File: args[0], Output: c.String("o"), NoPtxas: c.Bool("no-ptxas")}
+			o := instrumentOptions{streams: streamsOf(c), File: args[0], Output: c.String("o"), NoPtxas: c.Bool("no-ptxas"), Write: c.Bool("w")}
+			if !o.Write && o.Output != "-" && sameFile(o.File, o.Output) {
+				return usagef("instrument: -o %s is the input file; pass -w to overwrite it", o.Output)
+			}
 			opts := instrument.Options{
 				Mode: c.String("mode"), Timer: c.String("timer"), Kernel: c.String("kernel"),
 				Capacity: c.Int("capacity"), Staging: c.String("staging"), Regs: c.Int("regs"),
@@ -115,6 +122,9 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 	f, err := ptx.ParseFile(fset, o.File, src, 0)
 	if err != nil {
 		return err
+	}
+	if err := ptx.Check(fset, f); err != nil {
+		return err // ptxas would reject the module, and its instrumented output
 	}
 	if o.Opts.Regs == 0 && !o.NoPtxas {
 		o.Opts.Resources = ptxasResources(ctx, o, f, src)
@@ -196,4 +206,17 @@ func ptxasResources(ctx context.Context, o instrumentOptions, f *ptx.File, src [
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// sameFile reports whether paths a and b name the same file (an existing
+// file by identity, else by absolute path).
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	pa, errA := filepath.Abs(a)
+	pb, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && pa == pb
 }

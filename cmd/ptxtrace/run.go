@@ -186,8 +186,12 @@ func readRunInputs(o runOptions) (*runInputs, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := ptx.ParseFile(token.NewFileSet(), o.PTX, src, 0)
+	fset := token.NewFileSet()
+	f, err := ptx.ParseFile(fset, o.PTX, src, 0)
 	if err != nil {
+		return nil, err
+	}
+	if err := ptx.Check(fset, f); err != nil {
 		return nil, err
 	}
 	in := &runInputs{}
