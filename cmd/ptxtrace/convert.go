@@ -73,6 +73,17 @@ func runConvert(ctx context.Context, o convertOptions) error {
 	if len(o.Inputs) == 0 {
 		return usagef("convert: no runs given")
 	}
+	seen := map[string]string{}
+	for _, in := range o.Inputs {
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			return err
+		}
+		if prev, dup := seen[abs]; dup {
+			return usagef("convert: run %s given twice (also as %s)", in, prev)
+		}
+		seen[abs] = in
+	}
 	jobs := o.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
