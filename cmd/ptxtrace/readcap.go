@@ -19,6 +19,9 @@ const (
 	maxPTXBytes      = 1 << 30  // PTX modules
 	maxSpecBytes     = 16 << 20 // launch and model specs (YAML/JSON)
 	maxManifestBytes = 64 << 20 // probe manifests (JSON)
+	// maxStreamBytes bounds what is read from a pipe or device, whose size
+	// is not known in advance.
+	maxStreamBytes = 64 << 20
 )
 
 // readCapped reads the file path whole, refusing one larger than limit
@@ -34,6 +37,8 @@ func readCapped(path, what string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: is a directory, not a %s", path, what)
 	} else if err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
 		return nil, fmt.Errorf("%s: %d bytes, larger than the %d MiB limit for a %s", path, fi.Size(), limit>>20, what)
+	} else if err == nil && !fi.Mode().IsRegular() {
+		limit = min(limit, maxStreamBytes)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
