@@ -22,6 +22,7 @@ type Options struct {
 	Workers int
 	// MaxCycles aborts the simulation after that many cycles (0: none).
 	MaxCycles Time
+	Progress  ProgressFunc // progress.go: called every 64 quanta (nil: none)
 }
 
 // ConcurrentKernel is implemented by kernels whose warps on different SMs
@@ -116,6 +117,7 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			opt.Progress.report(b, next, ncta)
 		}
 		end := b + q
 		for _, sm := range sms {

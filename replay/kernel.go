@@ -58,6 +58,7 @@ type Kernel struct {
 	nctas    int
 	shared   int
 	budget   uint64
+	stop     watchdog // Interrupt (watchdog.go)
 	printf   printfSink
 	regPool  sync.Pool
 	estRegs  int

@@ -94,6 +94,8 @@ func hostileFixture(t *testing.T) string {
 	write("duplabel.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry k()\n{\nL1:\n\tbra L1;\nL1:\n\tret;\n}\n")
 	write("syntax.ptx", ".version 7.0\n.target sm_52\n.visible .entry k(\n{\n")
 	write("big.ptx", hostileBigLocal)
+	write("spin.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry spin()\n{\n\t.reg .u32 %r<2>;\n\t.reg .pred %p;\n\tmov.u32 %r1, 0;\n$L_loop:\n\tadd.u32 %r1, %r1, 0;\n\tsetp.eq.u32 %p, %r1, 0;\n\t@%p bra $L_loop;\n\tret;\n}\n")
+	write("spin.yaml", "kernel: spin\ngrid: [2]\nblock: [32]\nparams: []\n")
 	write("big.yaml", "kernel: big\ngrid: [1]\nblock: [1]\nparams:\n  - {name: out, buffer: {type: u32, count: 1, output: true}}\n")
 
 	write("m_l2sets.yaml", "base: gtx480\nl2: {sets: 1000000000}\n")
@@ -179,6 +181,11 @@ func hostileCases() []hostileCase {
 		{name: "naive manifest with auto PTX", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/kn.probes.json", "-o", "$D/r4.run"}, code: 1, want: []string{"kn.probes.json", "does not match"}},
 		{name: "params_added index 99", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/idx99.probes.json", "-o", "$D/r5.run"}, code: 1, want: []string{"params_added index 99 is out of range"}},
 		{name: "truncated manifest", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/garbage.probes.json"}, code: 1, want: []string{"garbage.probes.json"}},
+		// [4] runaway kernels: the watchdog names a spinning warp within seconds
+		{name: "watchdog functional", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--timeout", "1s", "-o", "$D/r12.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "warp 0"}, after: absent("r12.run")},
+		{name: "watchdog timing", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--model", "$D/fast.yaml", "--timeout", "1s", "-o", "$D/r13.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "simulated cycle"}, after: absent("r13.run")},
+		{name: "instruction budget", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--max-warp-insts", "100000"}, code: 1, want: []string{"more than 100000 instructions", "spin.ptx:1"}},
+		{name: "watchdog spares a finishing run", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--model", "$D/fast.yaml", "--timeout", "60s", "-o", "$D/r14.run"}, code: 0, after: exists("r14.run/run.bundle")},
 		// [5] run directories as a whole
 		{name: "run into a foreign directory", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "-o", "$D/foreign"}, code: 1, want: []string{"not a run directory"}, after: exists("foreign/thesis.tex")},
 		{name: "run into a file", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "-o", "$D/notadir"}, code: 1, want: []string{"not a directory"}},
@@ -276,4 +283,38 @@ func truncate(s string) string {
 		return s[:2000] + "..."
 	}
 	return s
+}
+
+// TestRunProgress: the progress line appears after the delay on a terminal
+// only; a buffer (as in tests, pipes, files) is no terminal.
+func TestRunProgress(t *testing.T) {
+	var b strings.Builder
+	if isTerminal(&b) {
+		t.Fatal("a strings.Builder is a terminal")
+	}
+	if f, err := os.CreateTemp(t.TempDir(), "x"); err == nil {
+		if isTerminal(f) {
+			t.Error("a regular file is a terminal")
+		}
+		f.Close()
+	}
+	p := newRunProgress(&b, "k", time.Now().Add(-3*time.Second), true)
+	p.cycles(5_000_000, 3, 8)
+	p.finish()
+	if got := b.String(); !strings.Contains(got, "\rrun k: cycle 5000000, 3/8 CTAs started") || !strings.HasSuffix(got, "\n") {
+		t.Errorf("progress line = %q", got)
+	}
+	b.Reset()
+	p = newRunProgress(&b, "k", time.Now(), true)
+	p.ctas(1, 8)
+	p.finish()
+	if b.Len() != 0 {
+		t.Errorf("progress before 2 s: %q", b.String())
+	}
+	p = newRunProgress(&b, "k", time.Now().Add(-3*time.Second), false)
+	p.ctas(1, 8)
+	p.finish()
+	if b.Len() != 0 {
+		t.Errorf("disabled progress printed %q", b.String())
+	}
 }
