@@ -67,3 +67,15 @@ func TestReadInitFile(t *testing.T) {
 		t.Errorf("directory: err = %v", err)
 	}
 }
+
+// FuzzEval: the expression evaluator never panics or recurses without
+// bound, whatever the text.
+func FuzzEval(f *testing.F) {
+	for _, s := range []string{"1+2*3", "n/16 - 1", "((((1))))", "-(-(-1))", "!0 && 1 || 2", "1 <= 2", "g.n", "1/0", "2.5*4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		p := &Prepared{}
+		p.eval(src)
+	})
+}

@@ -32,3 +32,24 @@ func TestSpecLimits(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseSpec: the model-spec parser never panics, and every spec it
+// accepts lies within the physical ranges and the state limit.
+func FuzzParseSpec(f *testing.F) {
+	f.Add([]byte("base: gtx480\nnum_sms: 4\n"))
+	f.Add([]byte("l2: {sets: 1000000000}\n"))
+	f.Add([]byte("core_mhz: 1e30\nsm: {classes: {fp32: {latency: 4}}}\n"))
+	f.Add([]byte("{\"base\": \"a100\", \"dram\": {\"channels\": 8}}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSpec(data)
+		if err != nil {
+			return
+		}
+		if err := s.checkLimits(); err != nil {
+			t.Fatalf("accepted spec is out of range: %v", err)
+		}
+		if b := s.EstimateStateBytes(); b > MaxStateBytes {
+			t.Fatalf("accepted spec needs %.0f bytes of state", b)
+		}
+	})
+}

@@ -69,3 +69,17 @@ func TestCheckAcceptsValid(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheck: Check never panics on anything the parser accepts.
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte(checkHead + ".entry k()\n{\nL1:\n\tbra L1;\n}\n"))
+	f.Add([]byte(".version 7.0\n.targett sm_52\n.entry k() { bra $x; }\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		fset := token.NewFileSet()
+		f, err := ParseFile(fset, "f.ptx", src, 0)
+		if err != nil {
+			return
+		}
+		Check(fset, f)
+	})
+}
