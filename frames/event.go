@@ -55,10 +55,10 @@ type Event struct {
 type Format int
 
 const (
-	FormatUnknown Format = iota
-	FormatText           // raw atrace/ftrace text
-	FormatHTML           // systrace HTML wrapping ftrace text
-	FormatPerfetto       // Perfetto protobuf
+	FormatUnknown  Format = iota
+	FormatText            // raw atrace/ftrace text
+	FormatHTML            // systrace HTML wrapping ftrace text
+	FormatPerfetto        // Perfetto protobuf
 )
 
 func (f Format) String() string {

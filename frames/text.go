@@ -34,11 +34,11 @@ func ReadText(r io.Reader, fn func(Event) error) error {
 type textMode int
 
 const (
-	modeText textMode = iota // raw trace text
-	modeHTML                 // HTML outside trace blocks
-	modeBlock                // inside <script class="trace-data">
-	modeJSON                 // inside a trace-data block holding JSON: skipped
-	modeJSString             // inside var linuxPerfData = "…"
+	modeText     textMode = iota // raw trace text
+	modeHTML                     // HTML outside trace blocks
+	modeBlock                    // inside <script class="trace-data">
+	modeJSON                     // inside a trace-data block holding JSON: skipped
+	modeJSString                 // inside var linuxPerfData = "…"
 )
 
 type textReader struct {
