@@ -73,7 +73,7 @@ type FrameResult struct {
 	Idle             bool // skipped: display idle (see Frame.Idle)
 	Scored           bool // has a history and is not an NDK frame
 	Fluctuating      bool // control off: fluctuation
-	NDK              bool // control off: NDK-style app (frame excluded)
+	NDK              bool // NDK-style app: no draws observable, frame excluded
 	Hit, Risk        bool // estimate == actual, actual > estimate (controlled frames)
 	Decision         int64
 	Sleeps           []Interval // deep sleeps
@@ -129,7 +129,10 @@ func Simulate(t *Trace, c Control) (*Result, error) {
 		if ready {
 			fr.Estimate = p.Estimate()
 		}
-		fr.Fluctuating, fr.NDK = fluct, ndk
+		// In NDK mode the control is off; frames without draws are
+		// excluded (their count is unobservable), a frame with draws ends
+		// the mode and is scored as uncontrolled.
+		fr.Fluctuating, fr.NDK = fluct, ndk && fr.Actual == 0
 		if ready && !fluct && !ndk {
 			fr.Hit = fr.Estimate == fr.Actual
 			fr.Risk = fr.Actual > fr.Estimate
