@@ -59,6 +59,10 @@ type Trace struct {
 	Unterminated     int // completion slices with no end (not counted)
 }
 
+// MaxFrames bounds the number of frames a trace may span (about 19 hours
+// at 60 Hz); longer spans are refused rather than allocated.
+const MaxFrames = 1 << 22
+
 // BuildOptions configure Build.
 type BuildOptions struct {
 	// Period is the frame period used when the trace has no VSYNC counter
@@ -240,6 +244,10 @@ func (b *Builder) Finish(name string, opt BuildOptions) (*Trace, error) {
 		t.Period = opt.Period
 		t.FrameSource = fmt.Sprintf("fixed period %d ns (no VSYNC counter)", opt.Period)
 		edges = []int64{lo - lo%opt.Period}
+	}
+	span := max(hi, edges[len(edges)-1]) - min(lo, edges[0])
+	if span/t.Period > MaxFrames {
+		return nil, fmt.Errorf("%s: trace spans %d frames of %d ns, more than %d", name, span/t.Period, t.Period, MaxFrames)
 	}
 	t.Frames = frameBounds(edges, t.Period, lo, hi)
 
@@ -442,6 +450,9 @@ func ModelTrace(name string, period int64, launches []Interval) (*Trace, error) 
 		}
 	}
 	n := ls[len(ls)-1].End/period + 1
+	if n > MaxFrames {
+		return nil, fmt.Errorf("%s: run spans %d frames, more than %d", name, n, MaxFrames)
+	}
 	t := &Trace{Name: name, Period: period, FrameSource: fmt.Sprintf("fixed period %d ns (model run)", period),
 		CompletionSource: "model launches", BusySource: "model kernel busy intervals",
 		Layers: []Layer{{Comm: "model", Count: len(ls)}}}

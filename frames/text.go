@@ -120,11 +120,15 @@ func (t *textReader) run() error {
 				}
 				rest = rest[j+1:]
 				mode = modeBlock
+				closed := false
 				if k := bytes.Index(rest, tagScriptEnd); k >= 0 {
-					rest, mode = rest[:k], modeHTML
+					rest, closed = rest[:k], true
 				}
 				if err := t.blockLine(rest, &mode); err != nil {
 					return err
+				}
+				if closed {
+					mode = modeHTML
 				}
 			} else if i := bytes.Index(b, tagJSString); i >= 0 {
 				rest := b[i+len(tagJSString):]
