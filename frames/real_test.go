@@ -1,7 +1,9 @@
 package frames
 
 import (
+	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,4 +40,48 @@ func TestRealTracesAnalyze(t *testing.T) {
 	}
 	b := rep.BestFluct
 	t.Logf("best fluct n=%d m=%d hit %.1f risk %.1f", b.FluctN, b.FluctM, b.HitRate(), b.RiskRate())
+}
+
+func TestReportOutputs(t *testing.T) {
+	tr := synth([]int{1, 1, 2, 1, 1, 0, 1})
+	rep, err := Analyze([]*Trace{tr}, Options{Control: DefaultControl(), FluctLo: 3, FluctHi: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "mean-3-ceil") {
+		t.Fatalf("text: %v\n%s", err, b.String())
+	}
+	csvs, err := rep.CSV()
+	if err != nil || len(csvs) != 5 {
+		t.Fatalf("csv: %v %d", err, len(csvs))
+	}
+	// fluctuation sweep n=3…5: 2+3+4 settings plus the header.
+	if n := strings.Count(string(csvs["fluctuation.csv"]), "\n"); n != 10 {
+		t.Errorf("fluctuation.csv has %d lines, want 10", n)
+	}
+	if _, err := rep.JSON(); err != nil {
+		t.Fatal(err)
+	}
+	charts, err := rep.Charts()
+	if err != nil || len(charts) != 4 {
+		t.Fatalf("charts: %v %d", err, len(charts))
+	}
+	b.Reset()
+	if err := rep.WritePerfetto(&b, 0); err != nil {
+		t.Fatal(err)
+	}
+	// The overlay must read back: every non-idle frame gives a begin/end.
+	begins := 0
+	if err := ReadPerfetto(bytes.NewReader(b.Bytes()), func(e Event) error {
+		if e.Kind == Begin && strings.HasPrefix(e.Name, "actual ") {
+			begins++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if begins != 7 {
+		t.Errorf("overlay has %d frame slices, want 7", begins)
+	}
 }
