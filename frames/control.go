@@ -61,6 +61,9 @@ func (c Control) check() error {
 	if c.FluctN != 0 && (c.FluctM < 1 || c.FluctM > c.FluctN || c.EndHits < 1) {
 		return fmt.Errorf("fluctuation rule needs 1 ≤ m ≤ n and end hits ≥ 1 (got n=%d m=%d end=%d)", c.FluctN, c.FluctM, c.EndHits)
 	}
+	if pw := c.Power; pw.StandbyMW < 0 || pw.DeepMW < 0 || pw.TransitionUJ < 0 {
+		return fmt.Errorf("power model values must not be negative: %+v", pw)
+	}
 	if c.Threshold < 0 || c.NDKFrames < 0 || c.Power.WakeLatency < 0 {
 		return fmt.Errorf("negative threshold, NDK frames or wake latency")
 	}
