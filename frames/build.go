@@ -476,3 +476,32 @@ func BuildFrom(name string, read func(func(Event) error) error, opt BuildOptions
 	}
 	return b.Finish(name, opt)
 }
+
+// SequentialFrames builds a Trace from per-frame kernel busy times of a
+// model run: frame k starts at k·period and its launches busy[k][0],
+// busy[k][1], … (ns each) run back to back from the frame start, the way
+// an app starts drawing at vsync. Each launch is one draw completion;
+// work that overruns the period completes in a later frame, as on a
+// device.
+func SequentialFrames(name string, period int64, busy [][]int64) (*Trace, error) {
+	var ls []Interval
+	for k, fr := range busy {
+		at := int64(k) * period
+		for j, d := range fr {
+			if d < 0 {
+				return nil, fmt.Errorf("%s: frame %d launch %d has negative busy time %d", name, k, j, d)
+			}
+			ls = append(ls, Interval{at, at + d})
+			at += d
+		}
+	}
+	t, err := ModelTrace(name, period, ls)
+	if err != nil {
+		return nil, err
+	}
+	for len(t.Frames) < len(busy) { // trailing frames without launches
+		k := int64(len(t.Frames))
+		t.Frames = append(t.Frames, Frame{Start: k * period, End: (k + 1) * period, PerLayer: []int{0}})
+	}
+	return t, nil
+}
