@@ -59,9 +59,9 @@ type Trace struct {
 	Unterminated     int // completion slices with no end (not counted)
 }
 
-// MaxFrames bounds the number of frames a trace may span (about 19 hours
+// MaxFrames bounds the number of frames a trace may span (about 4.8 hours
 // at 60 Hz); longer spans are refused rather than allocated.
-const MaxFrames = 1 << 22
+const MaxFrames = 1 << 20
 
 // BuildOptions configure Build.
 type BuildOptions struct {

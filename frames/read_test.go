@@ -259,3 +259,13 @@ func BenchmarkReadText100MB(b *testing.B) {
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 }
+
+func TestReadJSStringEscapes(t *testing.T) {
+	in := "<html>\n<script>\nvar linuxPerfData = \"\\\n" +
+		"  app-7 [000] 2.0: tracing_mark_write: B|7|say \\\"hi\\\"\\n\\\n" +
+		"  app-7 [000] 2.5: tracing_mark_write: E\\n\";\n</script>\n"
+	evs := collect(t, in)
+	if len(evs) != 2 || evs[0].Name != `say "hi"` || evs[1].TS != 2_500_000_000 {
+		t.Errorf("%+v", evs)
+	}
+}

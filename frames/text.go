@@ -198,7 +198,32 @@ func (t *textReader) jsLine(b []byte, mode *textMode) error {
 	if len(s) == 0 {
 		return nil
 	}
+	if bytes.IndexByte(s, '\\') >= 0 {
+		s = jsUnescape(s)
+	}
 	return t.traceLine(s)
+}
+
+// jsUnescape undoes the string-literal escapes systrace writes (\", \\,
+// \t, \'); other escapes are kept as they are.
+func jsUnescape(s []byte) []byte {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '"', '\\', '\'':
+				out = append(out, s[i+1])
+				i++
+				continue
+			case 't':
+				out = append(out, '\t')
+				i++
+				continue
+			}
+		}
+		out = append(out, s[i])
+	}
+	return out
 }
 
 func (t *textReader) errf(format string, args ...any) error {
