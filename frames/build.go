@@ -57,6 +57,30 @@ type Trace struct {
 	Layers           []Layer
 	GPUFreqEvents    int
 	Unterminated     int // completion slices with no end (not counted)
+	// Markers counts the slices (begins) of the frame markers in
+	// FrameMarkers, all processes, by name.
+	Markers map[string]int
+}
+
+// FrameMarkers are the per-frame slice names the Builder counts: app
+// side (Choreographer#doFrame, DrawFrame, eglSwapBuffers, queueBuffer)
+// and SurfaceFlinger's per-frame markers, which differ by Android version
+// (handleMessageRefresh up to 4.x–9, onMessageRefresh, then commit /
+// composite driven by vsyncCallback). A name matches up to its first
+// space (Choreographer#doFrame 123 counts as Choreographer#doFrame).
+var FrameMarkers = []string{"Choreographer#doFrame", "DrawFrame", "eglSwapBuffers", "queueBuffer",
+	"handleMessageRefresh", "onMessageRefresh", "onMessageReceived", "vsyncCallback", "commit", "composite"}
+
+func markerName(n string) string {
+	if i := strings.IndexByte(n, ' '); i >= 0 {
+		n = n[:i]
+	}
+	for _, m := range FrameMarkers {
+		if n == m {
+			return m
+		}
+	}
+	return ""
 }
 
 // MaxFrames bounds the number of frames a trace may span (about 4.8 hours
@@ -86,6 +110,7 @@ type Builder struct {
 	gpuBusy []Interval
 	freq    int
 	unterm  int
+	markers map[string]int
 }
 
 type open struct {
@@ -102,7 +127,7 @@ type proxySlice struct {
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
 	return &Builder{stacks: map[int32][]open{}, comms: map[int32]string{}, vsync: map[string][]int64{},
-		vsyncTG: map[string]int32{}, gpuOpen: map[int32]int64{}}
+		vsyncTG: map[string]int32{}, gpuOpen: map[int32]int64{}, markers: map[string]int{}}
 }
 
 // Add folds one event.
@@ -118,6 +143,9 @@ func (b *Builder) Add(e Event) error {
 	switch e.Kind {
 	case Begin:
 		b.stacks[e.TID] = append(b.stacks[e.TID], open{e.Name, e.TS, e.TGID})
+		if m := markerName(e.Name); m != "" {
+			b.markers[m]++
+		}
 	case End:
 		st := b.stacks[e.TID]
 		if len(st) == 0 {
@@ -186,7 +214,7 @@ func (b *Builder) Finish(name string, opt BuildOptions) (*Trace, error) {
 	if opt.Period <= 0 {
 		opt.Period = 16_666_667
 	}
-	t := &Trace{Name: name, GPUFreqEvents: b.freq}
+	t := &Trace{Name: name, GPUFreqEvents: b.freq, Markers: b.markers}
 	var names []string
 	for n := range b.vsync {
 		names = append(names, n)

@@ -110,3 +110,29 @@ func TestReadPerfettoCounts(t *testing.T) {
 	}
 	t.Logf("counters: VSYNC-sf %d VSYNC-app %d GPU completion %d; SF tgid %d", ty.counters["VSYNC-sf"], ty.counters["VSYNC-app"], ty.counters["GPU completion"], ty.sfTGID)
 }
+
+func TestTraceMarkers(t *testing.T) {
+	d := sharedFrames(t)
+	h, err := ReadFile(filepath.Join(d, "catapult-project_catapult__android_systrace.html"), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// grep: 366 B|…|queueBuffer (183 SurfaceFlinger + 181 launcher + 2
+	// systemui), 192 eglSwapBuffers (9 + 181 + 2).
+	if h.Markers["queueBuffer"] != 366 || h.Markers["eglSwapBuffers"] != 192 || h.CompletionSource != "eglSwapBuffers" {
+		t.Errorf("html markers %v, source %s", h.Markers, h.CompletionSource)
+	}
+	if len(h.Layers) != 2 || h.Layers[0].Count+h.Layers[1].Count != 183 || h.SurfaceFlinger != 124 {
+		t.Errorf("html layers %+v, SurfaceFlinger %d", h.Layers, h.SurfaceFlinger)
+	}
+	p, err := ReadFile(filepath.Join(d, "Gracker_Perfetto-Skills__api32_startup_warm.perfetto-trace"), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Markers["Choreographer#doFrame"] != 30 || p.Markers["queueBuffer"] != 16 || p.GPUFreqEvents != 128 {
+		t.Errorf("perfetto markers %v, gpu_frequency %d", p.Markers, p.GPUFreqEvents)
+	}
+	if !p.BusyProxy {
+		t.Error("GPU busy from a proxy not flagged")
+	}
+}

@@ -33,6 +33,15 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%d\t%s\t%s\t%s\n", t.Name, len(t.Frames), idle, msStr(t.Period), draws,
 			len(t.Layers), t.FrameSource, t.CompletionSource, t.BusySource)
 	}
+	for _, t := range r.Traces {
+		fmt.Fprintf(tw, "%s markers:", t.Name)
+		for _, m := range FrameMarkers {
+			if n := t.Markers[m]; n > 0 {
+				fmt.Fprintf(tw, " %s %d", m, n)
+			}
+		}
+		fmt.Fprintf(tw, "; gpu_frequency events %d\n", t.GPUFreqEvents)
+	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "RANK\tESTIMATOR\tINDEX\tMEAN SCORE\tMIN HIT %\tMAX RISK %")
 	for i, k := range r.Ranking {
@@ -160,17 +169,18 @@ type jsonResult struct {
 }
 
 type jsonTrace struct {
-	Name       string  `json:"name"`
-	Frames     int     `json:"frames"`
-	Idle       int     `json:"idle_frames"`
-	PeriodMS   float64 `json:"period_ms"`
-	FrameSrc   string  `json:"frame_source"`
-	DrawSrc    string  `json:"draw_source"`
-	BusySrc    string  `json:"busy_source"`
-	BusyProxy  bool    `json:"busy_proxy"`
-	Layers     []Layer `json:"layers"`
-	Counts     []int   `json:"counts"`
-	GPUFreqEvs int     `json:"gpu_frequency_events"`
+	Name       string         `json:"name"`
+	Frames     int            `json:"frames"`
+	Idle       int            `json:"idle_frames"`
+	PeriodMS   float64        `json:"period_ms"`
+	FrameSrc   string         `json:"frame_source"`
+	DrawSrc    string         `json:"draw_source"`
+	BusySrc    string         `json:"busy_source"`
+	BusyProxy  bool           `json:"busy_proxy"`
+	Layers     []Layer        `json:"layers"`
+	Counts     []int          `json:"counts"`
+	GPUFreqEvs int            `json:"gpu_frequency_events"`
+	Markers    map[string]int `json:"markers"`
 }
 
 func jres(name string, x *Result) jsonResult {
@@ -192,7 +202,7 @@ func (r *Report) JSON() ([]byte, error) {
 	}
 	for _, t := range r.Traces {
 		jt := jsonTrace{Name: t.Name, Frames: len(t.Frames), PeriodMS: float64(t.Period) / 1e6, FrameSrc: t.FrameSource,
-			DrawSrc: t.CompletionSource, BusySrc: t.BusySource, BusyProxy: t.BusyProxy, Layers: t.Layers, Counts: t.Counts(), GPUFreqEvs: t.GPUFreqEvents}
+			DrawSrc: t.CompletionSource, BusySrc: t.BusySource, BusyProxy: t.BusyProxy, Layers: t.Layers, Counts: t.Counts(), GPUFreqEvs: t.GPUFreqEvents, Markers: t.Markers}
 		for i := range t.Frames {
 			if t.Frames[i].Idle {
 				jt.Idle++
