@@ -65,9 +65,10 @@ type Trace struct {
 // FrameMarkers are the per-frame slice names the Builder counts: app
 // side (Choreographer#doFrame, DrawFrame, eglSwapBuffers, queueBuffer)
 // and SurfaceFlinger's per-frame markers, which differ by Android version
-// (handleMessageRefresh up to 4.x–9, onMessageRefresh, then commit /
-// composite driven by vsyncCallback). A name matches up to its first
-// space (Choreographer#doFrame 123 counts as Choreographer#doFrame).
+// (onMessageReceived in the Android 4.x trace, handleMessageRefresh /
+// onMessageRefresh in later releases, vsyncCallback → commit / composite
+// in the Android 13 trace). A name matches up to its first space
+// (Choreographer#doFrame 123 counts as Choreographer#doFrame).
 var FrameMarkers = []string{"Choreographer#doFrame", "DrawFrame", "eglSwapBuffers", "queueBuffer",
 	"handleMessageRefresh", "onMessageRefresh", "onMessageReceived", "vsyncCallback", "commit", "composite"}
 
