@@ -103,4 +103,31 @@ func TestFramesCommandSharedTraces(t *testing.T) {
 	if !strings.Contains(r.stdout, "fluctuation sweep: 434 settings") { // Σ_{n=3}^{30} (n−1)
 		t.Errorf("stdout:\n%s", r.stdout)
 	}
+	// The Perfetto overlay keeps the original packets (30 doFrame slices)
+	// and adds one slice per analysed frame (14).
+	out := filepath.Join(t.TempDir(), "overlay.pftrace")
+	r = runCLI(t, "", "frames", "--perfetto", out, filepath.Join(d, "Gracker_Perfetto-Skills__api32_startup_warm.perfetto-trace"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doFrame, overlay := 0, 0
+	if err := frames.ReadPerfetto(f, func(e frames.Event) error {
+		switch {
+		case e.Kind == frames.Begin && strings.HasPrefix(e.Name, "Choreographer#doFrame"):
+			doFrame++
+		case e.Kind == frames.Begin && strings.HasPrefix(e.Name, "actual "):
+			overlay++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if doFrame != 30 || overlay != 14 {
+		t.Errorf("overlay trace: %d doFrame, %d frame slices; want 30, 14", doFrame, overlay)
+	}
 }
