@@ -2,7 +2,6 @@ package frames
 
 import (
 	"fmt"
-	"io"
 	"os"
 )
 
@@ -83,5 +82,3 @@ func ReadFile(path string, opt BuildOptions) (*Trace, error) {
 		return err
 	}, opt)
 }
-
-var _ = io.EOF
