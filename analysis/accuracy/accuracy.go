@@ -356,9 +356,9 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *rep
 }
 
 type sums struct {
-	n                          int
+	n                   int
 	tv, meas, cost, rel float64
-	minD, maxD                 float64
+	minD, maxD          float64
 }
 
 func newSums() *sums { return &sums{minD: math.Inf(1), maxD: math.Inf(-1)} }

@@ -145,7 +145,9 @@ func TestAccuracyStrict(t *testing.T) {
 
 // TestRowOK checks the acceptance rule and its causes on hand-made rows.
 func TestRowOK(t *testing.T) {
-	sp := func(rel float64) []SpaceStat { return []SpaceStat{{Space: "global", Probe: "fence", Stat: Stat{Regions: 1, RelErr: rel}}} }
+	sp := func(rel float64) []SpaceStat {
+		return []SpaceStat{{Space: "global", Probe: "fence", Stat: Stat{Regions: 1, RelErr: rel}}}
+	}
 	for _, c := range []struct {
 		r    Row
 		ok   bool
