@@ -1,0 +1,503 @@
+package replay
+
+import (
+	"context"
+	"encoding/binary"
+	"go/token"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/ptx"
+)
+
+// Expected values below come from libdevice.10.bc's definitions (CUDA
+// 11.8, read with llvm-dis) and the PTX ISA, worked out by hand.
+
+func TestLibdeviceTable(t *testing.T) {
+	const (
+		nan32  = 0x7fffffff // PTX canonical NaN
+		sub32  = 0x00000001 // smallest positive subnormal
+		nsub32 = 0x80000001
+	)
+	f := func(x float32) uint64 { return uint64(math.Float32bits(x)) }
+	d := func(x float64) uint64 { return math.Float64bits(x) }
+	u := func(x int32) uint64 { return uint64(uint32(x)) }
+	cases := []struct {
+		fn   string
+		args []uint64
+		want uint64
+	}{
+		{"__nv_popc", []uint64{0xffffffff}, 32},
+		{"__nv_popc", []uint64{0x80000001}, 2},
+		{"__nv_popcll", []uint64{1<<63 | 1}, 2},
+		{"__nv_clz", []uint64{0}, 32},
+		{"__nv_clz", []uint64{1}, 31},
+		{"__nv_clz", []uint64{0x80000000}, 0},
+		{"__nv_clzll", []uint64{0}, 64},
+		{"__nv_clzll", []uint64{1}, 63},
+		{"__nv_ffs", []uint64{0}, 0},
+		{"__nv_ffs", []uint64{1}, 1},
+		{"__nv_ffs", []uint64{12}, 3},
+		{"__nv_ffs", []uint64{0x80000000}, 32},
+		{"__nv_ffsll", []uint64{0}, 0},
+		{"__nv_ffsll", []uint64{1 << 63}, 64},
+		{"__nv_brev", []uint64{1}, 0x80000000},
+		{"__nv_brev", []uint64{0x0000ffff}, 0xffff0000},
+		{"__nv_brevll", []uint64{1}, 1 << 63},
+		// prmt: bytes 0-3 from x = 0x33221100, 4-7 from y = 0x77665544
+		{"__nv_byte_perm", []uint64{0x33221100, 0x77665544, 0x3210}, 0x33221100},
+		{"__nv_byte_perm", []uint64{0x33221100, 0x77665544, 0x7654}, 0x77665544},
+		{"__nv_byte_perm", []uint64{0x33221100, 0x77665544, 0x0123}, 0x00112233},
+		// selector 0x8888 is masked to 0x0000: byte 0 (0x80) four times, no sign replication
+		{"__nv_byte_perm", []uint64{0x00000080, 0, 0x8888}, 0x80808080},
+		// 24-bit operands: 0x800000 is −2^23; −2^23·2 = −2^24
+		{"__nv_mul24", []uint64{0x00800000, 2}, 0xff000000},
+		{"__nv_mul24", []uint64{0xff000003, 5}, 15},
+		{"__nv_umul24", []uint64{0x01000003, 0x00ffffff}, 0x2fffffd},
+		{"__nv_mulhi", []uint64{u(-1), u(-1)}, 0},
+		{"__nv_mulhi", []uint64{0x80000000, 0x80000000}, 0x40000000},
+		{"__nv_mulhi", []uint64{u(-2), 3}, 0xffffffff},
+		{"__nv_umulhi", []uint64{0xffffffff, 0xffffffff}, 0xfffffffe},
+		{"__nv_mul64hi", []uint64{^uint64(0), ^uint64(0)}, 0},
+		{"__nv_mul64hi", []uint64{1 << 63, 2}, ^uint64(0)},
+		{"__nv_umul64hi", []uint64{1 << 63, 4}, 2},
+		{"__nv_sad", []uint64{u(-5), 3, 10}, 18},
+		{"__nv_sad", []uint64{0x80000000, 0x7fffffff, 0}, 0xffffffff},
+		{"__nv_usad", []uint64{3, 5, 1}, 3},
+		{"__nv_usad", []uint64{0, 0xffffffff, 0}, 0xffffffff},
+		{"__nv_min", []uint64{u(-1), 1}, u(-1)},
+		{"__nv_umin", []uint64{0xffffffff, 1}, 1},
+		{"__nv_max", []uint64{u(-1), 1}, 1},
+		{"__nv_umax", []uint64{0xffffffff, 1}, 0xffffffff},
+		{"__nv_llmin", []uint64{1 << 63, 1}, 1 << 63},
+		{"__nv_ullmin", []uint64{1 << 63, 1}, 1},
+		{"__nv_llmax", []uint64{1 << 63, 1}, 1},
+		{"__nv_ullmax", []uint64{1 << 63, 1}, 1 << 63},
+		{"__nv_abs", []uint64{u(-5)}, 5},
+		{"__nv_abs", []uint64{0x80000000}, 0x80000000},
+		{"__nv_llabs", []uint64{^uint64(0)}, 1},
+		{"__nv_fabsf", []uint64{f(-2.5)}, f(2.5)},
+		{"__nv_fabsf", []uint64{0x80000000}, 0},
+		{"__nv_fminf", []uint64{nan32, f(1)}, f(1)},
+		{"__nv_fmaxf", []uint64{f(-3), nan32}, f(-3)},
+		{"__nv_floorf", []uint64{f(-2.5)}, f(-3)},
+		{"__nv_floorf", []uint64{sub32}, 0}, // +subnormal floors to +0 with or without FTZ
+		{"__nv_ceilf", []uint64{f(-2.5)}, f(-2)},
+		{"__nv_truncf", []uint64{f(-2.7)}, f(-2)},
+		{"__nv_rintf", []uint64{f(2.5)}, f(2)},
+		{"__nv_rintf", []uint64{f(3.5)}, f(4)},
+		{"__nv_roundf", []uint64{f(2.5)}, f(3)},
+		{"__nv_roundf", []uint64{f(-2.5)}, f(-3)},
+		{"__nv_roundf", []uint64{0x3effffff}, 0}, // 0.49999997: 0.49999997 +rz 0.5 < 1
+		{"__nv_roundf", []uint64{f(8388609)}, f(8388609)},
+		// (1+2^-23)(1−2^-23) − 1 = −2^-46 exactly when fused
+		{"__nv_fmaf", []uint64{f(1 + 0x1p-23), f(1 - 0x1p-23), f(-1)}, f(-0x1p-46)},
+		{"__nv_fsqrt_rn", []uint64{f(2)}, 0x3fb504f3},
+		{"__nv_fsqrt_rn", []uint64{f(-1)}, nan32},
+		{"__nv_fadd_rz", []uint64{f(1), f(0x1p-24)}, f(1)},
+		{"__nv_fadd_ru", []uint64{f(1), f(0x1p-24)}, f(1 + 0x1p-23)},
+		{"__nv_fdiv_rn", []uint64{f(1), f(3)}, 0x3eaaaaab},
+		{"__nv_fdiv_rz", []uint64{f(1), f(3)}, 0x3eaaaaaa},
+		{"__nv_saturatef", []uint64{nan32}, 0},
+		{"__nv_saturatef", []uint64{f(2)}, f(1)},
+		{"__nv_copysignf", []uint64{f(2), 0x80000000}, f(-2)},
+		{"__nv_floor", []uint64{d(-0.5)}, d(-1)},
+		{"__nv_round", []uint64{d(-0.5)}, d(-1)},
+		{"__nv_round", []uint64{d(0.49999999999999994)}, 0},
+		{"__nv_rint", []uint64{d(0.5)}, 0},
+		{"__nv_sqrt", []uint64{d(2)}, 0x3ff6a09e667f3bcd},
+		{"__nv_fma", []uint64{d(1 + 0x1p-52), d(1 - 0x1p-52), d(-1)}, d(-0x1p-104)},
+		{"__nv_dadd_rd", []uint64{d(1), d(0x1p-60)}, d(1)},
+		{"__nv_dadd_ru", []uint64{d(1), d(0x1p-60)}, d(1 + 0x1p-52)},
+		{"__nv_fmin", []uint64{d(math.NaN()), d(2)}, d(2)},
+		{"__nv_double_as_longlong", []uint64{d(1)}, 0x3ff0000000000000},
+	}
+	table := libdevTable()
+	for _, c := range cases {
+		fn := table[c.fn]
+		if fn == nil {
+			t.Errorf("%s: not built in", c.fn)
+			continue
+		}
+		if len(c.args) != len(fn.args) {
+			t.Fatalf("%s: %d args, the function has %d", c.fn, len(c.args), len(fn.args))
+		}
+		var a [3]uint64
+		copy(a[:], c.args)
+		got, refuse := fn.eval(a)
+		if refuse != "" || got&sizeMask(fn.ret) != c.want {
+			t.Errorf("%s(%#x) = %#x (%q), want %#x", c.fn, c.args, got, refuse, c.want)
+		}
+	}
+	// FTZ-dependent results are refused: −subnormal floors to −1 without FTZ, to −0 with it.
+	for _, c := range []struct {
+		fn   string
+		args []uint64
+	}{
+		{"__nv_floorf", []uint64{nsub32}},
+		{"__nv_fabsf", []uint64{nsub32}},
+		{"__nv_fmaf", []uint64{f(0x1p-70), f(0x1p-70), 0}},
+		{"__nv_fadd_rn", []uint64{sub32, 0}},
+	} {
+		var a [3]uint64
+		copy(a[:], c.args)
+		if _, refuse := table[c.fn].eval(a); !strings.Contains(refuse, "__CUDA_FTZ") {
+			t.Errorf("%s(%#x): refusal %q, want one naming __CUDA_FTZ", c.fn, c.args, refuse)
+		}
+	}
+}
+
+func TestLibdeviceRefused(t *testing.T) {
+	for name, want := range map[string]string{
+		"__nv_sqrtf":     "__CUDA_PREC_SQRT",
+		"__nv_rsqrtf":    "approximate instruction",
+		"__nv_fast_expf": "approximate instruction",
+		"__nv_expf":      "bit for bit",
+		"__nv_sin":       "bit for bit",
+	} {
+		_, isLib, err := lookupLibdevice(name)
+		if !isLib || err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: isLib %v, err %v; want an error naming it and %q", name, isLib, err, want)
+		}
+	}
+	if _, isLib, _ := lookupLibdevice("vprintf"); isLib {
+		t.Errorf("vprintf is not a libdevice function")
+	}
+}
+
+const libdevPTX = "testdata/libdevice/libdevice.clang14-sm_52.ptx"
+
+func parseLibdev(t *testing.T, src string) *Program {
+	t.Helper()
+	f, err := ptx.ParseFile(token.NewFileSet(), libdevPTX, []byte(src), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewProgram(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestLibdeviceLoadErrors: a call of a libdevice function replay does not
+// build in, or an extern declaration whose signature is not libdevice's,
+// is refused when the kernel is lowered (a load warning naming the
+// function; executing the call is a fault, as for every instruction that
+// could not be lowered).
+func TestLibdeviceLoadErrors(t *testing.T) {
+	b, err := os.ReadFile(libdevPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	for _, c := range []struct{ from, to, kernel, want string }{
+		{"__nv_floorf", "__nv_expf", "ld_float", "libdevice function __nv_expf is not supported"},
+		{"__nv_fsqrt_rn", "__nv_sqrtf", "ld_float", "__CUDA_PREC_SQRT"},
+		{"__nv_truncf", "__nv_dsqrt_rn", "ld_float", "declaration of libdevice function __nv_dsqrt_rn does not match libdevice"},
+	} {
+		code, err := parseLibdev(t, strings.ReplaceAll(src, c.from, c.to)).Lower(c.kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, w := range code.Warnings {
+			found = found || strings.Contains(w, c.want)
+		}
+		if !found {
+			t.Errorf("%s -> %s: warnings %q, want one containing %q", c.from, c.to, code.Warnings, c.want)
+		}
+	}
+}
+
+// libdevRun runs kernel of the clang -nocudalib PTX on 8 threads with the
+// given input buffers (raw bytes) and returns the outputs.
+func libdevRun(t *testing.T, kernel string, ms *model.Spec, in map[string][]byte, outs map[string]int) (map[string][]byte, error) {
+	t.Helper()
+	b, err := os.ReadFile(libdevPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y strings.Builder
+	y.WriteString("kernel: " + kernel + "\ngrid: [1]\nblock: [8]\nparams:\n")
+	order := map[string][]string{
+		"ld_int":   {"a", "b", "c", "la", "lb", "oi", "ol"},
+		"ld_float": {"a", "b", "c", "da", "db", "dc", "of", "od"},
+	}[kernel]
+	for _, n := range order {
+		size := len(in[n])
+		if size == 0 {
+			size = outs[n]
+		}
+		y.WriteString("  - {name: " + n + ", buffer: {size: " + itoa(size) + "}}\n")
+	}
+	y.WriteString("  - {name: n, value: 8}\n")
+	spec, err := ParseSpec([]byte(y.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := PrepareOptions{BaseDir: filepath.Dir(libdevPTX)}
+	if ms != nil {
+		o.NumSMs = ms.NumSMs
+	}
+	prep, err := spec.Prepare(parseLibdev(t, string(b)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, data := range in {
+		copy(prep.Buffer(n).Alloc.Data, data)
+	}
+	if _, err := prep.Run(context.Background(), ExecOptions{Model: ms}); err != nil {
+		return nil, err
+	}
+	res := map[string][]byte{}
+	for n := range outs {
+		res[n] = prep.Buffer(n).Alloc.Data
+	}
+	return res, nil
+}
+
+func itoa(v int) string { return big.NewInt(int64(v)).String() }
+
+func le32s(v []uint32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}
+
+func le64s(v []uint64) []byte {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], x)
+	}
+	return b
+}
+
+// TestLibdeviceReplayInt replays clang 14 -nocudalib PTX calling the
+// integer libdevice functions, functionally and on the gtx480 model, and
+// checks every result against loops and big-integer arithmetic written
+// from the CUDA Math API definitions (independent of libdevice.go).
+func TestLibdeviceReplayInt(t *testing.T) {
+	x := []int32{0, -1, math.MinInt32, 12, 0x00800000, -16777213, 0x33221100, 0x80}
+	y := []int32{0, 1, math.MaxInt32, -5, 2, 5, 0x77665544, -2}
+	z := []int32{0, 0x3210, 0x8888, 0x7654, 0x0123, 10, 0x4567, -1}
+	p := []int64{0, -1, math.MinInt64, 1 << 40, 0x0123456789abcdef, -12345678901, 3, 1 << 62}
+	q := []int64{0, 1, math.MaxInt64, -(1 << 40), -0x0fedcba987654321, 987654321, -3, 4}
+	u32 := func(v []int32) []uint32 {
+		o := make([]uint32, len(v))
+		for i, e := range v {
+			o[i] = uint32(e)
+		}
+		return o
+	}
+	u64 := func(v []int64) []uint64 {
+		o := make([]uint64, len(v))
+		for i, e := range v {
+			o[i] = uint64(e)
+		}
+		return o
+	}
+	in := map[string][]byte{"a": le32s(u32(x)), "b": le32s(u32(y)), "c": le32s(u32(z)), "la": le64s(u64(p)), "lb": le64s(u64(q))}
+	popc := func(v uint64) int64 {
+		n := int64(0)
+		for ; v != 0; v >>= 1 {
+			n += int64(v & 1)
+		}
+		return n
+	}
+	clz := func(v uint64, w int) int64 {
+		n := int64(0)
+		for b := w - 1; b >= 0 && v>>b&1 == 0; b-- {
+			n++
+		}
+		return n
+	}
+	ffs := func(v uint64, w int) int64 {
+		for b := 0; b < w; b++ {
+			if v>>b&1 == 1 {
+				return int64(b + 1)
+			}
+		}
+		return 0
+	}
+	brev := func(v uint64, w int) uint64 {
+		r := uint64(0)
+		for b := 0; b < w; b++ {
+			r |= (v >> b & 1) << (w - 1 - b)
+		}
+		return r
+	}
+	hi := func(a, b *big.Int, w uint) uint64 {
+		pr := new(big.Int).Mul(a, b)
+		pr.Rsh(pr, w) // floor division: the high word of the two's-complement product
+		m := new(big.Int).Lsh(big.NewInt(1), w)
+		pr.Mod(pr, m)
+		return pr.Uint64()
+	}
+	abs := func(v int64) int64 {
+		if v < 0 {
+			return -v
+		}
+		return v
+	}
+	sext24 := func(v int32) int64 { return int64(v<<8) >> 8 }
+	want32 := func(i int) []int64 {
+		a, b, c := x[i], y[i], z[i]
+		ua, ub := uint32(a), uint32(b)
+		bs := []byte{byte(ua), byte(ua >> 8), byte(ua >> 16), byte(ua >> 24), byte(ub), byte(ub >> 8), byte(ub >> 16), byte(ub >> 24)}
+		perm := uint32(0)
+		for n := 0; n < 4; n++ {
+			perm |= uint32(bs[(uint32(c)>>(4*n))&7]) << (8 * n)
+		}
+		mn, mx := a, b
+		if b < a {
+			mn, mx = b, a
+		}
+		umn := ua
+		if ub < ua {
+			umn = ub
+		}
+		return []int64{popc(uint64(ua)), clz(uint64(ua), 32), ffs(uint64(ua), 32), int64(brev(uint64(ua), 32)), int64(perm),
+			sext24(a) * sext24(b), int64(ua&0xffffff) * int64(ub&0xffffff),
+			int64(hi(big.NewInt(int64(a)), big.NewInt(int64(b)), 32)), int64(hi(new(big.Int).SetUint64(uint64(ua)), new(big.Int).SetUint64(uint64(ub)), 32)),
+			int64(c) + abs(int64(a)-int64(b)), int64(uint32(c)) + abs(int64(ua)-int64(ub)),
+			int64(mn), int64(mx), int64(umn), abs(int64(a)),
+			popc(uint64(p[i])) + 100*clz(uint64(p[i]), 64) + 10000*ffs(uint64(p[i]), 64)}
+	}
+	want64 := func(i int) []uint64 {
+		a, b := p[i], q[i]
+		mn, mx := a, b
+		if b < a {
+			mn, mx = b, a
+		}
+		umn, umx := uint64(a), uint64(b)
+		if umx < umn {
+			umn, umx = umx, umn
+		}
+		la := a
+		if la < 0 {
+			la = -la // wraps for MinInt64, like 0 − x
+		}
+		return []uint64{brev(uint64(a), 64), uint64(mn), uint64(mx),
+			hi(big.NewInt(a), big.NewInt(b), 64), hi(new(big.Int).SetUint64(uint64(a)), new(big.Int).SetUint64(uint64(b)), 64),
+			uint64(la), umx, umn}
+	}
+	gtx, _ := model.Preset("gtx480")
+	for _, ms := range []*model.Spec{nil, &gtx} {
+		out, err := libdevRun(t, "ld_int", ms, in, map[string]int{"oi": 8 * 16 * 4, "ol": 8 * 8 * 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := []string{"popc", "clz", "ffs", "brev", "byte_perm", "mul24", "umul24", "mulhi", "umulhi", "sad", "usad", "min", "max", "umin", "abs", "popcll+clzll+ffsll"}
+		for i := 0; i < 8; i++ {
+			for k, w := range want32(i) {
+				if got := binary.LittleEndian.Uint32(out["oi"][4*(16*i+k):]); got != uint32(w) {
+					t.Errorf("thread %d %s(%#x, %#x, %#x) = %#x, want %#x", i, names[k], uint32(x[i]), uint32(y[i]), uint32(z[i]), got, uint32(w))
+				}
+			}
+			n64 := []string{"brevll", "llmin", "llmax", "mul64hi", "umul64hi", "llabs", "ullmax", "ullmin"}
+			for k, w := range want64(i) {
+				if got := binary.LittleEndian.Uint64(out["ol"][8*(8*i+k):]); got != w {
+					t.Errorf("thread %d %s(%#x, %#x) = %#x, want %#x", i, n64[k], p[i], q[i], got, w)
+				}
+			}
+		}
+	}
+}
+
+// rounded computes op exactly and rounds it to prec bits in mode (no
+// subnormal results in these inputs, so the unbounded exponent of
+// big.Float does not matter).
+func rounded(prec uint, mode big.RoundingMode, op func(z *big.Float)) float64 {
+	z := new(big.Float).SetPrec(prec).SetMode(mode)
+	op(z)
+	v, _ := z.Float64()
+	return v
+}
+
+// TestLibdeviceReplayFloat replays the float libdevice calls and checks
+// them against Go's math package and exactly rounded big.Float arithmetic.
+// A subnormal operand whose result depends on __CUDA_FTZ faults.
+func TestLibdeviceReplayFloat(t *testing.T) {
+	x := []float32{2.5, -2.5, 0.49999997, 1 + 0x1p-23, 8388609, -0.3, 100.7, 1.5}
+	y := []float32{3, -0.75, 7, 1 - 0x1p-23, 0.1, 1e10, -3.3, -0.001}
+	z := []float32{1, 0.5, -3, -1, 2, 1e-3, 0.25, 7}
+	u := []float64{2.5, -0.5, 0.49999999999999994, 1e300, -7.25, 2, 1 + 0x1p-52, 9}
+	v := []float64{3, 2, -1, 1e10, 0.1, 3, 1 - 0x1p-52, -0.001}
+	w := []float64{1, 0, 5, -1, 0.3, 4, -1, 1}
+	b32s := func(v []float32) []byte {
+		o := make([]uint32, len(v))
+		for i, e := range v {
+			o[i] = math.Float32bits(e)
+		}
+		return le32s(o)
+	}
+	b64s := func(v []float64) []byte {
+		o := make([]uint64, len(v))
+		for i, e := range v {
+			o[i] = math.Float64bits(e)
+		}
+		return le64s(o)
+	}
+	in := map[string][]byte{"a": b32s(x), "b": b32s(y), "c": b32s(z), "da": b64s(u), "db": b64s(v), "dc": b64s(w)}
+	big32 := func(v float32) *big.Float { return new(big.Float).SetFloat64(float64(v)) }
+	want32 := func(i int) []float32 {
+		a, b, c := x[i], y[i], z[i]
+		fa, fb := float64(a), float64(b)
+		sat := math.Min(math.Max(fa, 0), 1)
+		return []float32{float32(math.Floor(fa)), float32(math.Ceil(fa)), float32(math.Trunc(fa)), float32(math.Round(fa)),
+			float32(math.Min(fa, fb)), float32(math.Max(fa, fb)), float32(math.Abs(fa)),
+			float32(rounded(24, big.ToNearestEven, func(r *big.Float) { r.Add(new(big.Float).Mul(big32(a), big32(b)), big32(c)) })),
+			float32(math.Sqrt(fa)),
+			float32(rounded(24, big.ToZero, func(r *big.Float) { r.Add(big32(a), big32(b)) })),
+			float32(rounded(24, big.ToNearestEven, func(r *big.Float) { r.Quo(big32(a), big32(b)) })),
+			float32(math.Copysign(fa, fb)),
+			float32(rounded(24, big.ToPositiveInf, func(r *big.Float) { r.Mul(big32(a), big32(b)) })),
+			float32(rounded(24, big.ToNegativeInf, func(r *big.Float) { r.Add(new(big.Float).Mul(big32(a), big32(b)), big32(c)) })),
+			float32(rounded(24, big.ToZero, func(r *big.Float) { r.Quo(big.NewFloat(1), big32(b)) })),
+			float32(sat)}
+	}
+	want64 := func(i int) []float64 {
+		a, b, c := u[i], v[i], w[i]
+		return []float64{math.Floor(a), math.Ceil(a), math.Round(a), math.Min(a, b), math.Abs(a), math.FMA(a, b, c), math.Sqrt(a),
+			rounded(53, big.ToNegativeInf, func(r *big.Float) { r.Add(big.NewFloat(a), big.NewFloat(b)) })}
+	}
+	names := []string{"floorf", "ceilf", "truncf", "roundf", "fminf", "fmaxf", "fabsf", "fmaf", "fsqrt_rn", "fadd_rz", "fdiv_rn", "copysignf", "fmul_ru", "fmaf_rd", "frcp_rz", "saturatef"}
+	n64 := []string{"floor", "ceil", "round", "fmin", "fabs", "fma", "sqrt", "dadd_rd"}
+	outs := map[string]int{"of": 8 * 16 * 4, "od": 8 * 8 * 8}
+	gtx, _ := model.Preset("gtx480")
+	for _, ms := range []*model.Spec{nil, &gtx} {
+		out, err := libdevRun(t, "ld_float", ms, in, outs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 8; i++ {
+			for k, wv := range want32(i) {
+				got := math.Float32frombits(binary.LittleEndian.Uint32(out["of"][4*(16*i+k):]))
+				if math.Float32bits(got) != math.Float32bits(wv) && !(got != got && wv != wv) {
+					t.Errorf("thread %d %s(%v, %v, %v) = %v (%#x), want %v (%#x)", i, names[k], x[i], y[i], z[i], got, math.Float32bits(got), wv, math.Float32bits(wv))
+				}
+			}
+			for k, wv := range want64(i) {
+				got := math.Float64frombits(binary.LittleEndian.Uint64(out["od"][8*(8*i+k):]))
+				if math.Float64bits(got) != math.Float64bits(wv) && !(got != got && wv != wv) {
+					t.Errorf("thread %d %s(%v, %v, %v) = %v, want %v", i, n64[k], u[i], v[i], w[i], got, wv)
+				}
+			}
+		}
+	}
+	// floorf of a negative subnormal is −1 without FTZ and −0 with it: refused.
+	x[3] = -math.Float32frombits(1)
+	in["a"] = b32s(x)
+	_, err := libdevRun(t, "ld_float", nil, in, outs)
+	if err == nil || !strings.Contains(err.Error(), "__nv_floorf") || !strings.Contains(err.Error(), "__CUDA_FTZ") {
+		t.Errorf("subnormal operand: %v, want a fault naming __nv_floorf and __CUDA_FTZ", err)
+	}
+}
