@@ -76,11 +76,25 @@ type SpaceStat struct {
 	Stat
 }
 
+// LineStat is the error of one probed load (one line of the input PTX):
+// its excess measured − true − cost over the load's instances.
+type LineStat struct {
+	Line       int    // line in the input PTX
+	Text       string // the load
+	Space      string
+	Probe      string
+	Regions    int
+	MeanExcess float64 // mean of measured − true − cost (cycles)
+	MaxExcess  float64
+	TrueMean   float64
+}
+
 // Row is one case × preset × mode.
 type Row struct {
 	Kernel, Preset, Arch, Mode string
 	Stat
 	Spaces    []SpaceStat // sorted by space, then probe
+	Lines     []LineStat  // per probed load, by line: where the error comes from
 	Unmatched int         // decoded load regions without ground truth
 	Lost      int         // records lost to overflow (those regions are not measured)
 	Staging   string      // where the trace slots were staged (first kernel of the manifest)
@@ -108,6 +122,18 @@ func (r *Row) OK() bool {
 		}
 	}
 	return true
+}
+
+// OKOverall is OK without the per-space condition: the mean over all of
+// the row's regions meets the threshold.
+func (r *Row) OKOverall() bool {
+	if r.NotRun != "" || r.Err != nil || r.Regions == 0 {
+		return false
+	}
+	if r.Mode == "naive" {
+		return r.Under >= MinNaiveUnder
+	}
+	return r.RelErr <= MaxRelErr
 }
 
 // Cause describes why a row is not OK ("" when it is).
@@ -298,6 +324,7 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *rep
 		}
 	}
 	acc := map[[2]string]*sums{}
+	lines := map[int]*LineStat{}
 	var all sums
 	for _, lr := range res.Launches {
 		if lr.Trace == nil {
@@ -336,6 +363,16 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *rep
 				acc[k] = s
 			}
 			s.add(tv, float64(reg.Cycles), cost)
+			ls := lines[reg.Info.Line]
+			if ls == nil {
+				ls = &LineStat{Line: reg.Info.Line, Text: reg.Info.Text, Space: reg.Info.Space, Probe: reg.Info.Mode, MaxExcess: math.Inf(-1)}
+				lines[reg.Info.Line] = ls
+			}
+			d := float64(reg.Cycles) - tv - cost
+			ls.Regions++
+			ls.MeanExcess += d
+			ls.TrueMean += tv
+			ls.MaxExcess = max(ls.MaxExcess, d)
 			if all.n == 0 {
 				all = *newSums()
 			}
@@ -343,6 +380,12 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *rep
 		}
 	}
 	row.Stat = all.stat()
+	for _, ls := range lines {
+		ls.MeanExcess /= float64(ls.Regions)
+		ls.TrueMean /= float64(ls.Regions)
+		row.Lines = append(row.Lines, *ls)
+	}
+	sort.Slice(row.Lines, func(i, j int) bool { return row.Lines[i].Line < row.Lines[j].Line })
 	for k, s := range acc {
 		row.Spaces = append(row.Spaces, SpaceStat{Space: k[0], Probe: k[1], Stat: s.stat()})
 	}

@@ -103,12 +103,36 @@ func TestAccuracy(t *testing.T) {
 		t.Fatalf("%d rows", len(rows))
 	}
 	t.Logf("accuracy table:\n%s", Table(rows))
+	for _, m := range Modes {
+		t.Logf("%s by kernel and preset (naive: underestimate; others: mean |measured − true − cost| / mean true):\n%s", m, Matrix(rows, m))
+	}
 	for _, s := range Summarize(rows) {
-		t.Logf("%s: %d of %d configurations meet the acceptance (%.1f%%); failing:\n  %s",
-			s.Mode, s.OK, s.Rows, 100*s.Fraction(), strings.Join(s.Failing, "\n  "))
+		t.Logf("%s: %d of %d configurations meet the acceptance (%.1f%%; %d over all regions, ignoring the per-space condition); failing:\n  %s",
+			s.Mode, s.OK, s.Rows, 100*s.Fraction(), s.OKOverall, strings.Join(s.Failing, "\n  "))
+	}
+	held := map[string]bool{}
+	for _, k := range heldout.List() {
+		held[k.Name] = true
+	}
+	for _, set := range []bool{true, false} {
+		var sub []Row
+		for _, r := range rows {
+			if held[r.Kernel] == set {
+				sub = append(sub, r)
+			}
+		}
+		for _, s := range Summarize(sub) {
+			t.Logf("held-out %v: %s: %d of %d OK (%d over all regions)", set, s.Mode, s.OK, s.Rows, s.OKOverall)
+		}
 	}
 	for i := range rows {
 		r := &rows[i]
+		if r.Note != "" {
+			t.Logf("note: %s/%s/%s: %s", r.Kernel, r.Preset, r.Mode, r.Note)
+		}
+		if r.Mode == "auto" && !r.OK() && r.NotRun == "" && r.Err == nil {
+			t.Logf("auto %s/%s, worst loads:\n%s", r.Kernel, r.Preset, Worst(r, 3))
+		}
 		switch {
 		case r.Err != nil:
 			t.Errorf("%s/%s/%s: %v", r.Kernel, r.Preset, r.Mode, r.Err)
