@@ -501,3 +501,72 @@ func TestLibdeviceReplayFloat(t *testing.T) {
 		t.Errorf("subnormal operand: %v, want a fault naming __nv_floorf and __CUDA_FTZ", err)
 	}
 }
+
+// TestLibdeviceRoundedProperty compares the IEEE-rounded libdevice
+// functions with exactly rounded big.Float arithmetic on random normal
+// operands whose results stay normal (where the FTZ variants agree).
+// Products are formed at 256 bits and square roots at 400 bits before the
+// final rounding (big.Float.Sqrt does not honour directed rounding modes).
+func TestLibdeviceRoundedProperty(t *testing.T) {
+	table := libdevTable()
+	modes := map[string]big.RoundingMode{"rn": big.ToNearestEven, "rz": big.ToZero, "rd": big.ToNegativeInf, "ru": big.ToPositiveInf}
+	s := uint64(0x9e3779b97f4a7c15)
+	next := func() uint64 { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s }
+	rnd32 := func() float32 { // sign, exponent in [-20, 20], 24 random bits
+		m := float64(next()>>40|1<<23) / (1 << 23)
+		e := int(next()%41) - 20
+		if next()&1 == 1 {
+			m = -m
+		}
+		return float32(math.Ldexp(m, e))
+	}
+	rnd64 := func() float64 {
+		m := float64(next()>>11|1<<52) / (1 << 52)
+		if next()&1 == 1 {
+			m = -m
+		}
+		return math.Ldexp(m, int(next()%81)-40)
+	}
+	for suf, mode := range modes {
+		for i := 0; i < 2000; i++ {
+			x, y, z := rnd32(), rnd32(), rnd32()
+			bx, by, bz := big.NewFloat(float64(x)), big.NewFloat(float64(y)), big.NewFloat(float64(z))
+			check := func(fn string, args []float32, want float64) {
+				var a [3]uint64
+				for k, v := range args {
+					a[k] = uint64(math.Float32bits(v))
+				}
+				got, refuse := table[fn].eval(a)
+				if refuse != "" || uint32(got) != math.Float32bits(float32(want)) {
+					t.Fatalf("%s%v = %#x (%q), want %#x (%v)", fn, args, uint32(got), refuse, math.Float32bits(float32(want)), want)
+				}
+			}
+			check("__nv_fadd_"+suf, []float32{x, y}, rounded(24, mode, func(r *big.Float) { r.Add(bx, by) }))
+			check("__nv_fsub_"+suf, []float32{x, y}, rounded(24, mode, func(r *big.Float) { r.Sub(bx, by) }))
+			check("__nv_fmul_"+suf, []float32{x, y}, rounded(24, mode, func(r *big.Float) { r.Mul(bx, by) }))
+			check("__nv_fdiv_"+suf, []float32{x, y}, rounded(24, mode, func(r *big.Float) { r.Quo(bx, by) }))
+			check("__nv_fmaf_"+suf, []float32{x, y, z}, rounded(24, mode, func(r *big.Float) { r.Add(new(big.Float).SetPrec(256).Mul(bx, by), bz) }))
+			ax := float32(math.Abs(float64(x)))
+			check("__nv_fsqrt_"+suf, []float32{ax}, rounded(24, mode, func(r *big.Float) { r.Set(new(big.Float).SetPrec(400).Sqrt(big.NewFloat(float64(ax)))) }))
+
+			u, v, w := rnd64(), rnd64(), rnd64()
+			bu, bv, bw := big.NewFloat(u), big.NewFloat(v), big.NewFloat(w)
+			check64 := func(fn string, args []float64, want float64) {
+				var a [3]uint64
+				for k, e := range args {
+					a[k] = math.Float64bits(e)
+				}
+				got, refuse := table[fn].eval(a)
+				if refuse != "" || got != math.Float64bits(want) {
+					t.Fatalf("%s%v = %v (%q), want %v", fn, args, math.Float64frombits(got), refuse, want)
+				}
+			}
+			check64("__nv_dadd_"+suf, []float64{u, v}, rounded(53, mode, func(r *big.Float) { r.Add(bu, bv) }))
+			check64("__nv_dmul_"+suf, []float64{u, v}, rounded(53, mode, func(r *big.Float) { r.Mul(bu, bv) }))
+			check64("__nv_ddiv_"+suf, []float64{u, v}, rounded(53, mode, func(r *big.Float) { r.Quo(bu, bv) }))
+			check64("__nv_fma_"+suf, []float64{u, v, w}, rounded(53, mode, func(r *big.Float) { r.Add(new(big.Float).SetPrec(256).Mul(bu, bv), bw) }))
+			au := math.Abs(u)
+			check64("__nv_dsqrt_"+suf, []float64{au}, rounded(53, mode, func(r *big.Float) { r.Set(new(big.Float).SetPrec(400).Sqrt(big.NewFloat(au))) }))
+		}
+	}
+}
