@@ -15,8 +15,9 @@ import (
 // libdevice's __nv_* functions through `.extern .func` declarations that
 // nothing in the module defines. Replay evaluates the functions whose
 // libdevice definition (libdevice.10.bc, CUDA 11.8) is a fixed composition
-// of exactly specified operations: integer bit operations, IEEE-rounded
-// arithmetic, rounding to integral values, min/max/abs. Each entry below
+// of exactly specified operations: integer bit operations and halving adds,
+// IEEE-rounded arithmetic, rounding to integral values, conversions (cvt),
+// min/max/abs/copysign/fdim, classification predicates and bit casts. Each entry below
 // follows that definition, not the CUDA documentation's prose (e.g.
 // __nv_byte_perm masks the selector with 0x7777, so no byte is
 // sign-replicated; __nv_roundf is trunc(x +rz copysign(0.5, x))).
@@ -44,6 +45,8 @@ type libdevFn struct {
 // libdevUnsupported explains why a known libdevice function is not built in.
 func libdevUnsupported(name string) string {
 	switch {
+	case name == "__nv_isinfd":
+		return "its definition depends on __CUDA_ARCH, which the PTX does not fix"
 	case name == "__nv_sqrtf":
 		return "its definition depends on __CUDA_PREC_SQRT, fixed when libdevice is linked (nvcc: sqrt.rn.f32, clang 14: sqrt.approx.f32); use __nv_fsqrt_rn or link libdevice"
 	case name == "__nv_rsqrtf" || name == "__nv_rsqrt" || strings.HasPrefix(name, "__nv_fast_") || name == "__nv_frsqrt_rn" ||
@@ -277,7 +280,7 @@ func libdevTable() map[string]*libdevFn {
 		i1(n, 8, 8, func(x uint64) uint64 { return x })
 	}
 
-	f32 := func(name string, n int, ftz bool, op func(x, y, z float32) float32) {
+	fl32 := func(name string, n int, ftz bool, op func(x, y, z float32) float32) {
 		args := make([]int, n)
 		for i := range args {
 			args[i] = 4
@@ -288,7 +291,7 @@ func libdevTable() map[string]*libdevFn {
 		}
 		t[name] = &libdevFn{args: args, ret: 4, eval: e}
 	}
-	f64 := func(name string, n int, op func(x, y, z float64) float64) {
+	fl64 := func(name string, n int, op func(x, y, z float64) float64) {
 		args := make([]int, n)
 		for i := range args {
 			args[i] = 8
@@ -296,55 +299,124 @@ func libdevTable() map[string]*libdevFn {
 		t[name] = &libdevFn{args: args, ret: 8, eval: plain64(op)}
 	}
 	absF32 := func(x, _, _ float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
-	f32("__nv_fabsf", 1, true, absF32)
-	f32("__nv_fminf", 2, true, func(x, y, _ float32) float32 { return fpx.MinF32(x, y, false) })
-	f32("__nv_fmaxf", 2, true, func(x, y, _ float32) float32 { return fpx.MaxF32(x, y, false) })
-	f32("__nv_copysignf", 2, false, func(x, y, _ float32) float32 {
+	fl32("__nv_fabsf", 1, true, absF32)
+	fl32("__nv_fminf", 2, true, func(x, y, _ float32) float32 { return fpx.MinF32(x, y, false) })
+	fl32("__nv_fmaxf", 2, true, func(x, y, _ float32) float32 { return fpx.MaxF32(x, y, false) })
+	fl32("__nv_copysignf", 2, false, func(x, y, _ float32) float32 {
 		return math.Float32frombits(math.Float32bits(y)&(1<<31) | math.Float32bits(x)&^(1<<31))
 	})
-	f32("__nv_saturatef", 1, true, func(x, _, _ float32) float32 { return fpx.SatF32(x) })
-	f32("__nv_floorf", 1, true, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RM) })
-	f32("__nv_ceilf", 1, true, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RP) })
-	f32("__nv_truncf", 1, false, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RZ) })
-	f32("__nv_rintf", 1, false, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RN) })
-	f32("__nv_nearbyintf", 1, false, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RN) })
-	f32("__nv_roundf", 1, true, func(x, _, _ float32) float32 { return roundHalfAway32(x) })
-	f32("__nv_fmaf", 3, true, func(x, y, z float32) float32 { return fpx.FmaF32(x, y, z, fpx.RN) })
-	f32("__nv_fsqrt_rn", 1, true, func(x, _, _ float32) float32 { return fpx.SqrtF32(x, fpx.RN) })
+	fl32("__nv_saturatef", 1, true, func(x, _, _ float32) float32 { return fpx.SatF32(x) })
+	fl32("__nv_floorf", 1, true, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RM) })
+	fl32("__nv_ceilf", 1, true, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RP) })
+	fl32("__nv_truncf", 1, false, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RZ) })
+	fl32("__nv_rintf", 1, false, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RN) })
+	fl32("__nv_nearbyintf", 1, false, func(x, _, _ float32) float32 { return fpx.RoundToInt32(x, fpx.RN) })
+	fl32("__nv_roundf", 1, true, func(x, _, _ float32) float32 { return roundHalfAway32(x) })
+	fl32("__nv_fmaf", 3, true, func(x, y, z float32) float32 { return fpx.FmaF32(x, y, z, fpx.RN) })
+	fl32("__nv_fsqrt_rn", 1, true, func(x, _, _ float32) float32 { return fpx.SqrtF32(x, fpx.RN) })
 
-	f64("__nv_fabs", 1, func(x, _, _ float64) float64 { return math.Float64frombits(math.Float64bits(x) &^ (1 << 63)) })
-	f64("__nv_fmin", 2, func(x, y, _ float64) float64 { return fpx.MinF64(x, y, false) })
-	f64("__nv_fmax", 2, func(x, y, _ float64) float64 { return fpx.MaxF64(x, y, false) })
-	f64("__nv_copysign", 2, func(x, y, _ float64) float64 {
+	fl64("__nv_fabs", 1, func(x, _, _ float64) float64 { return math.Float64frombits(math.Float64bits(x) &^ (1 << 63)) })
+	fl64("__nv_fmin", 2, func(x, y, _ float64) float64 { return fpx.MinF64(x, y, false) })
+	fl64("__nv_fmax", 2, func(x, y, _ float64) float64 { return fpx.MaxF64(x, y, false) })
+	fl64("__nv_copysign", 2, func(x, y, _ float64) float64 {
 		return math.Float64frombits(math.Float64bits(y)&(1<<63) | math.Float64bits(x)&^(1<<63))
 	})
-	f64("__nv_floor", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RM) })
-	f64("__nv_ceil", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RP) })
-	f64("__nv_trunc", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RZ) })
-	f64("__nv_rint", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RN) })
-	f64("__nv_nearbyint", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RN) })
-	f64("__nv_round", 1, func(x, _, _ float64) float64 { return roundHalfAway64(x) })
-	f64("__nv_fma", 3, func(x, y, z float64) float64 { return fpx.FmaF64(x, y, z, fpx.RN) })
-	f64("__nv_sqrt", 1, func(x, _, _ float64) float64 { return fpx.SqrtF64(x, fpx.RN) })
+	fl64("__nv_floor", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RM) })
+	fl64("__nv_ceil", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RP) })
+	fl64("__nv_trunc", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RZ) })
+	fl64("__nv_rint", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RN) })
+	fl64("__nv_nearbyint", 1, func(x, _, _ float64) float64 { return fpx.RoundToInt64(x, fpx.RN) })
+	fl64("__nv_round", 1, func(x, _, _ float64) float64 { return roundHalfAway64(x) })
+	fl64("__nv_fma", 3, func(x, y, z float64) float64 { return fpx.FmaF64(x, y, z, fpx.RN) })
+	fl64("__nv_sqrt", 1, func(x, _, _ float64) float64 { return fpx.SqrtF64(x, fpx.RN) })
 
 	// IEEE-rounded arithmetic: _rn _rz _rd _ru
 	for suf, r := range map[string]fpx.Round{"rn": fpx.RN, "rz": fpx.RZ, "rd": fpx.RM, "ru": fpx.RP} {
 		r := r
-		f32("__nv_fadd_"+suf, 2, true, func(x, y, _ float32) float32 { return fpx.AddF32(x, y, r) })
-		f32("__nv_fsub_"+suf, 2, true, func(x, y, _ float32) float32 { return fpx.SubF32(x, y, r) })
-		f32("__nv_fmul_"+suf, 2, true, func(x, y, _ float32) float32 { return fpx.MulF32(x, y, r) })
-		f32("__nv_fmaf_"+suf, 3, true, func(x, y, z float32) float32 { return fpx.FmaF32(x, y, z, r) })
-		f32("__nv_fdiv_"+suf, 2, true, func(x, y, _ float32) float32 { return fpx.DivF32(x, y, r) })
-		f32("__nv_frcp_"+suf, 1, true, func(x, _, _ float32) float32 { return fpx.RcpF32(x, r) })
-		f32("__nv_fsqrt_"+suf, 1, true, func(x, _, _ float32) float32 { return fpx.SqrtF32(x, r) })
-		f64("__nv_dadd_"+suf, 2, func(x, y, _ float64) float64 { return fpx.AddF64(x, y, r) })
-		f64("__nv_dsub_"+suf, 2, func(x, y, _ float64) float64 { return fpx.SubF64(x, y, r) })
-		f64("__nv_dmul_"+suf, 2, func(x, y, _ float64) float64 { return fpx.MulF64(x, y, r) })
-		f64("__nv_fma_"+suf, 3, func(x, y, z float64) float64 { return fpx.FmaF64(x, y, z, r) })
-		f64("__nv_ddiv_"+suf, 2, func(x, y, _ float64) float64 { return fpx.DivF64(x, y, r) })
-		f64("__nv_drcp_"+suf, 1, func(x, _, _ float64) float64 { return fpx.RcpF64(x, r) })
-		f64("__nv_dsqrt_"+suf, 1, func(x, _, _ float64) float64 { return fpx.SqrtF64(x, r) })
+		fl32("__nv_fadd_"+suf, 2, true, func(x, y, _ float32) float32 { return fpx.AddF32(x, y, r) })
+		fl32("__nv_fsub_"+suf, 2, true, func(x, y, _ float32) float32 { return fpx.SubF32(x, y, r) })
+		fl32("__nv_fmul_"+suf, 2, true, func(x, y, _ float32) float32 { return fpx.MulF32(x, y, r) })
+		fl32("__nv_fmaf_"+suf, 3, true, func(x, y, z float32) float32 { return fpx.FmaF32(x, y, z, r) })
+		fl32("__nv_fdiv_"+suf, 2, true, func(x, y, _ float32) float32 { return fpx.DivF32(x, y, r) })
+		fl32("__nv_frcp_"+suf, 1, true, func(x, _, _ float32) float32 { return fpx.RcpF32(x, r) })
+		fl32("__nv_fsqrt_"+suf, 1, true, func(x, _, _ float32) float32 { return fpx.SqrtF32(x, r) })
+		fl64("__nv_dadd_"+suf, 2, func(x, y, _ float64) float64 { return fpx.AddF64(x, y, r) })
+		fl64("__nv_dsub_"+suf, 2, func(x, y, _ float64) float64 { return fpx.SubF64(x, y, r) })
+		fl64("__nv_dmul_"+suf, 2, func(x, y, _ float64) float64 { return fpx.MulF64(x, y, r) })
+		fl64("__nv_fma_"+suf, 3, func(x, y, z float64) float64 { return fpx.FmaF64(x, y, z, r) })
+		fl64("__nv_ddiv_"+suf, 2, func(x, y, _ float64) float64 { return fpx.DivF64(x, y, r) })
+		fl64("__nv_drcp_"+suf, 1, func(x, _, _ float64) float64 { return fpx.RcpF64(x, r) })
+		fl64("__nv_dsqrt_"+suf, 1, func(x, _, _ float64) float64 { return fpx.SqrtF64(x, r) })
 	}
+	// predicates on the bit pattern (fabs.ftz turns a subnormal into a zero,
+	// which changes none of them)
+	i1("__nv_signbitf", 4, 4, func(x uint64) uint64 { return x >> 31 & 1 })
+	i1("__nv_signbitd", 8, 4, func(x uint64) uint64 { return x >> 63 })
+	i1("__nv_isnanf", 4, 4, func(x uint64) uint64 { return b2u(uint32(x)&0x7fffffff > 0x7f800000) })
+	i1("__nv_isinff", 4, 4, func(x uint64) uint64 { return b2u(uint32(x)&0x7fffffff == 0x7f800000) })
+	i1("__nv_finitef", 4, 4, func(x uint64) uint64 { return b2u(uint32(x)&0x7fffffff < 0x7f800000) })
+	i1("__nv_isnand", 8, 4, func(x uint64) uint64 { return b2u(x&^(1<<63) > 0x7ff0000000000000) })
+	i1("__nv_isfinited", 8, 4, func(x uint64) uint64 { return b2u(x>>32&0x7ff00000 != 0x7ff00000) })
+	// halving adds: (a & b) + ((a ^ b) >> 1), rounded: (a | b) − ((a ^ b) >> 1)
+	i2("__nv_hadd", 4, func(a, b uint64) uint64 { return uint64(int32(uint32(a)&uint32(b)) + int32(uint32(a)^uint32(b))>>1) })
+	i2("__nv_rhadd", 4, func(a, b uint64) uint64 { return uint64(int32(uint32(a)|uint32(b)) - int32(uint32(a)^uint32(b))>>1) })
+	i2("__nv_uhadd", 4, func(a, b uint64) uint64 { return uint64(uint32(a)&uint32(b) + (uint32(a)^uint32(b))>>1) })
+	i2("__nv_urhadd", 4, func(a, b uint64) uint64 { return uint64(uint32(a)|uint32(b) - (uint32(a)^uint32(b))>>1) })
+	// double halves
+	t["__nv_hiloint2double"] = &libdevFn{args: []int{4, 4}, ret: 8, eval: intFn(func(hi, lo, _ uint64) uint64 { return uint64(uint32(hi))<<32 | uint64(uint32(lo)) })}
+	i1("__nv_double2loint", 8, 4, func(x uint64) uint64 { return x & 0xffffffff })
+	i1("__nv_double2hiint", 8, 4, func(x uint64) uint64 { return x >> 32 })
+	// fdimf: a <= b (ordered) ? 0 : a − b. The fsub's denormal mode is the
+	// module's at libdevice link time, so both variants are computed.
+	fl32("__nv_fdimf", 2, true, func(x, y, _ float32) float32 {
+		if x <= y {
+			return 0
+		}
+		return fpx.SubF32(x, y, fpx.RN)
+	})
+
+	// conversions (cvt): float to integer saturates, NaN gives 0; FTZ
+	// variants of the f32 sources flush a subnormal operand first.
+	for suf, r := range map[string]fpx.Round{"rn": fpx.RN, "rz": fpx.RZ, "rd": fpx.RM, "ru": fpx.RP} {
+		r := r
+		for _, c := range []struct {
+			name   string
+			bits   int
+			signed bool
+		}{{"int", 32, true}, {"uint", 32, false}, {"ll", 64, true}, {"ull", 64, false}} {
+			c := c
+			size := c.bits / 8
+			t["__nv_float2"+c.name+"_"+suf] = &libdevFn{args: []int{4}, ret: size, eval: func(a [3]uint64) (uint64, string) {
+				x := f32(a[0])
+				v := fpx.FloatToInt(float64(x), r, c.bits, c.signed)
+				if fpx.FloatToInt(float64(fpx.FtzF32(x)), r, c.bits, c.signed) != v {
+					return 0, ftzRefusal
+				}
+				return v, ""
+			}}
+			t["__nv_double2"+c.name+"_"+suf] = &libdevFn{args: []int{8}, ret: size, eval: intFn(func(x, _, _ uint64) uint64 {
+				return fpx.FloatToInt(f64(x), r, c.bits, c.signed)
+			})}
+			t["__nv_"+c.name+"2float_"+suf] = &libdevFn{args: []int{size}, ret: 4, eval: intFn(func(x, _, _ uint64) uint64 {
+				return b32(fpx.IntToF32(x, c.signed, c.bits, r))
+			})}
+			if c.bits == 64 {
+				t["__nv_"+c.name+"2double_"+suf] = &libdevFn{args: []int{8}, ret: 8, eval: intFn(func(x, _, _ uint64) uint64 {
+					return b64(fpx.IntToF64(x, c.signed, 64, r))
+				})}
+			}
+		}
+		t["__nv_double2float_"+suf] = &libdevFn{args: []int{8}, ret: 4, eval: func(a [3]uint64) (uint64, string) {
+			v := fpx.F64ToF32(f64(a[0]), r)
+			if math.Float32bits(fpx.FtzF32(v)) != math.Float32bits(v) {
+				return 0, ftzRefusal
+			}
+			return b32(v), ""
+		}}
+	}
+	// 32-bit integers convert to double exactly (libdevice has only _rn)
+	i1("__nv_int2double_rn", 4, 8, func(x uint64) uint64 { return b64(float64(int32(uint32(x)))) })
+	i1("__nv_uint2double_rn", 4, 8, func(x uint64) uint64 { return b64(float64(uint32(x))) })
 	return t
 }
 

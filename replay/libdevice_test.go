@@ -116,6 +116,46 @@ func TestLibdeviceTable(t *testing.T) {
 		{"__nv_dadd_ru", []uint64{d(1), d(0x1p-60)}, d(1 + 0x1p-52)},
 		{"__nv_fmin", []uint64{d(math.NaN()), d(2)}, d(2)},
 		{"__nv_double_as_longlong", []uint64{d(1)}, 0x3ff0000000000000},
+		{"__nv_signbitf", []uint64{0x80000000}, 1},
+		{"__nv_signbitd", []uint64{d(1)}, 0},
+		{"__nv_isnanf", []uint64{nan32}, 1},
+		{"__nv_isnanf", []uint64{0x7f800000}, 0},
+		{"__nv_isinff", []uint64{0xff800000}, 1},
+		{"__nv_finitef", []uint64{0x7f7fffff}, 1},
+		{"__nv_finitef", []uint64{0x7f800000}, 0},
+		{"__nv_isnand", []uint64{0x7ff0000000000001}, 1},
+		{"__nv_isfinited", []uint64{0xfff0000000000000}, 0},
+		// halving adds: floor((a + b) / 2) and floor((a + b + 1) / 2) without overflow
+		{"__nv_hadd", []uint64{u(-3), 0}, u(-2)},
+		{"__nv_rhadd", []uint64{u(-3), 0}, u(-1)},
+		{"__nv_hadd", []uint64{0x7fffffff, 0x7fffffff}, 0x7fffffff},
+		{"__nv_uhadd", []uint64{0xffffffff, 1}, 0x80000000},
+		{"__nv_urhadd", []uint64{0xffffffff, 0}, 0x80000000},
+		{"__nv_hiloint2double", []uint64{0x3ff00000, 0}, d(1)},
+		{"__nv_double2hiint", []uint64{d(1)}, 0x3ff00000},
+		{"__nv_double2loint", []uint64{d(1 + 0x1p-52)}, 1},
+		{"__nv_fdimf", []uint64{f(3), f(5)}, 0},
+		{"__nv_fdimf", []uint64{f(5), f(3)}, f(2)},
+		{"__nv_fdimf", []uint64{nan32, f(1)}, nan32},
+		// cvt: rounding, saturation, NaN -> 0
+		{"__nv_float2int_rn", []uint64{f(2.5)}, 2},
+		{"__nv_float2int_rd", []uint64{f(-0.5)}, u(-1)},
+		{"__nv_float2int_rz", []uint64{f(3e9)}, 0x7fffffff},
+		{"__nv_float2int_rn", []uint64{nan32}, 0},
+		{"__nv_float2uint_rz", []uint64{f(-1)}, 0},
+		{"__nv_float2ll_ru", []uint64{f(-0.5)}, 0},
+		{"__nv_float2ull_rn", []uint64{f(0x1p64)}, ^uint64(0)},
+		{"__nv_double2int_rz", []uint64{d(-2.9)}, u(-2)},
+		{"__nv_double2ll_rd", []uint64{d(-0x1p70)}, 1 << 63},
+		{"__nv_int2float_rn", []uint64{16777217}, f(16777216)},
+		{"__nv_int2float_ru", []uint64{16777217}, f(16777218)},
+		{"__nv_uint2float_rz", []uint64{0xffffffff}, f(0x1p32 - 256)},
+		{"__nv_ll2float_rd", []uint64{^uint64(0)}, f(-1)},
+		{"__nv_ull2double_rn", []uint64{1<<53 + 1}, d(0x1p53)},
+		{"__nv_ll2double_ru", []uint64{1<<53 + 1}, d(0x1p53 + 2)},
+		{"__nv_int2double_rn", []uint64{0x80000000}, d(-0x1p31)},
+		{"__nv_double2float_rz", []uint64{d(1 + 0x1p-30)}, f(1)},
+		{"__nv_double2float_ru", []uint64{d(1 + 0x1p-30)}, f(1 + 0x1p-23)},
 	}
 	table := libdevTable()
 	for _, c := range cases {
@@ -143,6 +183,8 @@ func TestLibdeviceTable(t *testing.T) {
 		{"__nv_fabsf", []uint64{nsub32}},
 		{"__nv_fmaf", []uint64{f(0x1p-70), f(0x1p-70), 0}},
 		{"__nv_fadd_rn", []uint64{sub32, 0}},
+		{"__nv_float2int_rd", []uint64{nsub32}},         // −1, or 0 after the flush
+		{"__nv_double2float_rn", []uint64{d(0x1p-130)}}, // a subnormal result
 	} {
 		var a [3]uint64
 		copy(a[:], c.args)
