@@ -612,3 +612,31 @@ func TestLibdeviceRoundedProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestLibdeviceSamples: the samples compiled by clang 14 with -nocudalib
+// (ptx/testdata/gen) call __nv_min/__nv_max; they now replay and pass the
+// samples' references. nn's calls __nv_sqrtf, which is refused.
+func TestLibdeviceSamples(t *testing.T) {
+	for _, name := range []string{"pathfinder", "hotspot"} {
+		spec, dir := loadSampleSpec(t, name)
+		prog := loadPTX(t, filepath.Join("..", "ptx", "testdata", "gen", name+".clang14-sm_52.ptx"))
+		prep, err := spec.Prepare(prog, PrepareOptions{BaseDir: dir, Registry: SampleRegistry()})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if w := prep.Warnings(); len(w) > 0 {
+			t.Errorf("%s: warnings %q", name, w)
+		}
+		if _, err := prep.Run(context.Background(), ExecOptions{}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkSample(t, name, prep)
+	}
+	code, err := loadPTX(t, filepath.Join("..", "ptx", "testdata", "gen", "nn.clang14-sm_52.ptx")).Lower("nn_distance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(code.Warnings, "\n"); !strings.Contains(w, "__nv_sqrtf") || !strings.Contains(w, "__CUDA_PREC_SQRT") {
+		t.Errorf("nn: warnings %q, want the __nv_sqrtf refusal", w)
+	}
+}
