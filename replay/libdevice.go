@@ -361,7 +361,7 @@ func libdevTable() map[string]*libdevFn {
 	i2("__nv_hadd", 4, func(a, b uint64) uint64 { return uint64(int32(uint32(a)&uint32(b)) + int32(uint32(a)^uint32(b))>>1) })
 	i2("__nv_rhadd", 4, func(a, b uint64) uint64 { return uint64(int32(uint32(a)|uint32(b)) - int32(uint32(a)^uint32(b))>>1) })
 	i2("__nv_uhadd", 4, func(a, b uint64) uint64 { return uint64(uint32(a)&uint32(b) + (uint32(a)^uint32(b))>>1) })
-	i2("__nv_urhadd", 4, func(a, b uint64) uint64 { return uint64(uint32(a)|uint32(b) - (uint32(a)^uint32(b))>>1) })
+	i2("__nv_urhadd", 4, func(a, b uint64) uint64 { return uint64(uint32(a) | uint32(b) - (uint32(a)^uint32(b))>>1) })
 	// double halves
 	t["__nv_hiloint2double"] = &libdevFn{args: []int{4, 4}, ret: 8, eval: intFn(func(hi, lo, _ uint64) uint64 { return uint64(uint32(hi))<<32 | uint64(uint32(lo)) })}
 	i1("__nv_double2loint", 8, 4, func(x uint64) uint64 { return x & 0xffffffff })
