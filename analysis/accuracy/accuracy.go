@@ -45,6 +45,9 @@ type Case struct {
 	Spec     *replay.Spec      // launch spec (read-only: Measure does not modify it)
 	BaseDir  string            // the spec's directory for relative files
 	Registry replay.Registry   // generators and references the spec names
+	// Presets, when set, restricts the case to these of Options.Presets
+	// (e.g. a -G build that exists for one architecture only).
+	Presets []string
 }
 
 // Options select what Measure runs. Zero fields take the defaults.
@@ -191,6 +194,9 @@ func Measure(ctx context.Context, cases []Case, o Options) ([]Row, error) {
 	var rows []Row
 	for _, c := range cases {
 		for _, p := range o.Presets {
+			if len(c.Presets) > 0 && !contains(c.Presets, p) {
+				continue
+			}
 			ms, ok := model.Preset(p)
 			if !ok {
 				return nil, fmt.Errorf("unknown model preset %q", p)
