@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -42,9 +43,9 @@ func Arch(preset string) string {
 type Case struct {
 	Name     string
 	PTX      map[string][]byte // source by architecture ("sm_52", "sm_80")
-	Spec     *replay.Spec      // launch spec (read-only: Measure does not modify it)
+	Spec     *launch.Spec      // launch spec (read-only: Measure does not modify it)
 	BaseDir  string            // the spec's directory for relative files
-	Registry replay.Registry   // generators and references the spec names
+	Registry launch.Registry   // generators and references the spec names
 	// Presets, when set, restricts the case to these of Options.Presets
 	// (e.g. a -G build that exists for one architecture only).
 	Presets []string
@@ -208,8 +209,8 @@ func Measure(ctx context.Context, cases []Case, o Options) ([]Row, error) {
 }
 
 type run struct {
-	prep *replay.Prepared
-	res  *replay.SeqResult
+	prep *launch.Prepared
+	res  *launch.SeqResult
 }
 
 func parse(name string, src []byte) (*token.FileSet, *ptx.File, error) {
@@ -219,7 +220,7 @@ func parse(name string, src []byte) (*token.FileSet, *ptx.File, error) {
 }
 
 // prepare parses src and prepares c's spec on it for ms.
-func prepare(c Case, name string, src []byte, man *manifest.Manifest, ms *model.Spec) (*replay.Prepared, error) {
+func prepare(c Case, name string, src []byte, man *manifest.Manifest, ms *model.Spec) (*launch.Prepared, error) {
 	_, f, err := parse(name, src)
 	if err != nil {
 		return nil, err
@@ -228,12 +229,12 @@ func prepare(c Case, name string, src []byte, man *manifest.Manifest, ms *model.
 	if err != nil {
 		return nil, err
 	}
-	return c.Spec.Prepare(prog, replay.PrepareOptions{BaseDir: c.BaseDir, Manifest: man, NumSMs: ms.NumSMs, Registry: c.Registry})
+	return c.Spec.Prepare(prog, launch.PrepareOptions{BaseDir: c.BaseDir, Manifest: man, NumSMs: ms.NumSMs, Registry: c.Registry})
 }
 
 // tooBig says why a single-launch kernel cannot run on ms ("" if it can;
 // multi-launch specs are not checked here: their runs report it).
-func tooBig(prep *replay.Prepared, ms *model.Spec) string {
+func tooBig(prep *launch.Prepared, ms *model.Spec) string {
 	if prep.Kernel == nil {
 		return ""
 	}
@@ -267,7 +268,7 @@ func measurePreset(ctx context.Context, c Case, preset string, ms *model.Spec, o
 	if why := tooBig(prep, ms); why != "" {
 		return fail(func(r *Row) { r.NotRun = "original kernel: " + why })
 	}
-	if _, err := prep.Run(ctx, replay.ExecOptions{Model: ms}); err != nil {
+	if _, err := prep.Run(ctx, launch.ExecOptions{Model: ms}); err != nil {
 		return fail(func(r *Row) { r.Err = fmt.Errorf("original: %w", err) })
 	}
 	for _, cr := range prep.Check(c.Registry, c.BaseDir) {
@@ -281,7 +282,7 @@ func measurePreset(ctx context.Context, c Case, preset string, ms *model.Spec, o
 	return rows
 }
 
-func measureMode(ctx context.Context, c Case, name string, src []byte, orig *replay.Prepared, ms *model.Spec, o Options, row *Row) {
+func measureMode(ctx context.Context, c Case, name string, src []byte, orig *launch.Prepared, ms *model.Spec, o Options, row *Row) {
 	instr := func(staging string) (*instrument.Result, error) {
 		fset, f, err := parse(name, src)
 		if err != nil {
@@ -317,7 +318,7 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *rep
 	if len(ir.Manifest.Kernels) > 0 {
 		row.Staging = ir.Manifest.Kernels[0].Staging.Where
 	}
-	res, err := prep.Run(ctx, replay.ExecOptions{Model: ms})
+	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms})
 	if err != nil {
 		row.Err = fmt.Errorf("instrumented: %w", err)
 		return

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ptxtrace/ptxtrace/replay"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/samples/heldout"
 )
 
@@ -28,7 +28,7 @@ func sampleCases(t testing.TB) []Case {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, err := replay.ParseSpec(b)
+		spec, err := launch.ParseSpec(b)
 		if err != nil {
 			t.Fatalf("%s: %v", n, err)
 		}
@@ -52,7 +52,7 @@ func heldoutCases(t testing.TB) []Case {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, err := replay.ParseSpec(b)
+		spec, err := launch.ParseSpec(b)
 		if err != nil {
 			t.Fatalf("%s: %v", k.Spec, err)
 		}

@@ -8,7 +8,7 @@
 // every launch (trace.Decode) and pairs each decoded load region with the
 // model's ground truth for the access it times: the k-th instance of a
 // (warp, begin probe) region is the k-th probed access of that warp and
-// probe (model.Result.Probes, replay.LaunchResult.Truth). The original
+// probe (model.Result.Probes, launch.LaunchResult.Truth). The original
 // kernel runs once per case × preset; every instrumented run must leave
 // every output buffer byte-identical to it, else the row carries an error.
 //

@@ -8,7 +8,7 @@
 // references of samples/ref (heldout.go).
 //
 // The files are embedded (FS); List describes the kernels; Registry returns
-// a replay.Registry with the samples' generators and references plus the
+// a launch.Registry with the samples' generators and references plus the
 // held-out ones. Invariants: every kernel's outputs are a function of its
 // inputs and launch shape (integer atomics commute; the only float kernels,
 // transpose and spmv, have no atomics), so replay must give the same bytes in

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ptxtrace/ptxtrace/replay"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/samples/ref"
 )
 
@@ -63,22 +63,22 @@ func List() []Kernel {
 	return out
 }
 
-// Registry returns a fresh replay.Registry: replay.SampleRegistry() plus
+// Registry returns a fresh launch.Registry: launch.SampleRegistry() plus
 // the held-out kernels' generators (ref.HeldoutGenerators) and verifiers.
 // Verifiers are named after the kernel, with ".BUFFER" for kernels with
 // several outputs (localsort.out, localsort.out2, scan.out, scan.totals,
 // fencereduce.partials, fencereduce.count). They rebuild the reference's
 // inputs from the initial buffers, the scalars and the spec's geometry.
-func Registry() replay.Registry {
-	r := replay.SampleRegistry()
+func Registry() launch.Registry {
+	r := launch.SampleRegistry()
 	for name, g := range ref.HeldoutGenerators() {
 		g := g
-		r.Generators[name] = func(args map[string]string) (replay.GenOutput, error) {
+		r.Generators[name] = func(args map[string]string) (launch.GenOutput, error) {
 			in, err := g.Make(ref.Args(args))
 			if err != nil {
-				return replay.GenOutput{}, err
+				return launch.GenOutput{}, err
 			}
-			out := replay.GenOutput{Buffers: map[string][]byte{}, Scalars: in.Scalars}
+			out := launch.GenOutput{Buffers: map[string][]byte{}, Scalars: in.Scalars}
 			for k, b := range in.Buffers {
 				out.Buffers[k] = b.Data
 			}
@@ -99,8 +99,8 @@ func ints(got []byte, want []int32) error {
 	return ref.CompareInts(i32s(got)[:len(want)], want)
 }
 
-func verifiers() map[string]replay.VerifyFunc {
-	need := func(in replay.RefInput, names ...string) error {
+func verifiers() map[string]launch.VerifyFunc {
+	need := func(in launch.RefInput, names ...string) error {
 		for _, n := range names {
 			if _, ok := in.Buffers[n]; !ok {
 				return fmt.Errorf("the launch has no buffer %q", n)
@@ -108,15 +108,15 @@ func verifiers() map[string]replay.VerifyFunc {
 		}
 		return nil
 	}
-	n := func(in replay.RefInput) int { return int(in.Scalars["n"]) }
-	dim := func(in replay.RefInput, d []int) int {
+	n := func(in launch.RefInput) int { return int(in.Scalars["n"]) }
+	dim := func(in launch.RefInput, d []int) int {
 		if len(d) == 0 {
 			return 1
 		}
 		return d[0]
 	}
-	v := map[string]replay.VerifyFunc{}
-	v["histogram"] = func(in replay.RefInput, got []byte) error {
+	v := map[string]launch.VerifyFunc{}
+	v["histogram"] = func(in launch.RefInput, got []byte) error {
 		if err := need(in, "data"); err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func verifiers() map[string]replay.VerifyFunc {
 	}
 	for _, part := range []string{"out", "out2"} {
 		part := part
-		v["localsort."+part] = func(in replay.RefInput, got []byte) error {
+		v["localsort."+part] = func(in launch.RefInput, got []byte) error {
 			if err := need(in, "in"); err != nil {
 				return err
 			}
@@ -135,31 +135,31 @@ func verifiers() map[string]replay.VerifyFunc {
 			return ints(got, d)
 		}
 	}
-	v["devfunc"] = func(in replay.RefInput, got []byte) error {
+	v["devfunc"] = func(in launch.RefInput, got []byte) error {
 		if err := need(in, "in", "idx"); err != nil {
 			return err
 		}
 		return ints(got, ref.DevFunc(i32s(in.Buffers["in"])[:n(in)], i32s(in.Buffers["idx"])[:n(in)]))
 	}
-	v["dynrev"] = func(in replay.RefInput, got []byte) error {
+	v["dynrev"] = func(in launch.RefInput, got []byte) error {
 		if err := need(in, "in"); err != nil {
 			return err
 		}
 		return ints(got, ref.DynRev(i32s(in.Buffers["in"])[:n(in)], dim(in, in.Spec.Block)))
 	}
-	v["shflchain"] = func(in replay.RefInput, got []byte) error {
+	v["shflchain"] = func(in launch.RefInput, got []byte) error {
 		if err := need(in, "next"); err != nil {
 			return err
 		}
 		return ints(got, ref.ShflChain(i32s(in.Buffers["next"])[:n(in)], int(in.Scalars["steps"])))
 	}
-	v["multispace"] = func(in replay.RefInput, got []byte) error {
+	v["multispace"] = func(in launch.RefInput, got []byte) error {
 		if err := need(in, "x", "w", "coef"); err != nil {
 			return err
 		}
 		return ints(got, ref.MultiSpace(i32s(in.Buffers["x"])[:n(in)], i32s(in.Buffers["w"])[:n(in)], i32s(in.Buffers["coef"])[:8]))
 	}
-	v["bigblock"] = func(in replay.RefInput, got []byte) error {
+	v["bigblock"] = func(in launch.RefInput, got []byte) error {
 		if err := need(in, "in"); err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func verifiers() map[string]replay.VerifyFunc {
 	}
 	for _, part := range []string{"out", "totals"} {
 		part := part
-		v["scan."+part] = func(in replay.RefInput, got []byte) error {
+		v["scan."+part] = func(in launch.RefInput, got []byte) error {
 			if err := need(in, "in"); err != nil {
 				return err
 			}
@@ -178,14 +178,14 @@ func verifiers() map[string]replay.VerifyFunc {
 			return ints(got, tot)
 		}
 	}
-	v["transpose"] = func(in replay.RefInput, got []byte) error {
+	v["transpose"] = func(in launch.RefInput, got []byte) error {
 		if err := need(in, "in"); err != nil {
 			return err
 		}
 		rows, cols := int(in.Scalars["rows"]), int(in.Scalars["cols"])
 		return ref.Compare(f32s(got)[:rows*cols], ref.Transpose(f32s(in.Buffers["in"])[:rows*cols], rows, cols))
 	}
-	v["spmv"] = func(in replay.RefInput, got []byte) error {
+	v["spmv"] = func(in launch.RefInput, got []byte) error {
 		if err := need(in, "rowptr", "col", "val", "x"); err != nil {
 			return err
 		}
@@ -194,28 +194,28 @@ func verifiers() map[string]replay.VerifyFunc {
 			Val: f32s(in.Buffers["val"]), X: f32s(in.Buffers["x"])}
 		return ref.Compare(f32s(got)[:rows], ref.SpMV(x))
 	}
-	v["stencil2d"] = func(in replay.RefInput, got []byte) error {
+	v["stencil2d"] = func(in launch.RefInput, got []byte) error {
 		if err := need(in, "in"); err != nil {
 			return err
 		}
 		rows, cols := int(in.Scalars["rows"]), int(in.Scalars["cols"])
 		return ints(got, ref.Stencil2D(i32s(in.Buffers["in"])[:rows*cols], rows, cols))
 	}
-	fr := func(in replay.RefInput) ([]int32, int32, error) {
+	fr := func(in launch.RefInput) ([]int32, int32, error) {
 		if err := need(in, "in"); err != nil {
 			return nil, 0, err
 		}
 		p, s := ref.FenceReduce(i32s(in.Buffers["in"])[:n(in)], dim(in, in.Spec.Grid))
 		return p, s, nil
 	}
-	v["fencereduce"] = func(in replay.RefInput, got []byte) error {
+	v["fencereduce"] = func(in launch.RefInput, got []byte) error {
 		_, s, err := fr(in)
 		if err != nil {
 			return err
 		}
 		return ints(got, []int32{s})
 	}
-	v["fencereduce.partials"] = func(in replay.RefInput, got []byte) error {
+	v["fencereduce.partials"] = func(in launch.RefInput, got []byte) error {
 		p, _, err := fr(in)
 		if err != nil {
 			return err
@@ -223,7 +223,7 @@ func verifiers() map[string]replay.VerifyFunc {
 		return ints(got, p)
 	}
 	// the last block resets the ticket counter
-	v["fencereduce.count"] = func(in replay.RefInput, got []byte) error { return ints(got, []int32{0}) }
+	v["fencereduce.count"] = func(in launch.RefInput, got []byte) error { return ints(got, []int32{0}) }
 	return v
 }
 

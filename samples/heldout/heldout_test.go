@@ -9,19 +9,20 @@ import (
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/ptxtrace/ptxtrace/replay"
 )
 
-func loadSpec(t *testing.T, k Kernel) *replay.Spec {
+func loadSpec(t *testing.T, k Kernel) *launch.Spec {
 	t.Helper()
 	b, err := fs.ReadFile(FS(), k.Spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := replay.ParseSpec(b)
+	s, err := launch.ParseSpec(b)
 	if err != nil {
 		t.Fatalf("%s: %v", k.Spec, err)
 	}
@@ -38,14 +39,14 @@ func parse(t *testing.T, name string, src []byte) (*token.FileSet, *ptx.File) {
 	return fset, f
 }
 
-func prepare(t *testing.T, name string, src []byte, spec *replay.Spec, man *manifest.Manifest, ms *model.Spec) *replay.Prepared {
+func prepare(t *testing.T, name string, src []byte, spec *launch.Spec, man *manifest.Manifest, ms *model.Spec) *launch.Prepared {
 	t.Helper()
 	_, f := parse(t, name, src)
 	prog, err := replay.NewProgram(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := replay.PrepareOptions{Manifest: man, Registry: Registry()}
+	o := launch.PrepareOptions{Manifest: man, Registry: Registry()}
 	if ms != nil {
 		o.NumSMs = ms.NumSMs
 	}
@@ -58,16 +59,16 @@ func prepare(t *testing.T, name string, src []byte, spec *replay.Spec, man *mani
 
 // fits reports whether the prepared (single-launch) kernel's CTA fits the
 // model's shared memory.
-func fits(t *testing.T, name string, src []byte, spec *replay.Spec, man *manifest.Manifest, ms *model.Spec) bool {
+func fits(t *testing.T, name string, src []byte, spec *launch.Spec, man *manifest.Manifest, ms *model.Spec) bool {
 	return prepare(t, name, src, spec, man, ms).Kernel.SharedPerCTA() <= ms.Shared.Bytes
 }
 
 // run replays spec on src (functional when ms is nil), checks every
 // output against the references and returns the outputs by buffer name.
-func run(t *testing.T, name string, src []byte, spec *replay.Spec, man *manifest.Manifest, ms *model.Spec) map[string][]byte {
+func run(t *testing.T, name string, src []byte, spec *launch.Spec, man *manifest.Manifest, ms *model.Spec) map[string][]byte {
 	t.Helper()
 	prep := prepare(t, name, src, spec, man, ms)
-	if _, err := prep.Run(context.Background(), replay.ExecOptions{Model: ms}); err != nil {
+	if _, err := prep.Run(context.Background(), launch.ExecOptions{Model: ms}); err != nil {
 		t.Fatal(err)
 	}
 	rs := prep.Check(Registry(), "")
@@ -160,7 +161,7 @@ func TestVerifiersDetect(t *testing.T) {
 		}
 		spec := loadSpec(t, k)
 		prep := prepare(t, p, src, spec, nil, nil)
-		if _, err := prep.Run(context.Background(), replay.ExecOptions{}); err != nil {
+		if _, err := prep.Run(context.Background(), launch.ExecOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range spec.Checks {
