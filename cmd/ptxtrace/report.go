@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
 	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
+	"github.com/ptxtrace/ptxtrace/exporters/formats"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
 )
@@ -28,7 +30,9 @@ func newReportCommand() *cli.Command {
 		Name:      "report",
 		Usage:     "summarize a run: region durations, memory share, slowest lines",
 		ArgsUsage: "RUN",
-		Description: "report decodes RUN (bundle file or run directory) in one streaming pass and\n" +
+		Description: "report decodes RUN (bundle file or run directory; one report per traced\n" +
+			"launch of a multi-launch run, a JSON array with --json, OUT.NNN.html pages with\n" +
+			"--html) in one streaming pass and\n" +
 			"prints per-region duration statistics (count, mean, median, p95, min, max in\n" +
 			"cycles, and ns when the clock rate is known), the memory share per warp and\n" +
 			"overall, and the slowest source lines. Medians and p95 come from a log-linear\n" +
@@ -56,37 +60,76 @@ func newReportCommand() *cli.Command {
 }
 
 func runReport(ctx context.Context, o reportOptions) error {
-	b, err := trace.OpenBundleFile(o.Run)
+	rbs, err := trace.RunBundles(o.Run)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	if err := b.VerifyChecksums(); err != nil {
-		return err
-	}
-	d, err := b.Regions()
-	if err != nil {
-		return err
-	}
-	rep, err := analysis.AnalyzeContext(ctx, d, analysis.Options{Top: o.Top})
-	if err != nil {
-		return err
-	}
-	if o.HTML != "" {
-		d, err := b.Regions()
+	// A multi-launch run directory: one report per traced launch, in launch
+	// order (JSON: an array of the reports; --html: one page per launch,
+	// OUT.NNN.html).
+	var reps []*analysis.Result
+	for _, rb := range rbs {
+		html := o.HTML
+		if html != "" && len(rbs) > 1 {
+			html = formats.LaunchPath(o.HTML, ".html", rb.Launch)
+		}
+		rep, err := reportBundle(ctx, rb.Path, o.Top, html)
 		if err != nil {
 			return err
 		}
-		if err := writeReportHTML(ctx, o.HTML, rep, d); err != nil {
-			return err
-		}
+		reps = append(reps, rep)
 	}
 	if o.JSON {
 		enc := json.NewEncoder(o.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if len(reps) == 1 {
+			return enc.Encode(reps[0])
+		}
+		return enc.Encode(reps)
 	}
-	return printReport(o.Stdout, rep, o.Warps)
+	for i, rep := range reps {
+		if len(reps) > 1 {
+			if i > 0 {
+				fmt.Fprintln(o.Stdout)
+			}
+			fmt.Fprintf(o.Stdout, "== launch %d (%s) ==\n", rbs[i].Launch, filepath.Base(rbs[i].Path))
+		}
+		if err := printReport(o.Stdout, rep, o.Warps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reportBundle analyses one bundle file and, when html is set, writes its
+// HTML page.
+func reportBundle(ctx context.Context, path string, top int, html string) (*analysis.Result, error) {
+	b, err := trace.OpenBundleFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	if err := b.VerifyChecksums(); err != nil {
+		return nil, err
+	}
+	d, err := b.Regions()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := analysis.AnalyzeContext(ctx, d, analysis.Options{Top: top})
+	if err != nil {
+		return nil, err
+	}
+	if html != "" {
+		d, err := b.Regions()
+		if err != nil {
+			return nil, err
+		}
+		if err := writeReportHTML(ctx, html, rep, d); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
 }
 
 func printReport(w io.Writer, rep *analysis.Result, warps bool) error {

@@ -8,6 +8,7 @@ import (
 	"go/token"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/ptxtrace/ptxtrace/replay"
@@ -37,7 +38,7 @@ type Result struct {
 	Cycles float64 // kernel cycles (model counter kernel.cycles)
 	FPS    float64 // frames per second at the model's clock (one launch per frame)
 	Model  analysis.Model
-	Checks []replay.CheckResult
+	Checks []launch.CheckResult
 	// Instrumented runs only:
 	Bundle   []byte           // the run bundle's bytes (RunOptions.KeepBundle)
 	Trace    *trace.Trace     // the decoded trace (RunOptions.KeepTrace)
@@ -64,7 +65,7 @@ func Run(ctx context.Context, o RunOptions) (*Result, error) {
 		return nil, err
 	}
 	ms := o.Model
-	res, err := prep.Run(ctx, replay.ExecOptions{Model: ms, ModelOpt: model.Options{Workers: 1}})
+	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Workers: 1}})
 	if err != nil {
 		var fault *replay.Fault
 		if errors.As(err, &fault) {
@@ -106,26 +107,26 @@ func Run(ctx context.Context, o RunOptions) (*Result, error) {
 }
 
 // prepare parses the launch spec and the code and prepares the launch.
-func prepare(o RunOptions) (*replay.Prepared, replay.Registry, error) {
-	spec, err := replay.ParseSpec([]byte(LaunchSpec(o.Scene, o.View, o.Shape)))
+func prepare(o RunOptions) (*launch.Prepared, launch.Registry, error) {
+	spec, err := launch.ParseSpec([]byte(LaunchSpec(o.Scene, o.View, o.Shape)))
 	if err != nil {
-		return nil, replay.Registry{}, err
+		return nil, launch.Registry{}, err
 	}
 	if !o.Check {
 		spec.Checks = nil
 	}
 	f, err := ptx.ParseFile(token.NewFileSet(), Sample+".ptx", o.Code.PTX, 0)
 	if err != nil {
-		return nil, replay.Registry{}, err
+		return nil, launch.Registry{}, err
 	}
 	prog, err := replay.NewProgram(f)
 	if err != nil {
-		return nil, replay.Registry{}, err
+		return nil, launch.Registry{}, err
 	}
-	reg := replay.SampleRegistry()
-	prep, err := spec.Prepare(prog, replay.PrepareOptions{Manifest: o.Code.Manifest, Registry: reg, NumSMs: o.Model.NumSMs})
+	reg := launch.SampleRegistry()
+	prep, err := spec.Prepare(prog, launch.PrepareOptions{Manifest: o.Code.Manifest, Registry: reg, NumSMs: o.Model.NumSMs})
 	if err != nil {
-		return nil, replay.Registry{}, err
+		return nil, launch.Registry{}, err
 	}
 	return prep, reg, nil
 }

@@ -1,4 +1,4 @@
-package replay
+package launch
 
 import (
 	"fmt"
@@ -41,48 +41,53 @@ func (lr *LaunchResult) Counters() []trace.Counter {
 	add := func(name string, sm int, v float64) {
 		out = append(out, trace.Counter{Name: name, SM: int32(sm), Value: v})
 	}
-	add("kernel.cycles", -1, float64(r.Cycles))
-	add("kernel.warp_insts", -1, float64(r.WarpInsts))
-	add("kernel.thread_insts", -1, float64(r.ThreadInsts))
-	add("kernel.ipc", -1, r.IPC)
-	add("kernel.ctas", -1, float64(r.CTAs))
+	add(trace.CounterKernelCycles, -1, float64(r.Cycles))
+	add(trace.CounterKernelWarpInsts, -1, float64(r.WarpInsts))
+	add(trace.CounterKernelThreadInsts, -1, float64(r.ThreadInsts))
+	add(trace.CounterKernelIPC, -1, r.IPC)
+	add(trace.CounterKernelCTAs, -1, float64(r.CTAs))
 	for i, s := range r.SMs {
-		add("sm.active_cycles", i, float64(s.ActiveCycles))
+		add(trace.CounterSMActiveCycles, i, float64(s.ActiveCycles))
 	}
 	for i, s := range r.SMs {
 		ipc := 0.0
 		if s.ActiveCycles > 0 {
 			ipc = float64(s.WarpInsts) / float64(s.ActiveCycles)
 		}
-		add("sm.ipc", i, ipc)
+		add(trace.CounterSMIPC, i, ipc)
 	}
 	for _, c := range []struct {
-		name string
-		s    model.CacheStats
-	}{{"l1d", r.L1D}, {"tex", r.Tex}, {"const", r.Const}, {"l2", r.L2}} {
+		rate, hits, misses string
+		s                  model.CacheStats
+	}{
+		{trace.CounterL1DHitRate, trace.CounterL1DHits, trace.CounterL1DMisses, r.L1D},
+		{trace.CounterTexHitRate, trace.CounterTexHits, trace.CounterTexMisses, r.Tex},
+		{trace.CounterConstHitRate, trace.CounterConstHits, trace.CounterConstMisses, r.Const},
+		{trace.CounterL2HitRate, trace.CounterL2Hits, trace.CounterL2Misses, r.L2},
+	} {
 		rate := 0.0
 		if c.s.Hits+c.s.Misses > 0 {
 			rate = float64(c.s.Hits) / float64(c.s.Hits+c.s.Misses)
 		}
-		add(c.name+".hit_rate", -1, rate)
-		add(c.name+".hits", -1, float64(c.s.Hits))
-		add(c.name+".misses", -1, float64(c.s.Misses))
+		add(c.rate, -1, rate)
+		add(c.hits, -1, float64(c.s.Hits))
+		add(c.misses, -1, float64(c.s.Misses))
 	}
 	stalls := func(s model.Stalls, sm int) {
-		add("stall.pipeline", sm, float64(s.Pipeline))
-		add("stall.interconnect", sm, float64(s.Interconnect))
-		add("stall.scoreboard", sm, float64(s.Scoreboard))
-		add("stall.memory", sm, float64(s.Memory))
-		add("stall.fence", sm, float64(s.Fence))
-		add("stall.barrier", sm, float64(s.Barrier))
-		add("stall.no_warp", sm, float64(s.NoWarp))
+		add(trace.CounterStallPipeline, sm, float64(s.Pipeline))
+		add(trace.CounterStallInterconnect, sm, float64(s.Interconnect))
+		add(trace.CounterStallScoreboard, sm, float64(s.Scoreboard))
+		add(trace.CounterStallMemory, sm, float64(s.Memory))
+		add(trace.CounterStallFence, sm, float64(s.Fence))
+		add(trace.CounterStallBarrier, sm, float64(s.Barrier))
+		add(trace.CounterStallNoWarp, sm, float64(s.NoWarp))
 	}
 	stalls(r.Stalls, -1)
 	for i, s := range r.SMs {
 		stalls(s.Stalls, i)
 	}
-	add("dram.bytes_read", -1, float64(r.DRAM.BytesRead))
-	add("dram.bytes_written", -1, float64(r.DRAM.BytesWritten))
+	add(trace.CounterDRAMBytesRead, -1, float64(r.DRAM.BytesRead))
+	add(trace.CounterDRAMBytesWritten, -1, float64(r.DRAM.BytesWritten))
 	return out
 }
 

@@ -1,15 +1,17 @@
-package replay
+package launch
 
 import (
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptxtrace/ptxtrace/replay"
 )
 
 func TestExpr(t *testing.T) {
 	p := &Prepared{vars: map[string]value{"n": intVal(64), "g.x": {f: 1.5}}, byName: map[string]*Buffer{}}
-	p.byName["b"] = &Buffer{Name: "b", Type: "s32", Alloc: &Alloc{Data: []byte{7, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}}}
+	p.byName["b"] = &Buffer{Name: "b", Type: "s32", Alloc: &replay.Alloc{Data: []byte{7, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}}}
 	for src, want := range map[string]float64{
 		"1": 1, "n/16-1": 3, "(n - 1 - 5 + 15) / 16": 4, "n % 10": 4, "-n + 1": -63, "g.x * 2": 3,
 		"b[0] == 7": 1, "b[1] < 0 && n > 1": 1, "b[0] != 7 || 0": 0, "!0": 1, "0x10 + 1e2": 116, "n >= 64": 1, "7 / 2": 3, "7.0 / 2": 3.5,

@@ -1,6 +1,8 @@
-package replay
+package launch
 
-import "testing"
+import (
+	"testing"
+)
 
 // FuzzParseSpec checks that the launch-spec parser never panics and that
 // accepted specs are valid.

@@ -1,4 +1,4 @@
-package replay
+package launch
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func loadSampleSpec(t testing.TB, name string) (*Spec, string) {
 	return spec, dir
 }
 
-// runSampleSpec runs replay/testdata/samples/NAME/launch.yaml on the
+// runSampleSpec runs launch/testdata/samples/NAME/launch.yaml on the
 // sample's sm_52 PTX (functionally, or on the model when ms is set).
 func runSample(t testing.TB, name string, workers int, ms *model.Spec) (*Prepared, *SeqResult) {
 	t.Helper()
