@@ -202,7 +202,10 @@ type Span struct {
 
 // Tile is the answer for one node.
 type Tile struct {
-	Node    int      `json:"node"`
+	Node int `json:"node"`
+	// Mode: "spans" (regions at full detail), "buckets" (px buckets at
+	// exact edges) or "bins" (pyramid bins with their own edges).
+	Mode    string   `json:"mode"`
 	Buckets []Bucket `json:"buckets,omitempty"`
 	Spans   []Span   `json:"spans,omitempty"`
 }
@@ -253,16 +256,16 @@ func (ix *Index) Tiles(nodes []int, t0, t1 int64, px int) ([]Tile, error) {
 		case n.Level == "warp":
 			d := &ix.rows[n.Lo]
 			if c := lowerBound(d.start, t1) - lowerBound(d.start, t0); c <= px/DetailLimit {
-				t.Spans = ix.spans(n.Lo, t0, t1)
+				t.Mode, t.Spans = "spans", ix.spans(n.Lo, t0, t1)
 			} else {
-				t.Buckets = ix.rowBuckets(n.Lo, n.Lo+1, t0, t1, px)
+				t.Mode, t.Buckets = "buckets", ix.rowBuckets(n.Lo, n.Lo+1, t0, t1, px)
 			}
 		case n.hist != nil && (t1-t0)/int64(px) >= n.hist.w0:
-			t.Buckets = n.hist.query(t0, t1, px)
+			t.Mode, t.Buckets = "bins", n.hist.query(t0, t1, px)
 		case n.hist != nil && n.Hi-n.Lo > 64:
-			t.Buckets = n.hist.level0(t0, t1)
+			t.Mode, t.Buckets = "bins", n.hist.level0(t0, t1)
 		default:
-			t.Buckets = ix.rowBuckets(n.Lo, n.Hi, t0, t1, px)
+			t.Mode, t.Buckets = "buckets", ix.rowBuckets(n.Lo, n.Hi, t0, t1, px)
 		}
 		out = append(out, t)
 	}
