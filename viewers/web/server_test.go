@@ -144,4 +144,3 @@ func TestStaticSelfContained(t *testing.T) {
 		t.Fatalf("walk: %v, %d files", err, n)
 	}
 }
-
