@@ -56,7 +56,7 @@ class Panel {
   toggle(id) { if (this.expanded.has(id)) this.expanded.delete(id); else this.expanded.add(id); this.layout(); }
   refresh() {
     const W = Math.max(50, this.canvas.clientWidth), dpr = window.devicePixelRatio || 1;
-    this.canvas.width = W * dpr; this.canvas.height = this.rows.length * ROWH * dpr;
+    this.canvas.dataset.drawn = "";
     const top = Math.floor(this.body.scrollTop / ROWH), n = Math.ceil(this.body.clientHeight / ROWH) + 1;
     const vis = this.rows.slice(top, top + n);
     const v0 = Math.floor(this.v0), v1 = Math.max(Math.ceil(this.v1), v0 + 1), seq = ++this.seq;
@@ -65,11 +65,12 @@ class Panel {
       if (seq !== this.seq) return;
       this.lastQueryMs = performance.now() - t;
       this.draw(tiles, top, W, dpr, v0, v1);
-    }).catch(e => console.error(e));
+    }).catch(e => { this.canvas.dataset.error = e.message; console.error(e); });
     this.drawRuler();
   }
   x(t, W) { return (t - this.v0) / (this.v1 - this.v0) * W; }
   draw(tiles, top, W, dpr, v0, v1) {
+    this.canvas.width = W * dpr; this.canvas.height = this.rows.length * ROWH * dpr;
     const g = this.canvas.getContext("2d");
     g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, this.rows.length * ROWH);
     this.hitList = [];
@@ -100,12 +101,13 @@ class Panel {
     const c = this.rulerC, W = Math.max(50, c.clientWidth), dpr = window.devicePixelRatio || 1;
     c.width = W * dpr; c.height = 34 * dpr;
     const g = c.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, 34);
-    const span = this.v1 - this.v0, step = Math.pow(10, Math.floor(Math.log10(span / 6)));
-    const st = span / step > 30 ? step * 5 : span / step > 12 ? step * 2 : step;
+    // Tick spacing: a 1-2-5 step with at least 170 px per label.
+    const span = this.v1 - this.v0, minStep = span * 170 / W, p10 = Math.pow(10, Math.floor(Math.log10(minStep)));
+    const st = [1, 2, 5, 10].map(m => m * p10).find(v => v >= minStep);
     g.fillStyle = "#333"; g.font = "11px system-ui"; g.strokeStyle = "#999";
     for (let t = Math.ceil(this.v0 / st) * st; t <= this.v1; t += st) {
       const x = this.x(t, W); g.beginPath(); g.moveTo(x, 22); g.lineTo(x, 34); g.stroke();
-      g.fillText(fmtT(this.run, t - this.run.t0), x + 2, 12 + (Math.round(t / st) % 2) * 9);
+      g.fillText(fmtT(this.run, t - this.run.t0), x + 2, 16);
     }
   }
   zoom(f, at) { const W = this.canvas.clientWidth, t = this.v0 + (at === undefined ? 0.5 : at / W) * (this.v1 - this.v0);
