@@ -372,7 +372,7 @@ func (p *pyramid) cut(lv int, t0, t1 int64) []Bucket {
 	if a >= b {
 		return nil
 	}
-	return append([]Bucket(nil), bins[a:b]...)
+	return bins[a:b:b] // shared, read-only
 }
 
 // Detail describes one region instance.
