@@ -2,9 +2,12 @@ package web
 
 import (
 	"context"
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -71,6 +74,28 @@ func BenchmarkTiles(b *testing.B) {
 			b.ReportMetric(heap, "MiB-index")
 			b.ReportMetric(float64(ix.Total), "regions")
 			b.ReportMetric(float64(len(c.rows)), "rows")
+		})
+		// The same query through the HTTP handler, JSON included.
+		b.Run(c.name+"-http", func(b *testing.B) {
+			srv := NewServer([]Run{{Index: ix}})
+			var q strings.Builder
+			fmt.Fprintf(&q, "/api/tiles?run=0&t0=%d&t1=%d&px=1600&rows=", c.t0, c.t1)
+			for i, r := range c.rows {
+				if i > 0 {
+					q.WriteByte(',')
+				}
+				fmt.Fprint(&q, r)
+			}
+			var size int
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				srv.ServeHTTP(w, httptest.NewRequest("GET", q.String(), nil))
+				if w.Code != 200 {
+					b.Fatal(w.Body.String())
+				}
+				size = w.Body.Len()
+			}
+			b.ReportMetric(float64(size)/1024, "KiB-response")
 		})
 	}
 }

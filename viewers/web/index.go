@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/trace"
@@ -502,4 +503,59 @@ func (ix *Index) Search(line int, q string, limit int) ([]Hit, int64) {
 		}
 	}
 	return hits, total
+}
+
+// MarshalJSON writes a tile compactly: {"node":N,"mode":M} plus, for
+// buckets, the columns "t0", "t1", "n", "busy", "mem" of the non-empty
+// buckets, and for spans, rows of [row, i, start, end, class].
+func (t Tile) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 64+len(t.Buckets)*40+len(t.Spans)*48)
+	b = append(b, `{"node":`...)
+	b = strconv.AppendInt(b, int64(t.Node), 10)
+	b = append(b, `,"mode":`...)
+	b = strconv.AppendQuote(b, t.Mode)
+	col := func(name string, f func(*Bucket) int64) {
+		b = append(b, `,"`...)
+		b = append(b, name...)
+		b = append(b, `":[`...)
+		first := true
+		for i := range t.Buckets {
+			if t.Buckets[i].Count == 0 {
+				continue
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = strconv.AppendInt(b, f(&t.Buckets[i]), 10)
+		}
+		b = append(b, ']')
+	}
+	if t.Mode != "spans" {
+		col("t0", func(x *Bucket) int64 { return x.T0 })
+		col("t1", func(x *Bucket) int64 { return x.T1 })
+		col("n", func(x *Bucket) int64 { return x.Count })
+		col("busy", func(x *Bucket) int64 { return x.Busy })
+		col("mem", func(x *Bucket) int64 { return x.Memory })
+	} else {
+		b = append(b, `,"spans":[`...)
+		for i, s := range t.Spans {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(s.Row), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(s.I), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, s.Start, 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, s.End, 10)
+			b = append(b, ',')
+			b = strconv.AppendQuote(b, s.Class)
+			b = append(b, ']')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
 }

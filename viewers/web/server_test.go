@@ -46,14 +46,29 @@ func TestAPI(t *testing.T) {
 	if get(t, srv.URL+"/api/tree?run=0", &nodes) != 200 || len(nodes) != 1+2+4+16 {
 		t.Fatalf("tree: %d nodes", len(nodes))
 	}
-	var tiles []Tile
-	q := srv.URL + "/api/tiles?run=0&t0=" + itoa(ix.T0) + "&t1=" + itoa(ix.T1) + "&px=50&rows=0,1,7"
-	if get(t, q, &tiles) != 200 || len(tiles) != 3 || tiles[2].Node != 7 {
+	wid := -1
+	for _, n := range nodes {
+		if n.Level == "warp" && wid < 0 {
+			wid = n.ID
+		}
+	}
+	var tiles []struct {
+		Node  int     `json:"node"`
+		Mode  string  `json:"mode"`
+		T0    []int64 `json:"t0"`
+		N     []int64 `json:"n"`
+		Spans [][]any `json:"spans"`
+	}
+	q := srv.URL + "/api/tiles?run=0&t0=" + itoa(ix.T0) + "&t1=" + itoa(ix.T1) + "&px=100&rows=0,1," + itoa(int64(wid))
+	if get(t, q, &tiles) != 200 || len(tiles) != 3 || tiles[2].Node != wid {
 		t.Fatalf("tiles %+v", tiles)
 	}
 	var n int64
-	for _, b := range tiles[0].Buckets {
-		n += b.Count
+	for _, c := range tiles[0].N {
+		n += c
+	}
+	if tiles[0].Mode == "spans" || len(tiles[0].T0) != len(tiles[0].N) || tiles[2].Mode != "spans" || len(tiles[2].Spans) != 21 {
+		t.Errorf("tiles %+v", tiles)
 	}
 	if n != ix.Total {
 		t.Errorf("GPU buckets count %d regions, want %d", n, ix.Total)

@@ -77,8 +77,9 @@ class Panel {
     tiles.forEach((tile, k) => {
       const y = (top + k) * ROWH, n = this.nodes[tile.node], warps = n.hi - n.lo;
       g.fillStyle = k % 2 ? "#fcfcfc" : "#f4f6f8"; g.fillRect(0, y, W, ROWH - 1);
-      for (const b of tile.buckets || []) {
-        if (!b.n) continue;
+      const cols = tile.n || [];
+      for (let j = 0; j < cols.length; j++) {
+        const b = {t0: tile.t0[j], t1: tile.t1[j], n: tile.n[j], busy: tile.busy[j], mem: tile.mem[j]};
         const x0 = this.x(b.t0, W), x1 = Math.max(x0 + 1, this.x(b.t1, W));
         const share = Math.min(1, b.busy / ((b.t1 - b.t0) * warps)), h = Math.max(3, share * (ROWH - 3));
         const m = b.mem / b.n;
@@ -86,7 +87,8 @@ class Panel {
         g.fillRect(x0, y + ROWH - 1 - h, x1 - x0, h);
         this.hitList.push({x0, x1, y, bucket: b});
       }
-      for (const s of tile.spans || []) {
+      for (const a of tile.spans || []) {
+        const s = {row: a[0], i: a[1], s: a[2], e: a[3], c: a[4]};
         const x0 = Math.max(-1, this.x(s.s, W)), x1 = Math.min(W + 1, Math.max(x0 + 1, this.x(s.e, W)));
         const user = s.c === "user";
         g.fillStyle = colorOf(s.c); g.fillRect(x0, user ? y + 1 : y + 4, x1 - x0, user ? 3 : ROWH - 6);
