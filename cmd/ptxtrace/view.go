@@ -99,7 +99,7 @@ func runView(ctx context.Context, o viewOptions) error {
 	}
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(o.Stdout, "ptxtrace view: %d run(s) at %s (interrupt to stop)\n", len(runs), url)
-	srv := &http.Server{Handler: web.NewServer(runs), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: hostGuard(ln.Addr().String(), web.NewServer(runs)), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	if o.Ready != nil {
@@ -180,4 +180,19 @@ func loadViewRun(ctx context.Context, name, path string) (web.Run, error) {
 		charts = append(charts, web.Chart{Title: ch.title, SVG: buf.String()})
 	}
 	return web.Run{Index: ix, Charts: charts}, nil
+}
+
+// hostGuard answers only requests whose Host header names the bound
+// address (or localhost with its port), so that a web page elsewhere cannot
+// reach the server through a DNS name rebound to 127.0.0.1.
+func hostGuard(addr string, h http.Handler) http.Handler {
+	_, port, _ := net.SplitHostPort(addr)
+	ok := map[string]bool{addr: true, "localhost:" + port: true, "127.0.0.1:" + port: true, "[::1]:" + port: true}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !ok[r.Host] {
+			http.Error(w, "unexpected Host header", http.StatusMisdirectedRequest)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -90,6 +90,14 @@ func TestViewServesLoopback(t *testing.T) {
 	if len(runs) != 2 || runs[0].Name != "a.bundle" || runs[1].Regions != smallSynth.Regions() {
 		t.Errorf("runs %+v", runs)
 	}
+	// A request naming another host (DNS rebinding) is refused.
+	req, _ := http.NewRequest("GET", u+"api/runs", nil)
+	req.Host = "evil.example:80"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("foreign Host: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	// A missing run is an error before anything is served.
 	r := runCLI(t, "", "view", filepath.Join(dir, "nope"))
 	if r.code == 0 {
