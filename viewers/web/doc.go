@@ -7,7 +7,7 @@
 // that every node of the GPU → SM → CTA → warp tree is a contiguous range of
 // rows. Each row keeps its regions in start order as parallel arrays (start,
 // end, region id, ground-truth latency) with prefix sums of duration and of
-// memory-region counts and a prefix maximum of end, about 44 bytes per
+// memory-region counts and a prefix maximum of end, about 45 bytes per
 // region; the GPU and SM nodes also keep a pyramid of start histograms
 // (HistBins bins at level 0, each level halving the resolution).
 //
@@ -21,6 +21,9 @@
 // its pyramid at the finest level whose bins are at least one pixel wide;
 // those buckets carry their own edges (bin edges), so every count is exact
 // for the edges it is given with — nothing is interpolated.
+//
+// On the wire (Tile.MarshalJSON) buckets travel as columns t0, t1, n, busy,
+// mem of the non-empty buckets only, spans as [row, i, start, end, class].
 //
 // Security: the handler serves only the runs it was built with (addressed by
 // index, never by path) and files of the embedded static tree; it makes no
