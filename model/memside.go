@@ -37,12 +37,9 @@ type memReq struct {
 	units uint32 // 32-byte units of the line the request covers
 }
 
-// memResp is one response packet arriving at an SM.
-type memResp struct {
-	t   Time
-	seq uint64
-	tag int32
-}
+// memResp is one response packet arriving at an SM at t; its payload is
+// the request's tag.
+type memResp = timed[int32]
 
 const unitBytes = 32
 
@@ -55,62 +52,14 @@ const (
 	evDramDone
 )
 
-type event struct {
-	t    Time
-	seq  uint64
+// evAction is what a memory-side event does.
+type evAction struct {
 	kind evKind
 	id   int32
 }
 
-func evLess(a, b *event) bool {
-	if a.t != b.t {
-		return a.t < b.t
-	}
-	return a.seq < b.seq
-}
-
-// evHeap is a binary min-heap of events by (t, seq).
-type evHeap []event
-
-func (h *evHeap) push(e event) {
-	*h = append(*h, e)
-	a := *h
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !evLess(&a[i], &a[p]) {
-			break
-		}
-		a[i], a[p] = a[p], a[i]
-		i = p
-	}
-}
-
-func (h *evHeap) pop() event {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && evLess(&a[r], &a[l]) {
-			m = r
-		}
-		if !evLess(&a[m], &a[i]) {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
-	return top
-}
+// event is one memory-side event at t.
+type event = timed[evAction]
 
 type l2slice struct {
 	c                         *cache
@@ -147,7 +96,7 @@ const fpShift = 8
 
 type memSide struct {
 	spec  *Spec
-	ev    evHeap
+	ev    timeHeap[evAction]
 	seq   uint64
 	now   Time
 	sl    []l2slice
@@ -207,7 +156,7 @@ func (m *memSide) flits(bytes int) Time {
 
 func (m *memSide) push(t Time, k evKind, id int32) {
 	m.seq++
-	m.ev.push(event{t: t, seq: m.seq, kind: k, id: id})
+	m.ev.push(event{t: t, seq: m.seq, v: evAction{k, id}})
 }
 
 // submit takes a request from an SM (in deterministic order).
@@ -252,9 +201,9 @@ func (m *memSide) advance(horizon Time) {
 	for len(m.ev) > 0 && m.ev[0].t < horizon {
 		e := m.ev.pop()
 		m.now = e.t
-		switch e.kind {
+		switch e.v.kind {
 		case evSliceIn:
-			r := &m.reqs[e.id]
+			r := &m.reqs[e.v.id]
 			sl := &m.sl[m.sliceOf(r.addr)]
 			at := m.now
 			if sl.inFree > at {
@@ -264,16 +213,16 @@ func (m *memSide) advance(horizon Time) {
 			sl.inFree = at + fl
 			m.icst.Flits += uint64(fl)
 			if at == m.now {
-				m.lookup(e.id)
+				m.lookup(e.v.id)
 			} else {
-				m.push(at, evLookup, e.id)
+				m.push(at, evLookup, e.v.id)
 			}
 		case evLookup:
-			m.lookup(e.id)
+			m.lookup(e.v.id)
 		case evChanTick:
-			m.tick(int(e.id))
+			m.tick(int(e.v.id))
 		case evDramDone:
-			m.dramDone(e.id)
+			m.dramDone(e.v.id)
 		}
 	}
 }
@@ -412,7 +361,7 @@ func (m *memSide) respond(sl *l2slice, id int32, t Time) {
 	m.icst.Responses++
 	m.icst.Flits += uint64(fl)
 	m.seq++
-	m.out[r.sm] = append(m.out[r.sm], memResp{t: arr, seq: m.seq, tag: r.tag})
+	m.out[r.sm] = append(m.out[r.sm], memResp{t: arr, seq: m.seq, v: r.tag})
 	m.rfree = append(m.rfree, id)
 }
 

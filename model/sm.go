@@ -145,7 +145,7 @@ type smState struct {
 	ops    []memOp
 	opfree []int32
 	outbox []memReq
-	inbox  respHeap
+	inbox  timeHeap[int32] // responses; the payload is the request tag
 
 	// words scratch for bank conflicts / const serialisation
 	words []uint64
@@ -165,49 +165,6 @@ type smState struct {
 	reasons                []stallReason
 	err                    error
 	stuck                  bool
-}
-
-// respHeap is a min-heap of responses by (t, seq).
-type respHeap []memResp
-
-func (h *respHeap) push(r memResp) {
-	*h = append(*h, r)
-	a := *h
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if a[p].t < a[i].t || (a[p].t == a[i].t && a[p].seq < a[i].seq) {
-			break
-		}
-		a[i], a[p] = a[p], a[i]
-		i = p
-	}
-}
-
-func (h *respHeap) pop() memResp {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && (a[r].t < a[l].t || (a[r].t == a[l].t && a[r].seq < a[l].seq)) {
-			m = r
-		}
-		if a[i].t < a[m].t || (a[i].t == a[m].t && a[i].seq < a[m].seq) {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
-	return top
 }
 
 func newSM(id int, s *Spec, hooks *Hooks) *smState {
@@ -829,8 +786,8 @@ func (sm *smState) checkBarrier(cs *ctaState, id int) {
 
 // deliver applies one response.
 func (sm *smState) deliver(r memResp) {
-	idx := r.tag & tgtMask
-	switch r.tag >> tgtShift {
+	idx := r.v & tgtMask
+	switch r.v >> tgtShift {
 	case tgtOp:
 		sm.opDone(idx, 1)
 	case tgtL1:
