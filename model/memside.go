@@ -75,6 +75,7 @@ type dramOp struct {
 	row    uint64
 	bytes  int32
 	arrive Time
+	addr   uint64 // the L2 line (observers)
 }
 
 type bank struct {
@@ -96,6 +97,7 @@ const fpShift = 8
 
 type memSide struct {
 	spec  *Spec
+	obs   Observer // nil: none attached
 	ev    timeHeap[evAction]
 	seq   uint64
 	now   Time
@@ -251,6 +253,9 @@ func (m *memSide) lookup(id int32) {
 		l.valid |= mask
 		l.dirty |= mask
 		c.touch(i)
+		if m.obs != nil {
+			m.observe(r, Write, m.now)
+		}
 		m.respond(sl, id, m.now)
 		return
 	}
@@ -260,6 +265,9 @@ func (m *memSide) lookup(id int32) {
 		if l.valid&mask == mask {
 			c.stats.Hits++
 			c.touch(i)
+			if m.obs != nil {
+				m.observe(r, Hit, m.now)
+			}
 			m.done(sl, id, m.now)
 			return
 		}
@@ -267,6 +275,9 @@ func (m *memSide) lookup(id int32) {
 			c.stats.Merged++
 			e := &c.mshrs[l.mshr]
 			e.waiters = append(e.waiters, id)
+			if m.obs != nil {
+				m.observe(r, Merged, 0)
+			}
 			return
 		}
 	}
@@ -292,6 +303,10 @@ func (m *memSide) lookup(id int32) {
 	mi := l.mshr
 	if mi < 0 {
 		mi = c.allocMSHR(i, tag)
+		c.mshrs[mi].since = m.now
+	}
+	if m.obs != nil {
+		m.observe(r, Miss, 0)
 	}
 	missing := mask &^ (l.valid | l.pending)
 	l.pending |= missing
@@ -374,7 +389,7 @@ func (m *memSide) dramAccess(si int, mshr int32, write bool, addr uint64, bytes 
 	rowSpan := uint64(d.RowBytes)
 	op := dramOp{slice: int32(si), mshr: mshr, write: write,
 		bank: int32(local / rowSpan % uint64(d.Banks)), row: local / (rowSpan * uint64(d.Banks)),
-		bytes: int32(bytes), arrive: m.now}
+		bytes: int32(bytes), arrive: m.now, addr: addr}
 	var id int32
 	if n := len(m.ofree); n > 0 {
 		id = m.ofree[n-1]
@@ -445,6 +460,7 @@ func (m *memSide) tick(ci int) {
 	op := &m.ops[id]
 	b := &ch.banks[op.bank]
 	m.dram.QueueWait += uint64(now - op.arrive)
+	rowHit := b.open && b.row == op.row
 	var col Time
 	switch {
 	case b.open && b.row == op.row:
@@ -471,6 +487,9 @@ func (m *memSide) tick(ci int) {
 	}
 	ch.busFree = start + uint64(op.bytes)*m.burstFP
 	end := Time((ch.busFree + 1<<fpShift - 1) >> fpShift)
+	if m.obs != nil {
+		m.observeDRAM(op, rowHit, end)
+	}
 	if op.write {
 		m.dram.Writes++
 		m.dram.BytesWritten += uint64(op.bytes)
@@ -500,6 +519,9 @@ func (m *memSide) dramDone(id int32) {
 	}
 	l := &c.lines[e.entry]
 	l.valid |= l.pending
+	if m.obs != nil {
+		m.obs.Mem(MemEvent{Level: LevelL2, Outcome: Fill, SM: -1, Addr: (e.tag - 1) << c.lineShift, Issue: e.since, Complete: m.now})
+	}
 	for _, w := range e.waiters {
 		m.done(sl, w, m.now)
 	}
@@ -528,4 +550,23 @@ func (m *memSide) l2Stats() CacheStats {
 		s.add(m.sl[i].c.stats)
 	}
 	return s
+}
+
+// observe reports L2 lookup of request r with the given outcome.
+func (m *memSide) observe(r *memReq, o MemOutcome, complete Time) {
+	ls := m.sl[0].c.lineShift
+	m.obs.Mem(MemEvent{Level: LevelL2, Outcome: o, SM: int(r.sm), Write: r.kind != reqRead,
+		Addr: r.addr >> ls << ls, Issue: m.now, Complete: complete})
+}
+
+// observeDRAM reports a DRAM transfer whose last data cycle is end.
+func (m *memSide) observeDRAM(op *dramOp, rowHit bool, end Time) {
+	o := Miss
+	if rowHit {
+		o = Hit
+	}
+	if !op.write {
+		end += Time(m.spec.DRAM.Latency)
+	}
+	m.obs.Mem(MemEvent{Level: LevelDRAM, Outcome: o, SM: -1, Write: op.write, Addr: op.addr, Issue: op.arrive, Complete: end})
 }
