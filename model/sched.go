@@ -79,6 +79,7 @@ type IssueQueue struct {
 	warps   []*warpState
 	sm      *smState
 	s       int
+	now     Time        // sm.now during Issue
 	best    StallReason // most nearly ready reason of the warps tried
 	issued  bool
 	inIssue bool  // the policy's Issue is running
@@ -88,7 +89,7 @@ type IssueQueue struct {
 // run lets policy p issue for this queue now and reports retirements that
 // happened meanwhile.
 func (q *IssueQueue) run(p IssuePolicy) {
-	q.best, q.issued, q.inIssue = StallNoWarp, false, true
+	q.now, q.best, q.issued, q.inIssue = q.sm.now, StallNoWarp, false, true
 	p.Issue(q)
 	q.inIssue = false
 	if len(q.removed) > 0 {
@@ -145,21 +146,34 @@ func (q *IssueQueue) Window(i int, buf []*Inst, n int) []*Inst {
 // at once: it leaves the queue before TryIssue returns (the warps after it
 // move up), and the policy's Removed(i) is called after Issue returns.
 func (q *IssueQueue) TryIssue(i int) bool {
+	w := q.warps[i]
+	return !q.waits(w) && q.tryReady(w)
+}
+
+// waits reports whether w is known not to be ready before a later cycle,
+// folding its reason into the stall reason. It inlines: the built-in
+// policies call waits and tryReady directly so that their scan over
+// waiting warps costs no call per warp.
+func (q *IssueQueue) waits(w *warpState) bool {
+	if w.notBefore > q.now {
+		q.best = min(q.best, w.reason)
+		return true
+	}
+	return false
+}
+
+// tryReady is TryIssue for a warp that may be ready now.
+func (q *IssueQueue) tryReady(w *warpState) bool {
 	if q.issued {
 		return false
 	}
-	w, sm := q.warps[i], q.sm
-	if w.notBefore > sm.now {
-		q.best = min(q.best, w.reason)
-		return false
-	}
-	ok, r := sm.ready(w, q.s)
+	ok, r := q.sm.ready(w, q.s)
 	if !ok {
 		q.best = min(q.best, r)
 		return false
 	}
 	q.issued = true
-	sm.issue(w, q.s)
+	q.sm.issue(w, q.s)
 	return true
 }
 
@@ -198,8 +212,8 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 	if g >= 0 && q.TryIssue(g) {
 		return
 	}
-	for i := range q.warps {
-		if i != g && q.TryIssue(i) {
+	for i, w := range q.warps {
+		if !q.waits(w) && i != g && q.tryReady(w) {
 			p.greedy = i
 			return
 		}
@@ -225,7 +239,7 @@ func (p *lrrPolicy) Issue(q *IssueQueue) {
 		if j >= n {
 			j -= n
 		}
-		if q.TryIssue(j) {
+		if w := q.warps[j]; !q.waits(w) && q.tryReady(w) {
 			p.last = j
 			return
 		}
@@ -254,7 +268,7 @@ func (p *twoLevelPolicy) Issue(q *IssueQueue) {
 	act := min(p.active, n)
 	for i := 0; i < act; i++ {
 		j := (p.last + 1 + i) % act
-		if q.TryIssue(j) {
+		if w := q.warps[j]; !q.waits(w) && q.tryReady(w) {
 			p.last = j
 			break
 		}
