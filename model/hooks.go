@@ -16,7 +16,10 @@ package model
 //     CTAFinish and the MemEvents of the SM's own caches and shared memory
 //     (levels LevelShared, LevelL1, LevelTex, LevelConst). It is called on the
 //     goroutine simulating that SM, in the SM's parallel phase; its calls
-//     are sequential and, per method, in nondecreasing cycle order.
+//     are sequential. Issue, UnitBusy and CTA events come in cycle order,
+//     Stall events in cycle order per scheduler; MemEvents come in the
+//     order the SM performs them (a lookup's Issue cycle may lie a few
+//     cycles ahead of the SM's clock: the memory pipeline is timed ahead).
 //     Different SMs' observers may be called concurrently (with
 //     Options.Workers > 1 and a ConcurrentKernel), so they must not share
 //     unsynchronised state; the same observer value returned for two parts

@@ -149,6 +149,8 @@ type Clocks struct {
 //     ConcurrentKernel and answers true and Options.Workers > 1; otherwise
 //     the SMs of an epoch run one after another on the goroutine that called
 //     Run, SM 0 first, and all calls happen on that goroutine.
+//   - Warp.ID may also be called in a serial phase, on the goroutine that
+//     called Run, to name a warp in a deadlock error.
 //   - After Run returns no method is called again.
 //
 // Between the phases there is a happens-before edge (channel operations),
