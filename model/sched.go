@@ -80,6 +80,7 @@ type IssueQueue struct {
 	sm      *smState
 	s       int
 	now     Time        // sm.now during Issue
+	wake    Time        // WakeAt of the last Issue, never if none
 	best    StallReason // most nearly ready reason of the warps tried
 	issued  bool
 	inIssue bool  // the policy's Issue is running
@@ -89,7 +90,7 @@ type IssueQueue struct {
 // run lets policy p issue for this queue now and reports retirements that
 // happened meanwhile.
 func (q *IssueQueue) run(p IssuePolicy) {
-	q.now, q.best, q.issued, q.inIssue = q.sm.now, StallNoWarp, false, true
+	q.now, q.best, q.issued, q.inIssue, q.wake = q.sm.now, StallNoWarp, false, true, never
 	p.Issue(q)
 	q.inIssue = false
 	if len(q.removed) > 0 {
@@ -187,6 +188,18 @@ func (q *IssueQueue) Ready(i int) bool {
 	}
 	ok, _ := sm.ready(w, q.s)
 	return ok
+}
+
+// WakeAt asks the SM to simulate cycle t (> Now) even if no warp's state
+// changes before it. The SM skips cycles in which no warp can become ready
+// (it knows each warp's wake-up time); a policy that passes over a warp
+// that could issue, or whose choice depends on time itself, calls WakeAt
+// to be asked again. Without any issue, WakeAt or event, the SM sleeps
+// and a run in which nothing can happen any more ends in a deadlock error.
+func (q *IssueQueue) WakeAt(t Time) {
+	if t > q.now && t < q.wake {
+		q.wake = t
+	}
 }
 
 // WaitingForMemory reports whether warp i waits for a memory result whose

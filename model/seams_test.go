@@ -347,3 +347,45 @@ func TestTimeHeap(t *testing.T) {
 		t.Fatal("heap not empty")
 	}
 }
+
+// holdUntil issues nothing before cycle at (asking to be woken then when
+// wake is set), then oldest first.
+type holdUntil struct {
+	at   Time
+	wake bool
+}
+
+func (p *holdUntil) Issue(q *IssueQueue) {
+	if q.Now() < p.at {
+		if p.wake {
+			q.WakeAt(p.at)
+		}
+		return
+	}
+	for i := 0; i < q.Len(); i++ {
+		if q.TryIssue(i) {
+			return
+		}
+	}
+}
+
+func (p *holdUntil) Removed(int) {}
+
+func TestPolicyWakeAt(t *testing.T) {
+	prog := []step{{in: alu(ClassInt, regs(1))}, {in: alu(ClassInt, regs(2))}}
+	k := oneWarp(prog)
+	pol := func(int, int) IssuePolicy { return &holdUntil{at: 10, wake: true} }
+	if _, err := Run(context.Background(), GTX480(), k, Options{Policy: pol}); err != nil {
+		t.Fatal(err)
+	}
+	// held until 10, then two independent instructions back to back
+	if got := k.made[0].issues; !slices.Equal(got, []Time{10, 11}) {
+		t.Errorf("issued at %v, want [10 11]", got)
+	}
+	// without WakeAt nothing can wake the SM: an error, not a wrong time
+	k = oneWarp(prog)
+	pol = func(int, int) IssuePolicy { return &holdUntil{at: 10} }
+	if _, err := Run(context.Background(), GTX480(), k, Options{Policy: pol}); err == nil {
+		t.Error("a policy that never wakes must end in a deadlock error")
+	}
+}

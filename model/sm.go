@@ -178,7 +178,7 @@ func newSM(id int, s *Spec, policies []IssuePolicy, obs Observer) *smState {
 	}
 	sm.scheds = make([]IssueQueue, sm.nsch)
 	for i := range sm.scheds {
-		sm.scheds[i] = IssueQueue{sm: sm, s: i}
+		sm.scheds[i] = IssueQueue{sm: sm, s: i, wake: never}
 	}
 	sm.reasons = make([]StallReason, sm.nsch)
 	sm.slots = make([]*warpState, s.SM.MaxWarps)
@@ -439,6 +439,11 @@ func (sm *smState) nextEvent() Time {
 	if sm.blocked && sm.retryAt != never {
 		up(sm.retryAt)
 	}
+	for i := range sm.scheds {
+		if t := sm.scheds[i].wake; t != never {
+			up(t)
+		}
+	}
 	for _, w := range sm.slots {
 		if w != nil && !w.exited && w.notBefore != never {
 			if w.notBefore > sm.now {
@@ -466,6 +471,7 @@ func (sm *smState) nextEvent() Time {
 func (sm *smState) schedule(s int) (bool, StallReason) {
 	q := &sm.scheds[s]
 	if len(q.warps) == 0 {
+		q.wake = never
 		return false, StallNoWarp
 	}
 	q.run(sm.policies[s])
