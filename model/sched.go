@@ -148,19 +148,41 @@ func (q *IssueQueue) Window(i int, buf []*Inst, n int) []*Inst {
 // move up), and the policy's Removed(i) is called after Issue returns.
 func (q *IssueQueue) TryIssue(i int) bool {
 	w := q.warps[i]
-	return !q.waits(w) && q.tryReady(w)
-}
-
-// waits reports whether w is known not to be ready before a later cycle,
-// folding its reason into the stall reason. It inlines: the built-in
-// policies call waits and tryReady directly so that their scan over
-// waiting warps costs no call per warp.
-func (q *IssueQueue) waits(w *warpState) bool {
 	if w.notBefore > q.now {
 		q.best = min(q.best, w.reason)
-		return true
+		return false
 	}
-	return false
+	return q.tryReady(w)
+}
+
+// tryRing is the built-in policies' scan: TryIssue on count positions
+// starting at first and wrapping at ring, skipping position skip. It
+// returns the position that issued, or -1. Waiting warps cost no call and
+// no store (this loop is the simulator's hottest).
+func (q *IssueQueue) tryRing(first, count, ring, skip int) int {
+	now, best := q.now, q.best
+	warps := q.warps
+	j := first
+	for c := 0; c < count; c, j = c+1, j+1 {
+		if j >= ring {
+			j -= ring
+		}
+		if j == skip {
+			continue
+		}
+		w := warps[j]
+		if w.notBefore > now {
+			best = min(best, w.reason)
+			continue
+		}
+		q.best = best
+		if q.tryReady(w) {
+			return j
+		}
+		best = q.best
+	}
+	q.best = best
+	return -1
 }
 
 // tryReady is TryIssue for a warp that may be ready now.
@@ -225,11 +247,8 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 	if g >= 0 && q.TryIssue(g) {
 		return
 	}
-	for i, w := range q.warps {
-		if !q.waits(w) && i != g && q.tryReady(w) {
-			p.greedy = i
-			return
-		}
+	if i := q.tryRing(0, len(q.warps), len(q.warps), g); i >= 0 {
+		p.greedy = i
 	}
 }
 
@@ -247,15 +266,8 @@ type lrrPolicy struct{ last int } // position of the last issued warp
 
 func (p *lrrPolicy) Issue(q *IssueQueue) {
 	n := len(q.warps)
-	for i := 1; i <= n; i++ {
-		j := p.last + i
-		if j >= n {
-			j -= n
-		}
-		if w := q.warps[j]; !q.waits(w) && q.tryReady(w) {
-			p.last = j
-			return
-		}
+	if j := q.tryRing(p.last+1, n, n, -1); j >= 0 {
+		p.last = j
 	}
 }
 
@@ -279,12 +291,8 @@ type twoLevelPolicy struct {
 func (p *twoLevelPolicy) Issue(q *IssueQueue) {
 	n := len(q.warps)
 	act := min(p.active, n)
-	for i := 0; i < act; i++ {
-		j := (p.last + 1 + i) % act
-		if w := q.warps[j]; !q.waits(w) && q.tryReady(w) {
-			p.last = j
-			break
-		}
+	if j := q.tryRing((p.last+1)%act, act, act, -1); j >= 0 {
+		p.last = j
 	}
 	if q.sm.err != nil {
 		return
