@@ -87,18 +87,12 @@ type IssueQueue struct {
 	removed []int // positions retired during Issue, reported after it
 }
 
-// run lets policy p issue for this queue now and reports retirements that
-// happened meanwhile.
-func (q *IssueQueue) run(p IssuePolicy) {
-	q.now, q.best, q.issued, q.inIssue, q.wake = q.sm.now, StallNoWarp, false, true, never
-	p.Issue(q)
-	q.inIssue = false
-	if len(q.removed) > 0 {
-		for _, i := range q.removed {
-			p.Removed(i)
-		}
-		q.removed = q.removed[:0]
+// reportRemoved tells p about the warps that retired during its Issue.
+func (q *IssueQueue) reportRemoved(p IssuePolicy) {
+	for _, i := range q.removed {
+		p.Removed(i)
 	}
+	q.removed = q.removed[:0]
 }
 
 // remove takes the warp at position i out of the queue.
@@ -156,30 +150,39 @@ func (q *IssueQueue) TryIssue(i int) bool {
 }
 
 // tryRing is the built-in policies' scan: TryIssue on count positions
-// starting at first and wrapping at ring, skipping position skip. It
-// returns the position that issued, or -1. Waiting warps cost no call and
-// no store (this loop is the simulator's hottest).
+// starting at first and wrapping at ring (count <= ring), skipping position
+// skip. It returns the position that issued, or -1.
 func (q *IssueQueue) tryRing(first, count, ring, skip int) int {
-	now, best := q.now, q.best
-	warps := q.warps
-	j := first
-	for c := 0; c < count; c, j = c+1, j+1 {
-		if j >= ring {
-			j -= ring
-		}
-		if j == skip {
-			continue
-		}
-		w := warps[j]
+	if q.issued {
+		return -1
+	}
+	end := first + count
+	if j := q.scan(first, min(end, ring), skip); j >= 0 || end <= ring {
+		return j
+	}
+	return q.scan(0, end-ring, skip)
+}
+
+// scan tries positions lo..hi-1 in order. Waiting warps cost no call and
+// no store: this loop is the simulator's hottest.
+func (q *IssueQueue) scan(lo, hi, skip int) int {
+	sm, now, best := q.sm, q.now, q.best
+	for k, w := range q.warps[lo:hi] {
 		if w.notBefore > now {
 			best = min(best, w.reason)
 			continue
 		}
-		q.best = best
-		if q.tryReady(w) {
+		j := lo + k
+		if j == skip {
+			continue
+		}
+		ok, r := sm.ready(w, q.s)
+		if ok {
+			q.issued = true
+			sm.issue(w, q.s)
 			return j
 		}
-		best = q.best
+		best = min(best, r)
 	}
 	q.best = best
 	return -1
@@ -243,11 +246,16 @@ func (q *IssueQueue) MoveToBack(i int) {
 type gtoPolicy struct{ greedy int } // position of the last issued warp, -1: none
 
 func (p *gtoPolicy) Issue(q *IssueQueue) {
+	// q.scan directly: nothing has issued yet in either call
 	g := p.greedy
-	if g >= 0 && q.TryIssue(g) {
-		return
+	if g >= 0 {
+		if w := q.warps[g]; w.notBefore > q.now {
+			q.best = min(q.best, w.reason)
+		} else if q.scan(g, g+1, -1) >= 0 {
+			return
+		}
 	}
-	if i := q.tryRing(0, len(q.warps), len(q.warps), g); i >= 0 {
+	if i := q.scan(0, len(q.warps), g); i >= 0 {
 		p.greedy = i
 	}
 }

@@ -474,7 +474,14 @@ func (sm *smState) schedule(s int) (bool, StallReason) {
 		q.wake = never
 		return false, StallNoWarp
 	}
-	q.run(sm.policies[s])
+	// IssueQueue.run, inlined by hand: this runs every simulated cycle
+	p := sm.policies[s]
+	q.now, q.best, q.issued, q.inIssue, q.wake = sm.now, StallNoWarp, false, true, never
+	p.Issue(q)
+	q.inIssue = false
+	if len(q.removed) > 0 {
+		q.reportRemoved(p)
+	}
 	if q.issued && sm.err == nil {
 		return true, 0
 	}
