@@ -119,7 +119,7 @@
 //     issue and completion cycle of every probed access per warp in issue
 //     order (Result.Probes).
 //   - Events are (time, seq)-ordered where order matters: the memory side
-//     and each SM's response inbox are one generic min-heap (heap.go);
+//     and each SM's response inbox are one min-heap (heap.go);
 //     seq breaks ties in creation order, so equal times pop
 //     deterministically.
 //   - No allocation per instruction in steady state: warp, memory-op and

@@ -1,24 +1,28 @@
 package model
 
-// timed is an item of a timeHeap: a payload V stamped with the time it
+// timed is an item of a timeHeap: a 64-bit payload stamped with the time it
 // takes effect and a sequence number that breaks ties in creation order.
-type timed[V any] struct {
+// The memory side's events and an SM's responses are both timed items (see
+// event and memResp), so one heap serves both. It is deliberately not
+// generic: a generic version (payload type parameter) measured 2-4% slower
+// on BenchmarkVectorAdd in paired runs, this concrete one not measurably.
+type timed struct {
 	t   Time
 	seq uint64
-	v   V
+	v   uint64
 }
 
 // before is the heap order: by time, then by sequence number.
-func (a *timed[V]) before(b *timed[V]) bool {
+func (a *timed) before(b *timed) bool {
 	return a.t < b.t || (a.t == b.t && a.seq < b.seq)
 }
 
 // timeHeap is a binary min-heap of timed items ordered by (t, seq): the
 // memory side's event queue and an SM's response inbox. The order is a
 // total order on distinct seq values, so pops are deterministic.
-type timeHeap[V any] []timed[V]
+type timeHeap []timed
 
-func (h *timeHeap[V]) push(x timed[V]) {
+func (h *timeHeap) push(x timed) {
 	*h = append(*h, x)
 	a := *h
 	i := len(a) - 1
@@ -33,7 +37,7 @@ func (h *timeHeap[V]) push(x timed[V]) {
 }
 
 // pop removes and returns the earliest item; the heap must not be empty.
-func (h *timeHeap[V]) pop() timed[V] {
+func (h *timeHeap) pop() timed {
 	a := *h
 	top := a[0]
 	n := len(a) - 1

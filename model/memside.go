@@ -38,8 +38,8 @@ type memReq struct {
 }
 
 // memResp is one response packet arriving at an SM at t; its payload is
-// the request's tag.
-type memResp = timed[int32]
+// the request's tag (uint32).
+type memResp = timed
 
 const unitBytes = 32
 
@@ -52,14 +52,9 @@ const (
 	evDramDone
 )
 
-// evAction is what a memory-side event does.
-type evAction struct {
-	kind evKind
-	id   int32
-}
-
-// event is one memory-side event at t.
-type event = timed[evAction]
+// event is one memory-side event at t; its payload packs the kind (bits
+// 32-39) and the request, op or channel id (bits 0-31).
+type event = timed
 
 type l2slice struct {
 	c                         *cache
@@ -98,7 +93,7 @@ const fpShift = 8
 type memSide struct {
 	spec  *Spec
 	obs   Observer // nil: none attached
-	ev    timeHeap[evAction]
+	ev    timeHeap
 	seq   uint64
 	now   Time
 	sl    []l2slice
@@ -158,7 +153,7 @@ func (m *memSide) flits(bytes int) Time {
 
 func (m *memSide) push(t Time, k evKind, id int32) {
 	m.seq++
-	m.ev.push(event{t: t, seq: m.seq, v: evAction{k, id}})
+	m.ev.push(event{t: t, seq: m.seq, v: uint64(k)<<32 | uint64(uint32(id))})
 }
 
 // submit takes a request from an SM (in deterministic order).
@@ -203,9 +198,10 @@ func (m *memSide) advance(horizon Time) {
 	for len(m.ev) > 0 && m.ev[0].t < horizon {
 		e := m.ev.pop()
 		m.now = e.t
-		switch e.v.kind {
+		id := int32(uint32(e.v))
+		switch evKind(e.v >> 32) {
 		case evSliceIn:
-			r := &m.reqs[e.v.id]
+			r := &m.reqs[id]
 			sl := &m.sl[m.sliceOf(r.addr)]
 			at := m.now
 			if sl.inFree > at {
@@ -215,16 +211,16 @@ func (m *memSide) advance(horizon Time) {
 			sl.inFree = at + fl
 			m.icst.Flits += uint64(fl)
 			if at == m.now {
-				m.lookup(e.v.id)
+				m.lookup(id)
 			} else {
-				m.push(at, evLookup, e.v.id)
+				m.push(at, evLookup, id)
 			}
 		case evLookup:
-			m.lookup(e.v.id)
+			m.lookup(id)
 		case evChanTick:
-			m.tick(int(e.v.id))
+			m.tick(int(id))
 		case evDramDone:
-			m.dramDone(e.v.id)
+			m.dramDone(id)
 		}
 	}
 }
@@ -376,7 +372,7 @@ func (m *memSide) respond(sl *l2slice, id int32, t Time) {
 	m.icst.Responses++
 	m.icst.Flits += uint64(fl)
 	m.seq++
-	m.out[r.sm] = append(m.out[r.sm], memResp{t: arr, seq: m.seq, v: r.tag})
+	m.out[r.sm] = append(m.out[r.sm], memResp{t: arr, seq: m.seq, v: uint64(uint32(r.tag))})
 	m.rfree = append(m.rfree, id)
 }
 

@@ -246,18 +246,42 @@ func (q *IssueQueue) MoveToBack(i int) {
 type gtoPolicy struct{ greedy int } // position of the last issued warp, -1: none
 
 func (p *gtoPolicy) Issue(q *IssueQueue) {
-	// q.scan directly: nothing has issued yet in either call
+	// q.scan written out: GTO is every preset's policy, and this runs
+	// for every scheduler in every simulated cycle
+	sm, now, best := q.sm, q.now, q.best
 	g := p.greedy
 	if g >= 0 {
-		if w := q.warps[g]; w.notBefore > q.now {
-			q.best = min(q.best, w.reason)
-		} else if q.scan(g, g+1, -1) >= 0 {
-			return
+		w := q.warps[g]
+		if w.notBefore > now {
+			best = min(best, w.reason)
+		} else {
+			ok, r := sm.ready(w, q.s)
+			if ok {
+				q.issued = true
+				sm.issue(w, q.s)
+				return
+			}
+			best = min(best, r)
 		}
 	}
-	if i := q.scan(0, len(q.warps), g); i >= 0 {
-		p.greedy = i
+	for j, w := range q.warps {
+		if w.notBefore > now {
+			best = min(best, w.reason)
+			continue
+		}
+		if j == g {
+			continue
+		}
+		ok, r := sm.ready(w, q.s)
+		if ok {
+			p.greedy = j
+			q.issued = true
+			sm.issue(w, q.s)
+			return
+		}
+		best = min(best, r)
 	}
+	q.best = best
 }
 
 func (p *gtoPolicy) Removed(i int) {

@@ -313,14 +313,14 @@ func TestWindowDefault(t *testing.T) {
 
 func TestTimeHeap(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	var h timeHeap[int]
-	var want []timed[int]
+	var h timeHeap
+	var want []timed
 	for i := 0; i < 500; i++ {
-		x := timed[int]{t: Time(rng.Intn(50)), seq: uint64(i), v: i}
+		x := timed{t: Time(rng.Intn(50)), seq: uint64(i), v: uint64(i)}
 		h.push(x)
 		want = append(want, x)
 		if i%7 == 0 { // interleave pops
-			slices.SortFunc(want, func(a, b timed[int]) int {
+			slices.SortFunc(want, func(a, b timed) int {
 				if a.before(&b) {
 					return -1
 				}
@@ -332,7 +332,7 @@ func TestTimeHeap(t *testing.T) {
 			want = want[1:]
 		}
 	}
-	slices.SortFunc(want, func(a, b timed[int]) int {
+	slices.SortFunc(want, func(a, b timed) int {
 		if a.t != b.t {
 			return int(a.t) - int(b.t)
 		}

@@ -133,7 +133,7 @@ type smState struct {
 	ops    []memOp
 	opfree []int32
 	outbox []memReq
-	inbox  timeHeap[int32] // responses; the payload is the request tag
+	inbox  timeHeap // responses; the payload is the request tag
 
 	// words scratch for bank conflicts / const serialisation
 	words []uint64
@@ -699,8 +699,9 @@ func (sm *smState) checkBarrier(cs *ctaState, id int) {
 
 // deliver applies one response.
 func (sm *smState) deliver(r memResp) {
-	idx := r.v & tgtMask
-	switch r.v >> tgtShift {
+	tag := int32(uint32(r.v))
+	idx := tag & tgtMask
+	switch tag >> tgtShift {
 	case tgtOp:
 		sm.opDone(idx, 1)
 	case tgtL1:
