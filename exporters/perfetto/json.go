@@ -49,6 +49,9 @@ func (e *JSONExporter) Begin(h *trace.Header) error {
 	}
 	e.began = true
 	e.h = h
+	if !e.opt.BaseTime.IsZero() {
+		return errors.New("perfetto: Chrome JSON cannot carry a wall-clock base time exactly (readers parse ts as a double of µs); use the perfetto format")
+	}
 	e.w = bufio.NewWriterSize(e.out, 1<<16)
 	e.smSeen = map[uint32]bool{}
 	e.names = make(map[int]string, len(h.Regions))

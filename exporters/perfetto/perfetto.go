@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/ptxtrace/ptxtrace/trace"
 )
@@ -25,6 +26,15 @@ type Options struct {
 	// NoArgs drops the per-slice arguments (cycles, region, instance, probe,
 	// ground truth): smaller files, same slices.
 	NoArgs bool
+	// BaseTime, when not zero, is the wall-clock time of kernel start for
+	// traces whose timestamps count from kernel start (model runs: source
+	// "model" or a known TotalCycles): every timestamp is shifted by its
+	// Unix ns, so the trace shows wall-clock times. It is ignored for other
+	// traces (their timestamps are the GPU's own). Only the protobuf
+	// exporter takes it: Chrome JSON readers parse ts as a double of µs,
+	// which cannot hold Unix-epoch ns exactly, so NewJSON's Begin refuses
+	// it.
+	BaseTime time.Time
 }
 
 // Track uuids: the top byte says what the track is.
@@ -95,6 +105,7 @@ type timeline struct {
 	haveTs   bool
 	minTs    uint64
 	maxTs    uint64
+	base     uint64 // ns added to every timestamp (Options.BaseTime)
 	began    bool
 	ended    bool
 	emitFunc func(*laneEvent) error
@@ -113,9 +124,23 @@ func (t *timeline) nsOf(ticks uint64, ns float64) uint64 {
 		if ns < 0 {
 			return 0
 		}
-		return uint64(math.Round(ns))
+		return t.base + uint64(math.Round(ns))
 	}
-	return ticks
+	return t.base + ticks
+}
+
+// setBase sets the timestamp offset from Options.BaseTime.
+func (t *timeline) setBase() error {
+	m := &t.h.Meta
+	if t.opt.BaseTime.IsZero() || (m.Source != "model" && m.TotalCycles == 0) {
+		return nil
+	}
+	ns := t.opt.BaseTime.UnixNano()
+	if ns < 0 {
+		return fmt.Errorf("perfetto: base time %v is before the Unix epoch", t.opt.BaseTime)
+	}
+	t.base = uint64(ns)
+	return nil
 }
 
 func (t *timeline) startTs(r *trace.Region) uint64 { return t.nsOf(r.Start, r.StartNs) }
@@ -200,7 +225,18 @@ type Exporter struct {
 	nameBase map[int]uint64
 	aggName  uint64
 	anns     []Annotation
+	names    []string // interned event names (iid = index + 1)
+	seqOpen  bool     // the current warp's sequence has its interned data
 }
+
+// Sequences: kernelSeq holds the interned data, the kernel track and the
+// counters; warp segment s writes its tracks and slices on warpSeqBase + s,
+// in time order (warps in segment order), so timestamps never decrease
+// within a sequence.
+const (
+	kernelSeq   = 1
+	warpSeqBase = 2
+)
 
 // New returns an exporter writing a .pftrace (protobuf) to w.
 func New(w io.Writer, opt Options) *Exporter {
@@ -218,6 +254,9 @@ func (e *Exporter) Begin(h *trace.Header) error {
 	}
 	e.began = true
 	e.h = h
+	if err := e.setBase(); err != nil {
+		return err
+	}
 	e.w = NewWriter(e.out, 1)
 	e.smSeen, e.ctaSeen = map[uint32]bool{}, map[uint32]bool{}
 	e.nameBase = make(map[int]uint64, len(h.Regions))
@@ -228,6 +267,7 @@ func (e *Exporter) Begin(h *trace.Header) error {
 	}
 	names = append(names, "aggregated regions")
 	e.aggName = uint64(len(names))
+	e.names = names
 	if err := e.w.Interned(categoryNames(), names, annotationNames()); err != nil {
 		return err
 	}
@@ -258,13 +298,25 @@ func (e *Exporter) startWarp(w *trace.Warp) error {
 	e.agg = false
 	e.aggSum = summary{}
 	e.lanes = 0
+	e.seqOpen = false
 	e.lay.reset()
 	return nil
 }
 
-// declareWarp declares SM, CTA and lane tracks up to lane.
+// declareLane starts the warp's packet sequence (first call of a warp)
+// and declares SM, CTA and lane tracks up to lane.
 func (e *Exporter) declareLane(lane int) error {
 	w := &e.warp
+	if !e.seqOpen {
+		if w.Segment > math.MaxUint32-warpSeqBase {
+			return fmt.Errorf("perfetto: warp segment %d has no packet sequence id", w.Segment)
+		}
+		e.w.SetSequence(warpSeqBase + w.Segment)
+		if err := e.w.Interned(categoryNames(), e.names, annotationNames()); err != nil {
+			return err
+		}
+		e.seqOpen = true
+	}
 	if !e.smSeen[w.SM] {
 		e.smSeen[w.SM] = true
 		if err := e.w.Track(&Track{UUID: uuidSM | uint64(w.SM), Parent: uuidKernel, Name: "SM " + strconv.Itoa(int(w.SM)), Explicit: true, SiblingRank: int32(min(w.SM, math.MaxInt32))}); err != nil {
@@ -382,6 +434,7 @@ func (e *Exporter) End() error {
 		return err
 	}
 	e.ended = true
+	e.w.SetSequence(kernelSeq)
 	for i, c := range e.opt.Counters {
 		parent := uint64(uuidKernel)
 		if c.SM >= 0 {
@@ -398,8 +451,12 @@ func (e *Exporter) End() error {
 		if err := e.w.Track(&Track{UUID: u, Parent: parent, Name: c.Name, Counter: true, SiblingRank: -1}); err != nil {
 			return err
 		}
-		for _, ts := range []uint64{e.minTs, e.maxTs} {
-			if err := e.w.Counter(ts, u, c.Value); err != nil {
+	}
+	// Every counter at the first timestamp, then every one at the last:
+	// time order on the kernel's sequence.
+	for _, ts := range []uint64{e.minTs, e.maxTs} {
+		for i, c := range e.opt.Counters {
+			if err := e.w.Counter(ts, uuidCounter|uint64(i), c.Value); err != nil {
 				return err
 			}
 		}

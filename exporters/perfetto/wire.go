@@ -91,7 +91,8 @@ type Annotation struct {
 }
 
 // Writer writes a Perfetto trace: a sequence of Trace.packet fields, each
-// a length-delimited TracePacket. All packets are on one sequence.
+// a length-delimited TracePacket, on the sequence last set (NewWriter,
+// SetSequence).
 type Writer struct {
 	w    *bufio.Writer
 	seq  uint32
@@ -106,6 +107,11 @@ type Writer struct {
 func NewWriter(w io.Writer, seq uint32) *Writer {
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), seq: seq}
 }
+
+// SetSequence makes the following packets carry
+// trusted_packet_sequence_id seq (non-zero). A new sequence starts without
+// incremental state: write Interned on it before events that use names.
+func (w *Writer) SetSequence(seq uint32) { w.seq = seq }
 
 // Packets returns the number of packets written.
 func (w *Writer) Packets() int64 { return w.n }
