@@ -103,7 +103,7 @@ func TestFileLines(t *testing.T) {
 func TestKernelStartAndBaseTime(t *testing.T) {
 	tr := tracetest.Fixture(2, 2, 3, trace.TimerClock64)
 	tr.Header.Meta.Source = "model"
-	tr.Header.Meta.ClockHz = 1e9 // 1 cycle = 1 ns
+	tr.Header.Meta.ClockHz = 1e9   // 1 cycle = 1 ns
 	tr.Header.Meta.StartUnixNs = 0 // no recorded start: BaseTime anchors
 	var first, last uint64 = ^uint64(0), 0
 	for _, r := range tr.Regions {
