@@ -35,6 +35,10 @@ type exportOptions struct {
 	// Endpoint and Timeout apply to otlp-grpc and otlp-http.
 	Endpoint string
 	Timeout  time.Duration
+	// BaseTime is --base-time: "", "now" or RFC 3339 (formats.ParseBaseTime).
+	BaseTime string
+	// IDSalt is --id-salt (otlp.Options.RunSalt).
+	IDSalt string
 }
 
 func newExportCommand() *cli.Command {
@@ -48,19 +52,25 @@ func newExportCommand() *cli.Command {
 			"memory work. A run directory of a multi-launch spec holds one run.NNN.bundle per\n" +
 			"traced launch (NNN = launch index): csv writes every launch into one table with\n" +
 			"a leading launch column; the other formats write one file per launch, -o FILE.EXT\n" +
-			"becoming FILE.NNN.EXT. Formats: " + formatNames() + ".",
+			"becoming FILE.NNN.EXT. Formats: " + formatNames() + ".\n" +
+			"otlp writes OTLP/JSON lines (the OpenTelemetry Collector's file exporter format).\n" +
+			"Model runs have no recorded wall-clock start: --base-time anchors kernel start\n" +
+			"(otlp* default: now; give an RFC 3339 time for byte-reproducible output).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + formatNames(), Value: "csv"},
 			&cli.StringFlag{Name: "o", Usage: "write to `FILE` (\"-\" = standard output)", Value: "-"},
 			&cli.StringFlag{Name: "endpoint", Usage: "OTLP collector for otlp-grpc/otlp-http: `HOST:PORT` (plain text) or a URL (https:// for TLS); default $OTEL_EXPORTER_OTLP_ENDPOINT"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up sending to the collector after `DURATION`", Value: 10 * time.Second},
+			&cli.StringFlag{Name: "base-time", Usage: "wall-clock time of kernel start for runs without a recorded start (model runs): `TIME` = now or RFC 3339 " +
+				"(2026-01-02T15:04:05Z); otlp formats default to now, perfetto to timestamps from 0; an explicit time makes the output byte-reproducible; chrome refuses it"},
+			&cli.StringFlag{Name: "id-salt", Usage: "mix `SALT` into OTLP trace and span ids, so re-sending a run to the same backend gives new spans instead of duplicate ids"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("export: want exactly one RUN argument, got %d", c.NArg())
 			}
 			return runExport(c.Context, exportOptions{streams: streamsOf(c), Format: c.String("format"), Out: c.String("o"), Run: c.Args().First(),
-				Endpoint: c.String("endpoint"), Timeout: c.Duration("timeout")})
+				Endpoint: c.String("endpoint"), Timeout: c.Duration("timeout"), BaseTime: c.String("base-time"), IDSalt: c.String("id-salt")})
 		},
 	}
 }
@@ -71,7 +81,19 @@ func runExport(ctx context.Context, o exportOptions) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	f, ok := formats.Formats(formats.NetOptions{Ctx: ctx, Endpoint: o.Endpoint})[o.Format]
+	base, err := formats.ParseBaseTime(o.BaseTime, time.Now())
+	if err != nil {
+		return usagef("export: --base-time: %v", err)
+	}
+	if o.BaseTime == "" && strings.HasPrefix(o.Format, "otlp") {
+		// Default: now, so that a backend's default search (Jaeger: the
+		// last 2 days) finds a fresh export of a model run.
+		base = time.Now()
+	}
+	if !base.IsZero() && o.Format == "chrome" {
+		return usagef("export: --base-time: chrome JSON cannot hold Unix-epoch ns exactly (readers parse ts as a double of µs); use -f perfetto")
+	}
+	f, ok := formats.Formats(formats.NetOptions{Ctx: ctx, Endpoint: o.Endpoint, BaseTime: base, RunSalt: o.IDSalt})[o.Format]
 	if !ok {
 		return usagef("export: unknown format %q (want %s)", o.Format, formatNames())
 	}
