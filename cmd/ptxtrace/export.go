@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/exporters/formats"
+	"github.com/ptxtrace/ptxtrace/exporters/otlp"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
@@ -39,6 +40,8 @@ type exportOptions struct {
 	BaseTime string
 	// IDSalt is --id-salt (otlp.Options.RunSalt).
 	IDSalt string
+	// Granularity is --granularity ("" = the default, warp).
+	Granularity string
 }
 
 func newExportCommand() *cli.Command {
@@ -63,6 +66,7 @@ func newExportCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Usage: "give up sending to the collector after `DURATION`", Value: 10 * time.Second},
 			&cli.StringFlag{Name: "base-time", Usage: "wall-clock time of kernel start for runs without a recorded start (model runs): `TIME` = now or RFC 3339 " +
 				"(2026-01-02T15:04:05Z); otlp formats default to now, perfetto to timestamps from 0; an explicit time makes the output byte-reproducible; chrome refuses it"},
+			&cli.StringFlag{Name: "granularity", Usage: "deepest OTLP span `LEVEL`: launch, cta, warp or region", Value: "warp"},
 			&cli.StringFlag{Name: "id-salt", Usage: "mix `SALT` into OTLP trace and span ids, so re-sending a run to the same backend gives new spans instead of duplicate ids"},
 		},
 		Action: func(c *cli.Context) error {
@@ -70,7 +74,7 @@ func newExportCommand() *cli.Command {
 				return usagef("export: want exactly one RUN argument, got %d", c.NArg())
 			}
 			return runExport(c.Context, exportOptions{streams: streamsOf(c), Format: c.String("format"), Out: c.String("o"), Run: c.Args().First(),
-				Endpoint: c.String("endpoint"), Timeout: c.Duration("timeout"), BaseTime: c.String("base-time"), IDSalt: c.String("id-salt")})
+				Endpoint: c.String("endpoint"), Timeout: c.Duration("timeout"), BaseTime: c.String("base-time"), IDSalt: c.String("id-salt"), Granularity: c.String("granularity")})
 		},
 	}
 }
@@ -93,7 +97,14 @@ func runExport(ctx context.Context, o exportOptions) error {
 	if !base.IsZero() && o.Format == "chrome" {
 		return usagef("export: --base-time: chrome JSON cannot hold Unix-epoch ns exactly (readers parse ts as a double of µs); use -f perfetto")
 	}
-	f, ok := formats.Formats(formats.NetOptions{Ctx: ctx, Endpoint: o.Endpoint, BaseTime: base, RunSalt: o.IDSalt})[o.Format]
+	net := formats.NetOptions{Ctx: ctx, Endpoint: o.Endpoint, BaseTime: base, RunSalt: o.IDSalt}
+	if o.Granularity != "" {
+		if net.Granularity, err = otlp.ParseGranularity(o.Granularity); err != nil {
+			return usagef("export: --granularity: %v", err)
+		}
+		net.GranularitySet = true
+	}
+	f, ok := formats.Formats(net)[o.Format]
 	if !ok {
 		return usagef("export: unknown format %q (want %s)", o.Format, formatNames())
 	}

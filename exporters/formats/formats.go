@@ -45,6 +45,10 @@ type NetOptions struct {
 	BaseTime time.Time
 	// RunSalt is mixed into OTLP trace and span ids (otlp.Options.RunSalt).
 	RunSalt string
+	// Granularity is the deepest OTLP span level; zero (otlp.Launch) is
+	// taken as the default, otlp.Warp, unless GranularitySet.
+	Granularity    otlpexp.Granularity
+	GranularitySet bool
 }
 
 // ParseBaseTime parses a --base-time value: "" (zero: the default),
@@ -73,6 +77,9 @@ func Formats(n NetOptions) map[string]Format {
 		n.Ctx = context.Background()
 	}
 	otlpOpt := otlpexp.Options{Granularity: otlpexp.Warp, BaseTime: n.BaseTime, RunSalt: n.RunSalt}
+	if n.GranularitySet {
+		otlpOpt.Granularity = n.Granularity
+	}
 	return map[string]Format{
 		"csv": {Ext: ".csv",
 			New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
