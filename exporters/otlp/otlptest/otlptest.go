@@ -8,6 +8,8 @@
 package otlptest
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,21 +25,31 @@ import (
 // or the Collector module is not available.
 func Checker(t testing.TB) string {
 	t.Helper()
+	bin, err := Build(t.TempDir())
+	if err != nil {
+		t.Skip(err)
+	}
+	return bin
+}
+
+// Build builds the otlpcheck command into dir and returns its path, or
+// says why it cannot.
+func Build(dir string) (string, error) {
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go tool not on PATH: cannot build the Collector's OTLP/JSON reader")
+		return "", errors.New("go tool not on PATH: cannot build the Collector's OTLP/JSON reader")
 	}
 	_, self, _, ok := runtime.Caller(0)
 	if !ok {
-		t.Skip("cannot locate the otlpcheck module")
+		return "", errors.New("cannot locate the otlpcheck module")
 	}
-	bin := filepath.Join(t.TempDir(), "otlpcheck")
+	bin := filepath.Join(dir, "otlpcheck")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = filepath.Join(filepath.Dir(self), "..", "otlpcheck")
 	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Skipf("cannot build the Collector's OTLP/JSON reader (needs go.opentelemetry.io/collector/pdata from the module proxy): %v\n%s", err, out)
+		return "", fmt.Errorf("cannot build the Collector's OTLP/JSON reader (needs go.opentelemetry.io/collector/pdata from the module proxy): %v\n%s", err, out)
 	}
-	return bin
+	return bin, nil
 }
 
 // Read reads OTLP/JSON files with the checker bin and returns everything
