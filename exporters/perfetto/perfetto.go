@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/trace"
@@ -23,7 +24,8 @@ type Options struct {
 	// or the kernel for SM −1). Each gets its value at the first and the
 	// last timestamp of the trace.
 	Counters []trace.Counter
-	// NoArgs drops the per-slice arguments (cycles, region, instance, probe,
+	// NoArgs drops the per-slice arguments (cycles, region, instance,
+	// probe = the begin probe id, end_probe, loc_file = the full .loc path,
 	// ground truth): smaller files, same slices.
 	NoArgs bool
 	// BaseTime, when not zero, is the wall-clock time of kernel start for
@@ -50,7 +52,7 @@ func warpUUID(seg uint32, lane int) uint64 { return uuidWarp | uint64(lane)<<40 
 
 // annotationNames are the interned debug annotation names (iid = index + 1).
 func annotationNames() []string {
-	return []string{"cycles", "region", "instance", "probe", "truth_cycles", "regions", "memory_regions", "memory_cycles"}
+	return []string{"cycles", "region", "instance", "probe", "truth_cycles", "regions", "memory_regions", "memory_cycles", "end_probe", "loc_file"}
 }
 
 const (
@@ -62,6 +64,8 @@ const (
 	annRegions
 	annMemRegions
 	annMemCycles
+	annEndProbe
+	annLocFile
 )
 
 // categoryNames are the interned categories (iid = index + 1).
@@ -74,7 +78,8 @@ const (
 )
 
 // RegionName is the slice name of a region: its kind and space, and the
-// CUDA source position from .loc when known, else the PTX line.
+// CUDA source position from .loc when known (the file's base name; the
+// full path is the slice's loc_file argument), else the PTX line.
 func RegionName(ri *trace.RegionInfo) string {
 	kind := "user region"
 	if ri.Memory() {
@@ -85,9 +90,27 @@ func RegionName(ri *trace.RegionInfo) string {
 		kind = sp + " load"
 	}
 	if ri.LocFile != "" {
-		return kind + " " + ri.LocFile + ":" + strconv.Itoa(ri.LocLine)
+		return kind + " " + baseName(ri.LocFile) + ":" + strconv.Itoa(ri.LocLine)
 	}
 	return kind + " ptx:" + strconv.Itoa(ri.Line)
+}
+
+// baseName is the last element of a / or \\ separated path, whatever
+// the host's separator.
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 && i < len(p)-1 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// beginProbe is the probe argument of a region: its begin probe id (the
+// same in every format).
+func beginProbe(r *trace.Region) uint64 {
+	if r.Info == nil {
+		return 0
+	}
+	return uint64(r.Info.BeginProbe)
 }
 
 // timeline is what both exporters share: warp bookkeeping, lanes, the
@@ -377,7 +400,11 @@ func (e *Exporter) emit(ev *laneEvent) error {
 			Annotation{NameIID: annCycles, Kind: 'u', U: r.Cycles},
 			Annotation{NameIID: annRegion, Kind: 'i', I: int64(r.ID)},
 			Annotation{NameIID: annInstance, Kind: 'u', U: uint64(r.Instance)},
-			Annotation{NameIID: annProbe, Kind: 'u', U: uint64(r.EndProbe)})
+			Annotation{NameIID: annProbe, Kind: 'u', U: beginProbe(r)},
+			Annotation{NameIID: annEndProbe, Kind: 'u', U: uint64(r.EndProbe)})
+		if r.Info != nil && r.Info.LocFile != "" {
+			e.anns = append(e.anns, Annotation{NameIID: annLocFile, Kind: 's', S: r.Info.LocFile})
+		}
 		if r.HasTruth && r.TruthComplete >= r.TruthIssue {
 			e.anns = append(e.anns, Annotation{NameIID: annTruth, Kind: 'u', U: r.TruthComplete - r.TruthIssue})
 		}

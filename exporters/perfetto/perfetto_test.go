@@ -3,11 +3,13 @@ package perfetto
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -320,5 +322,56 @@ func TestCheckJSONRejects(t *testing.T) {
 	ok := head + `{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":5},{"ph":"X","name":"b","pid":1,"tid":1,"ts":3,"dur":3}]}`
 	if _, err := CheckJSON(strings.NewReader(ok)); err != nil {
 		t.Errorf("nested slices rejected: %v", err)
+	}
+}
+
+// TestSliceNamesAndProbe: slice names carry the .loc file's base name, the
+// loc_file argument the full path, and probe the region's begin probe id
+// (end_probe the instance's end probe), in Chrome JSON and protobuf.
+func TestSliceNamesAndProbe(t *testing.T) {
+	tr := tracetest.Fixture(1, 2, 3, trace.TimerClock64)
+	for i := range tr.Header.Regions {
+		tr.Header.Regions[i].LocFile = "/src/dir/kern.cu"
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Name string
+			Args     map[string]any
+		}
+	}
+	if err := json.Unmarshal(exportJSON(t, tr, Options{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ev := range doc.TraceEvents {
+		if ev.Ph != "X" {
+			continue
+		}
+		n++
+		ri := tr.Header.Region(int(ev.Args["region"].(float64)))
+		if ri == nil {
+			t.Fatalf("event %v: no region", ev)
+		}
+		if want := " kern.cu:" + strconv.Itoa(ri.LocLine); !strings.HasSuffix(ev.Name, want) || strings.Contains(ev.Name, "/") {
+			t.Errorf("slice name %q, want a base name ending in %q", ev.Name, want)
+		}
+		if ev.Args["loc_file"] != "/src/dir/kern.cu" || ev.Args["probe"] != float64(ri.BeginProbe) {
+			t.Errorf("args %v, want loc_file /src/dir/kern.cu and probe %d", ev.Args, ri.BeginProbe)
+		}
+		if _, ok := ev.Args["end_probe"]; !ok {
+			t.Errorf("args %v lack end_probe", ev.Args)
+		}
+	}
+	if n != len(tr.Regions) {
+		t.Errorf("%d slices, want %d", n, len(tr.Regions))
+	}
+	s, err := Check(bytes.NewReader(exportProto(t, tr, Options{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range s.Slices {
+		if strings.Contains(name, "/") {
+			t.Errorf("protobuf slice name %q has a path", name)
+		}
 	}
 }
