@@ -10,6 +10,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
 	"github.com/ptxtrace/ptxtrace/exporters/otlp/otlptest"
+	"github.com/ptxtrace/ptxtrace/exporters/perfetto"
 	"github.com/ptxtrace/ptxtrace/trace"
 )
 
@@ -120,6 +121,7 @@ func TestExportOTLPFileReaders(t *testing.T) {
 			t.Fatal("no regions")
 		}
 		checkOTLPFile(t, bin, run, func(dst string) []string { return []string{dst} }, [][]map[string]string{rows})
+		checkPerfetto(t, run, len(rows))
 	})
 	t.Run("multi-launch", func(t *testing.T) {
 		out := multiLaunchRun(t)
@@ -140,6 +142,33 @@ func TestExportOTLPFileReaders(t *testing.T) {
 		}
 		checkOTLPFile(t, bin, out, files, rows[:])
 	})
+}
+
+// checkPerfetto exports run as a Perfetto trace, with and without a base
+// time, and checks it with perfetto.Check (per-sequence time order
+// included): one slice per CSV row.
+func checkPerfetto(t *testing.T, run string, rows int) {
+	t.Helper()
+	for _, extra := range [][]string{nil, {"--base-time", "2026-11-24T00:00:00Z"}} {
+		r := runCLI(t, "", append(append([]string{"export", "-f", "perfetto"}, extra...), run)...)
+		if r.code != 0 {
+			t.Fatalf("export perfetto: exit %d: %s", r.code, r.stderr)
+		}
+		s, err := perfetto.Check(strings.NewReader(r.stdout))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, st := range s.Slices {
+			n += st.Count
+		}
+		if n != int64(rows) || s.Sequences < 2 {
+			t.Errorf("perfetto %v: %d slices on %d sequences, want %d slices", extra, n, s.Sequences, rows)
+		}
+		if extra != nil && s.MinTs < uint64(time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC).UnixNano()) {
+			t.Errorf("perfetto %v: first timestamp %d before the base time", extra, s.MinTs)
+		}
+	}
 }
 
 // TestExportBaseTimeFlags: bad --base-time and --granularity values are
