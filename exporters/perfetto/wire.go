@@ -99,6 +99,7 @@ type Writer struct {
 	pkt  []byte
 	body []byte
 	sub  []byte
+	ann  []byte // one debug annotation, reused
 	n    int64 // packets written
 }
 
@@ -164,9 +165,9 @@ func (w *Writer) Interned(categories, names, annNames []string) error {
 		ss []string
 	}{{fIDEventCategories, categories}, {fIDEventNames, names}, {fIDDebugAnnNames, annNames}} {
 		for i, s := range l.ss {
-			var e []byte
-			e = appendVarint(e, fInternIID, uint64(i+1))
+			e := appendVarint(w.ann[:0], fInternIID, uint64(i+1))
 			e = appendString(e, fInternName, s)
+			w.ann = e
 			w.sub = appendBytes(w.sub, l.f, e)
 		}
 	}
@@ -219,7 +220,7 @@ func (w *Writer) SliceBegin(ts, track, nameIID, catIID uint64, anns []Annotation
 		e = appendVarint(e, fTECategoryIIDs, catIID)
 	}
 	for i := range anns {
-		e = appendAnnotation(e, &anns[i])
+		e = w.appendAnnotation(e, &anns[i])
 	}
 	return w.event(ts, e)
 }
@@ -249,9 +250,8 @@ func (w *Writer) event(ts uint64, e []byte) error {
 	return w.packet(b)
 }
 
-func appendAnnotation(b []byte, a *Annotation) []byte {
-	var m [32]byte
-	d := appendVarint(m[:0], fDANameIID, a.NameIID)
+func (w *Writer) appendAnnotation(b []byte, a *Annotation) []byte {
+	d := appendVarint(w.ann[:0], fDANameIID, a.NameIID)
 	switch a.Kind {
 	case 'u':
 		d = appendVarint(d, fDAUint, a.U)
@@ -265,5 +265,6 @@ func appendAnnotation(b []byte, a *Annotation) []byte {
 	case 's':
 		d = appendString(d, fDAString, a.S)
 	}
+	w.ann = d // reused: string values can outgrow any fixed buffer
 	return appendBytes(b, fTEDebugAnn, d)
 }
