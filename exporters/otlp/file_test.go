@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	sdktracetest "go.opentelemetry.io/otel/sdk/trace/tracetest"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
@@ -210,4 +214,51 @@ func decodeJSON(t *testing.T, out []byte) *coltracepb.ExportTraceServiceRequest 
 		}
 	}
 	return req
+}
+
+// TestAttributeValues: every attribute type the SDK has reaches the
+// Collector's reader with its type and value (doubles, NaN included).
+func TestAttributeValues(t *testing.T) {
+	bin := otlptest.Checker(t)
+	var b bytes.Buffer
+	f := &jsonFile{w: &b}
+	kv := []attribute.KeyValue{
+		attribute.String("s", "a\"b"), attribute.Bool("b", true), attribute.Int64("i", -1<<62),
+		attribute.Float64("d", 1.5e300), attribute.Float64("nan", math.NaN()), attribute.Float64("inf", math.Inf(-1)),
+		attribute.Int64Slice("is", []int64{1, 2}), attribute.StringSlice("ss", []string{"x"}),
+		attribute.BoolSlice("bs", []bool{false}), attribute.Float64Slice("ds", []float64{0.25}),
+	}
+	stub := sdktracetest.SpanStub{Name: "n", Attributes: kv, StartTime: time.Unix(1, 2), EndTime: time.Unix(3, 4)}
+	if err := f.ExportSpans(context.Background(), []sdktrace.ReadOnlySpan{stub.Snapshot()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "a.otlp.json")
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := otlptest.Read(t, bin, file)
+	s := req.ResourceSpans[0].ScopeSpans[0].Spans[0]
+	if s.StartTimeUnixNano != 1e9+2 || s.EndTimeUnixNano != 3e9+4 {
+		t.Errorf("times %d %d", s.StartTimeUnixNano, s.EndTimeUnixNano)
+	}
+	a := attrs(s)
+	if a["s"].GetStringValue() != "a\"b" || !a["b"].GetBoolValue() || a["i"].GetIntValue() != -1<<62 ||
+		a["d"].GetDoubleValue() != 1.5e300 || !math.IsNaN(a["nan"].GetDoubleValue()) || !math.IsInf(a["inf"].GetDoubleValue(), -1) {
+		t.Errorf("scalars %v", a)
+	}
+	if v := a["is"].GetArrayValue().GetValues(); len(v) != 2 || v[1].GetIntValue() != 2 {
+		t.Errorf("int slice %v", v)
+	}
+	if v := a["ss"].GetArrayValue().GetValues(); len(v) != 1 || v[0].GetStringValue() != "x" {
+		t.Errorf("string slice %v", v)
+	}
+	if v := a["ds"].GetArrayValue().GetValues(); len(v) != 1 || v[0].GetDoubleValue() != 0.25 {
+		t.Errorf("double slice %v", v)
+	}
+	if v := a["bs"].GetArrayValue().GetValues(); len(v) != 1 || v[0].GetBoolValue() {
+		t.Errorf("bool slice %v", v)
+	}
 }

@@ -114,11 +114,11 @@ type (
 		Value jAnyValue `json:"value"`
 	}
 	jAnyValue struct {
-		String *string      `json:"stringValue,omitempty"`
-		Bool   *bool        `json:"boolValue,omitempty"`
-		Int    *string      `json:"intValue,omitempty"`
-		Double *float64     `json:"doubleValue,omitempty"`
-		Array  *jArrayValue `json:"arrayValue,omitempty"`
+		String *string         `json:"stringValue,omitempty"`
+		Bool   *bool           `json:"boolValue,omitempty"`
+		Int    *string         `json:"intValue,omitempty"`
+		Double json.RawMessage `json:"doubleValue,omitempty"`
+		Array  *jArrayValue    `json:"arrayValue,omitempty"`
 	}
 	jArrayValue struct {
 		Values []jAnyValue `json:"values"`
@@ -209,11 +209,15 @@ func anyValue(v attribute.Value) jAnyValue {
 	boolean := func(b bool) jAnyValue { return jAnyValue{Bool: &b} }
 	integer := func(i int64) jAnyValue { s := strconv.FormatInt(i, 10); return jAnyValue{Int: &s} }
 	double := func(f float64) jAnyValue {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			// encoding/json cannot write them; OTLP/JSON spells them as strings.
-			return str(strconv.FormatFloat(f, 'g', -1, 64))
+		switch {
+		case math.IsNaN(f):
+			return jAnyValue{Double: json.RawMessage(`"NaN"`)} // the protobuf JSON mapping's spelling
+		case math.IsInf(f, 1):
+			return jAnyValue{Double: json.RawMessage(`"Infinity"`)}
+		case math.IsInf(f, -1):
+			return jAnyValue{Double: json.RawMessage(`"-Infinity"`)}
 		}
-		return jAnyValue{Double: &f}
+		return jAnyValue{Double: strconv.AppendFloat(nil, f, 'g', -1, 64)}
 	}
 	arr := func(n int, at func(i int) jAnyValue) jAnyValue {
 		a := &jArrayValue{Values: make([]jAnyValue, n)}
