@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,8 @@ func newExportCommand() *cli.Command {
 			"becoming FILE.NNN.EXT. Formats: " + formatNames() + ".\n" +
 			"otlp writes OTLP/JSON lines (the OpenTelemetry Collector's file exporter format).\n" +
 			"Model runs have no recorded wall-clock start: --base-time anchors kernel start\n" +
-			"(otlp* default: now; give an RFC 3339 time for byte-reproducible output).",
+			"(otlp* default: now; give an RFC 3339 time for byte-reproducible output); the\n" +
+			"launches of a multi-launch model run follow each other from it, back to back.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + formatNames(), Value: "csv"},
 			&cli.StringFlag{Name: "o", Usage: "write to `FILE` (\"-\" = standard output)", Value: "-"},
@@ -135,16 +137,34 @@ func runExport(ctx context.Context, o exportOptions) error {
 	if f.Merges() {
 		return writeExport(o, o.Out, func(w io.Writer) error { return f.ExportLaunches(ctx, w, bs, launches) })
 	}
+	start := base // model runs: launch k starts when launch k−1 ends
 	for i, b := range bs {
 		out := o.Out
 		if out != "-" {
 			out = formats.LaunchPath(o.Out, f.Ext, launches[i])
 		}
-		if err := writeExport(o, out, func(w io.Writer) error { return f.Export(ctx, w, b) }); err != nil {
+		fl := f
+		if !base.IsZero() && b.Meta.StartUnixNs == 0 {
+			n := net
+			n.BaseTime = start
+			fl = formats.Formats(n)[o.Format]
+			start = start.Add(launchDuration(&b.Meta))
+		}
+		if err := writeExport(o, out, func(w io.Writer) error { return fl.Export(ctx, w, b) }); err != nil {
 			return fmt.Errorf("launch %d: %w", launches[i], err)
 		}
 	}
 	return nil
+}
+
+// launchDuration is a launch's duration as the exporters show it:
+// TotalCycles at the clock rate, or 1 ns per cycle when the rate is
+// unknown; 0 when TotalCycles is unknown.
+func launchDuration(m *trace.RunMeta) time.Duration {
+	if m.ClockHz > 0 {
+		return time.Duration(math.Round(float64(m.TotalCycles) * 1e9 / m.ClockHz))
+	}
+	return time.Duration(min(m.TotalCycles, math.MaxInt64))
 }
 
 // writeExport runs write on standard output ("-") or atomically on file

@@ -65,6 +65,18 @@ func spanNames(req *coltracepb.ExportTraceServiceRequest) (names map[string]int,
 func checkOTLPFile(t *testing.T, bin, run string, files func(g string) []string, rows [][]map[string]string) {
 	t.Helper()
 	base := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	// Launches of a model run follow each other from the base time.
+	bs, err := trace.OpenRunDir(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := make([]uint64, len(bs))
+	next := base
+	for i, b := range bs {
+		starts[i] = uint64(next.UnixNano())
+		next = next.Add(launchDuration(&b.Meta))
+		b.Close()
+	}
 	for _, g := range []string{"region", "warp"} {
 		dst := filepath.Join(t.TempDir(), "t.otlp.json")
 		r := runCLI(t, "", "export", "-f", "otlp", "--granularity", g, "--base-time", base.Format(time.RFC3339), "-o", dst, run)
@@ -93,8 +105,8 @@ func checkOTLPFile(t *testing.T, bin, run string, files func(g string) []string,
 			for _, rs := range req.ResourceSpans {
 				for _, ss := range rs.ScopeSpans {
 					for _, s := range ss.Spans {
-						if s.Name == "ptxtrace.run" && s.StartTimeUnixNano != uint64(base.UnixNano()) {
-							t.Errorf("%s: run span starts at %d, want the base time %d", f, s.StartTimeUnixNano, base.UnixNano())
+						if s.Name == "ptxtrace.run" && s.StartTimeUnixNano != starts[i] {
+							t.Errorf("%s: run span starts at %d, want %d", f, s.StartTimeUnixNano, starts[i])
 						}
 					}
 				}
@@ -192,5 +204,21 @@ func TestExportBaseTimeFlags(t *testing.T) {
 	c := runCLI(t, "", "export", "-f", "otlp", "--base-time", "2026-01-02T03:04:05Z", "--id-salt", "2", run)
 	if a.code != 0 || a.stdout != b.stdout || a.stdout == c.stdout {
 		t.Errorf("explicit base time: exit %d; identical %v; salted differs %v", a.code, a.stdout == b.stdout, a.stdout != c.stdout)
+	}
+}
+
+func TestLaunchDuration(t *testing.T) {
+	for _, c := range []struct {
+		m    trace.RunMeta
+		want time.Duration
+	}{
+		{trace.RunMeta{}, 0},
+		{trace.RunMeta{TotalCycles: 1500}, 1500},                 // 1 ns per cycle without a rate
+		{trace.RunMeta{TotalCycles: 1500, ClockHz: 1.5e9}, 1000}, // 1500 cycles at 1.5 GHz = 1 µs
+		{trace.RunMeta{TotalCycles: 1, ClockHz: 3e9}, 0},         // ⅓ ns rounds to 0
+	} {
+		if got := launchDuration(&c.m); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.m, got, c.want)
+		}
 	}
 }
