@@ -100,7 +100,7 @@ type Writer struct {
 	body []byte
 	sub  []byte
 	ann  []byte // one debug annotation, reused
-	n    int64 // packets written
+	n    int64  // packets written
 }
 
 // NewWriter returns a Writer whose packets carry trusted_packet_sequence_id
