@@ -207,6 +207,7 @@ type inst struct {
 	rets    []slot  // call return values in the caller's frame
 	targets []int32 // brx.idx targets
 	text    string
+	why     string // refusal reason of an unsupported instruction
 }
 
 type execFn func(w *warp, in *inst, m uint32)

@@ -115,6 +115,15 @@ func (l *lowerer) lowerInst(p *ptx.Instruction, in *inst) error {
 	}
 	f := ptx.OpcodeFacts(op)
 	in.m.Class = classOf(f, op)
+	if !f.Known {
+		return refuse(op.Name, "unknown opcode")
+	}
+	if !implemented(f.Name) {
+		return refuse(f.Name, "%s", notImplemented(f.Name))
+	}
+	if err := checkModifiers(f.Name, op); err != nil {
+		return err
+	}
 	t := op.Type()
 	in.typ = t
 	in.bits = uint8(t.Size() * 8)
@@ -736,6 +745,9 @@ func (l *lowerer) lowerMem(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	op := p.Op
 	a := p.Args
 	t := op.Type()
+	if f.Name == "ldmatrix" || f.Name == "stmatrix" {
+		return l.lowerMatrix(p, in, f)
+	}
 	switch f.Mem {
 	case ptx.MemPrefetch, ptx.MemAsyncCopy, ptx.MemBarrierObject:
 		if f.Mem == ptx.MemPrefetch {
