@@ -233,6 +233,7 @@ const (
 	fXorSign
 	fVolatile
 	fSync
+	fAligned // .aligned barrier: every lane at the same instruction
 )
 
 const rndNone = 0xff

@@ -941,6 +941,12 @@ func (l *lowerer) lowerCall(p *ptx.Instruction, in *inst) error {
 func (l *lowerer) lowerBar(p *ptx.Instruction, in *inst) error {
 	op := p.Op
 	a := p.Args
+	if op.Name == "bar" || op.Has(".aligned") {
+		in.flags |= fAligned // bar.sync/arrive/red are barrier.*.aligned
+	}
+	if op.Has(".arrive") && len(a) < 2 {
+		return fmt.Errorf("bar.arrive needs a thread count")
+	}
 	switch {
 	case op.Has(".arrive"):
 		in.sub = 1

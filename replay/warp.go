@@ -14,6 +14,8 @@ type simtEntry struct {
 	pc   int32
 	rpc  int32
 	mask uint32
+	bar  uint8 // barrier state: entRun, entParked, entReleased (exec_bar.go)
+	held bool  // set aside under a sibling path run by yieldPath
 }
 
 // frame is one activation of a function on a warp.
@@ -53,6 +55,8 @@ type warp struct {
 	redMask uint32
 	redBar  int
 	redKind uint8
+	redVal  uint64  // the last bar.red result (for released parked paths)
+	gather  warpBar // lanes gathered at a barrier on parked paths
 
 	eff    model.Effect
 	addrs  [32]uint64
