@@ -2,8 +2,6 @@ package replay
 
 import (
 	"math/bits"
-
-	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 // ldmatrix / stmatrix (.m8n8 .b16): warp-collective loads and stores of
@@ -21,95 +19,6 @@ import (
 // Both instructions are .sync.aligned: every thread of the warp must
 // execute them together and none may have exited, else the behavior is
 // undefined; replay faults instead.
-
-// lowerMatrix lowers ldmatrix d, [a] and stmatrix [a], s.
-func (l *lowerer) lowerMatrix(p *ptx.Instruction, in *inst, f ptx.Facts) error {
-	op := p.Op
-	a := p.Args
-	name := f.Name
-	num := 0
-	var shape, sync, aligned, b16 bool
-	for _, m := range op.Mods {
-		switch m {
-		case ".x1":
-			num = 1
-		case ".x2":
-			num = 2
-		case ".x4":
-			num = 4
-		case ".trans":
-			in.sub2 = 1
-		case ".m8n8":
-			shape = true
-		case ".sync":
-			sync = true
-		case ".aligned":
-			aligned = true
-		case ".b16":
-			b16 = true
-		case ".shared", ".shared::cta":
-		default:
-			return refuse(name, "modifier %s is not implemented (only .m8n8 .b16 with .x1/.x2/.x4 and .trans)", m)
-		}
-	}
-	switch {
-	case !shape || !b16:
-		return refuse(name, "only the .m8n8 shape with .b16 elements is implemented")
-	case num == 0:
-		return refuse(name, "missing .x1, .x2 or .x4")
-	case !sync || !aligned:
-		return refuse(name, ".sync and .aligned are mandatory")
-	}
-	if err := need(a, 2); err != nil {
-		return err
-	}
-	regs, addrOp := a[0], a[1]
-	if name == "stmatrix" {
-		regs, addrOp = a[1], a[0]
-	}
-	elems := []ptx.Operand{regs}
-	if regs.Kind == ptx.OpVec {
-		elems = regs.Elems
-	}
-	if len(elems) != num {
-		return refuse(name, ".x%d needs %d registers, found %d", num, num, len(elems))
-	}
-	base, off, symSp, err := l.addr(addrOp)
-	if err != nil {
-		return err
-	}
-	in.s[0], in.ns = base, 1
-	in.off = off
-	in.vec = uint8(num)
-	in.esize = 16
-	in.m.Size = 16
-	// without a state-space modifier the address is generic (the facts
-	// default of ldmatrix/stmatrix is .shared, the ISA's is generic)
-	sp := spaceOf(op.Space)
-	if op.Space == ptx.SpaceNone || op.Space == ptx.SpaceGeneric {
-		sp = spGeneric
-		if symSp == spShared {
-			sp = spShared
-		}
-	}
-	if sp != spShared && sp != spGeneric {
-		return refuse(name, "only shared memory is allowed")
-	}
-	in.space = sp
-	in.m.Space = spShared.model()
-	if name == "ldmatrix" {
-		if err := l.setD(in, elems...); err != nil {
-			return err
-		}
-		in.exec = execLdmatrix
-		return nil
-	}
-	if err := l.setS(in, ptx.B32, elems...); err != nil {
-		return err
-	}
-	in.exec = execStmatrix
-	return nil
-}
 
 // matrixRows checks the warp-collective preconditions and computes the row
 // addresses (shared-space offsets) of every matrix; ok false after a fault.

@@ -188,6 +188,7 @@ type symbol struct {
 
 type lowerer struct {
 	c       *Code
+	table   map[string]opSpec // opTable, made on first use
 	fn      *ptx.Function
 	f       *fnCode
 	regs    map[string]int32 // declared register -> index

@@ -102,37 +102,6 @@ func checkModifiers(name string, op *ptx.Opcode) error {
 		if (at == ".min" || at == ".max") && isHalfFamily(t) {
 			return refuse(name, "%s on %s is not implemented", at, t)
 		}
-	case "bar", "barrier":
-		for _, m := range op.Mods {
-			switch m {
-			case ".sync", ".arrive", ".red", ".popc", ".and", ".or", ".aligned", ".cta", ".u32", ".pred":
-			default:
-				return refuse(name, "modifier %s is not implemented", m)
-			}
-		}
 	}
 	return nil
-}
-
-// implemented reports whether the compound opcode name (ptx.Facts.Name) is
-// executed by replay.
-func implemented(name string) bool {
-	switch name {
-	case "ld", "ldu", "st", "atom", "red", "ldmatrix", "stmatrix",
-		"tex", "tld4", "txq", "suld", "sust", "sured", "suq",
-		"prefetch", "prefetchu", "applypriority", "discard",
-		"cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor",
-		"mov", "add", "sub", "addc", "subc", "mul", "mad", "madc", "fma", "mul24", "mad24",
-		"sad", "div", "rem", "abs", "neg", "min", "max", "popc", "clz", "bfind", "brev", "bfe",
-		"bmsk", "szext", "fns", "bfi", "and", "or", "xor", "not", "cnot", "lop3", "shl", "shr",
-		"shf", "prmt", "dp4a", "dp2a", "setp", "set", "selp", "slct", "cvt", "cvta", "isspacep",
-		"testp", "copysign", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh",
-		"bra", "brx.idx", "call", "ret", "exit", "trap", "bar", "barrier",
-		"membar", "fence", "nanosleep", "brkpt", "bar.warp.sync", "pmevent", "griddepcontrol", "setmaxnreg",
-		"cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all",
-		"cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
-		"shfl", "vote", "match", "activemask", "redux", "elect":
-		return true
-	}
-	return false
 }

@@ -206,7 +206,7 @@ func TestMatrixRefusals(t *testing.T) {
 		{"wmma.store.d.sync.aligned.row.m16n16k16.f32 [%a], {%d0, %d1, %d2, %d3, %d0, %d1, %d2, %d3};", "replay: wmma.store is not supported"},
 		{"cvt.pack.sat.u8.s32.b32 %d0, %d1, %d2, %d3;", "replay: cvt.pack is not supported"},
 		{"barrier.cluster.arrive;", "replay: barrier.cluster is not supported"},
-		{"atom.global.v2.f32.add {%d0, %d1}, [%a], {%d2, %d3};", "vector atomics"},
+		{"atom.global.v2.f32.add {%d0, %d1}, [%a], {%d2, %d3};", "replay: atom is not supported: modifier .v2"},
 		{"st.async.b32 [%a], %d0, [%a];", "replay: st.async is not supported"},
 	} {
 		src := ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n" +
