@@ -126,8 +126,15 @@ func (l *lowerer) lowerMul24(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 		in.sub = iMul24Hi
 	case name == "mul24":
 		in.sub = iMul24Lo
+	case in.flags&fHi != 0 && in.flags&fSat != 0:
+		if t != ptx.S32 {
+			return refuse(name, ".sat is defined for .hi.s32 only")
+		}
+		in.sub = iMad24HiSat
 	case in.flags&fHi != 0:
 		in.sub = iMad24Hi
+	case in.flags&fSat != 0:
+		return refuse(name, ".sat is defined for .hi.s32 only")
 	default:
 		in.sub = iMad24Lo
 	}

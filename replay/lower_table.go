@@ -124,7 +124,7 @@ func opTable() map[string]opSpec {
 		"ret":     m((*lowerer).lowerRet, ".uni"),
 		"exit":    m((*lowerer).lowerExit),
 		"trap":    m((*lowerer).lowerTrap),
-		"bar":     m(lowerBarOp, ".sync .arrive .red .popc .and .or .cta .aligned .u32 .pred"),
+		"bar":     m(lowerBarOp, ".sync .arrive .red .popc .and .or .cta .u32 .pred"),
 		"barrier": m(lowerBarOp, ".sync .arrive .red .popc .and .or .cta .aligned .u32 .pred"),
 
 		// no-ops: ordering and scheduling hints that cannot change a
@@ -142,15 +142,15 @@ func opTable() map[string]opSpec {
 		"elect":      m((*lowerer).lowerElect, ".sync"),
 
 		"ld":       mem(mLdSt, ".nc .acquire"),
-		"ldu":      mem(".global .v2 .v4 .b8 .u8 .s8", mBits, mInts, mFloat),
-		"st":       mem(mLdSt, ".release .wb .wt"),
+		"ldu":      mem(".global .v2 .v4 .b32 .u32 .s32 .f32 .b64 .u64 .s64 .f64"),
+		"st":       mem(strings.Replace(mLdSt, ".const ", "", 1), ".release .wb .wt"),
 		"atom":     mem(mAtom),
-		"red":      mem(mAtom),
+		"red":      mem(strings.Replace(mAtom, ".exch .cas ", "", 1)),
 		"ldmatrix": mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
 		"stmatrix": mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
 		"prefetch": nop, "prefetchu": nop, "applypriority": nop, "discard": nop,
-		"cp.async.bulk.prefetch": nop, "cp.async.bulk.prefetch.tensor": nop,
-		"tex": tex, "tld4": tex, "txq": tex, "suld": tex, "sust": tex, "sured": tex, "suq": tex,
+		"cp.async.bulk.prefetch": nop,
+		"tex":                    tex, "tld4": tex, "txq": tex, "suld": tex, "sust": tex, "sured": tex, "suq": tex,
 	}
 }
 
