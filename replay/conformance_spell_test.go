@@ -36,12 +36,12 @@ func spellingCases() []ccase {
 	return []ccase{
 		// integer widths and forms
 		bin("add.s16", 16, 0x8000, 0x7fff, 1),
-		k("add.cc.u64 %t64, $a, $a; addc.s64 $d, $b, $b", "64:64,64", 5, 1<<63, 2),          // carry 1: 2+2+1
-		k("sub.cc.u32 %t32, $a, $b; subc.s32 $d, $a, $a", "32:32,32", 0xffffffff, 0, 1),     // borrow 1: 0-0-1
-		k("sub.cc.u64 %t64, $a, $b; subc.s64 $d, $a, $a", "64:64,64", m64, 0, 1),            // borrow 1
-		k("add.cc.u32 %t32, $a, $a; madc.lo.s32 $d, $b, $b, $c", "32:32,32,32", 7, 1<<31, 2, 2), // 2*2+2+1
+		k("add.cc.u64 %t64, $a, $a; addc.s64 $d, $b, $b", "64:64,64", 5, 1<<63, 2),                  // carry 1: 2+2+1
+		k("sub.cc.u32 %t32, $a, $b; subc.s32 $d, $a, $a", "32:32,32", 0xffffffff, 0, 1),             // borrow 1: 0-0-1
+		k("sub.cc.u64 %t64, $a, $b; subc.s64 $d, $a, $a", "64:64,64", m64, 0, 1),                    // borrow 1
+		k("add.cc.u32 %t32, $a, $a; madc.lo.s32 $d, $b, $b, $c", "32:32,32,32", 7, 1<<31, 2, 2),     // 2*2+2+1
 		k("add.cc.u64 %t64, $a, $a; madc.hi.s64 $d, $b, $b, $c", "64:64,64,64", 7, 1<<63, 1<<32, 5), // hi(2^64)=1, +5+1
-		tern("mad24.lo.s32", 32, 4, 0xfffffffe, 3, 10), // -2*3+10
+		tern("mad24.lo.s32", 32, 4, 0xfffffffe, 3, 10),                                              // -2*3+10
 		// hi = product bits 47..16: 0x7fffff^2 = 0x3fffff000001 -> 0x3fffff00;
 		// + 0x7fffffff overflows: saturates to 0x7fffffff
 		tern("mad24.hi.sat.s32", 32, 0x7fffffff, 0x7fffff, 0x7fffff, 0x7fffffff),
@@ -68,10 +68,10 @@ func spellingCases() []ccase {
 		bin("div.u16", 16, 0x7fff, 0xffff, 2),
 		bin("rem.s16", 16, 0xffff, 0xfff9, 3), // -7 rem 3 = -1 (truncating)
 		bin("rem.u64", 64, 1, 10, 3),
-		tern("sad.u16", 16, 12, 1, 3, 10), // |1-3| + 10
-		tern("fns.b32", 32, 4, 0xf0, 0, 1), // 1st set bit at or above bit 0
-		tern("fns.b32", 32, 5, 0xf0, 0, 2), // 2nd set bit
-		bin("shr.b16", 16, 0x4000, 0x8000, 1),   // logical
+		tern("sad.u16", 16, 12, 1, 3, 10),     // |1-3| + 10
+		tern("fns.b32", 32, 4, 0xf0, 0, 1),    // 1st set bit at or above bit 0
+		tern("fns.b32", 32, 5, 0xf0, 0, 2),    // 2nd set bit
+		bin("shr.b16", 16, 0x4000, 0x8000, 1), // logical
 		bin("shr.b64", 64, 1, 1<<63, 63),
 		// logic
 		bin("and.b16", 16, 0x0f00, 0xff0f, 0x0ff0),
@@ -134,7 +134,7 @@ func spellingCases() []ccase {
 		// .ftz: the subnormal 2^-149 is flushed to +0, equal to -0
 		k("set.eq.ftz.u32.f32 $d, $a, $b", "32:32,32", 0xffffffff, 0x00000001, 0x80000000),
 		k("set.gt.or.u32.u16 $d, $a, $b, $c", "32:16,16,p", 0xffffffff, 1, 2, 1), // false or true
-		k("set.gt.xor.u32.u16 $d, $a, $b, $c", "32:16,16,p", 0, 2, 1, 1),        // true xor true
+		k("set.gt.xor.u32.u16 $d, $a, $b, $c", "32:16,16,p", 0, 2, 1, 1),         // true xor true
 		k("set.eq.u32.u64 $d, $a, $b", "32:64,64", 0xffffffff, 1<<40, 1<<40),
 		// special functions
 		{asm: "cos.approx.ftz.f32 $d, $a", sig: "32:32", in: []uint64{0x00000001}, want: one(0x3f800000), tol: 2}, // cos(0)
@@ -142,7 +142,7 @@ func spellingCases() []ccase {
 		{asm: "lg2.approx.ftz.f32 $d, $a", sig: "32:32", in: []uint64{0x3f800000}, want: one(0), tol: 1},          // log2(1)
 		{asm: "ex2.approx.ftz.bf16 $d, $a", sig: "16:16", in: []uint64{0x3f80}, want: one(0x4000), tol: 1},        // 2^1
 		{asm: "ex2.approx.ftz.bf16x2 $d, $a", sig: "32:32", in: []uint64{0x3f800000}, want: one(0x40003f80), tol: 1},
-		{asm: "rsqrt.approx.ftz.f32 $d, $a", sig: "32:32", in: []uint64{0x40800000}, want: one(0x3f000000), tol: 2},              // 4 -> 0.5
+		{asm: "rsqrt.approx.ftz.f32 $d, $a", sig: "32:32", in: []uint64{0x40800000}, want: one(0x3f000000), tol: 2},             // 4 -> 0.5
 		{asm: "rsqrt.approx.f64 $d, $a", sig: "64:64", in: []uint64{0x4010000000000000}, want: one(0x3fe0000000000000), tol: 2}, // 4 -> 0.5
 		// 1/3 = 0.0101..b: RN rounds up to 0x3eaaaaab, RM down
 		un("rcp.rm.f32", 32, 0x3eaaaaaa, 0x40400000),
@@ -209,7 +209,7 @@ func spellingCases() []ccase {
 		k("st.shared::cta.u32 [%sm], $a; red.shared::cta.add.u32 [%sm], $b; ld.shared.u32 $d, [%sm]", "32:32,32", 7, 3, 4),
 		k("st.global.u64 [%gm], $a; red.global.add.s64 [%gm], $b; ld.global.u64 $d, [%gm]", "64:64,64", m64-1, m64, m64), // -1 + -1
 		k("st.global.f64 [%gm], $a; red.global.add.f64 [%gm], $b; ld.global.f64 $d, [%gm]", "64:64,64", 0x4008000000000000, 0x3ff0000000000000, 0x4000000000000000),
-		k("st.global.b16 [%gm], $a; red.global.add.noftz.f16 [%gm], $b; ld.global.b16 $d, [%gm]", "16:16,16", 0x4200, 0x3c00, 0x4000),   // 1+2 = 3
+		k("st.global.b16 [%gm], $a; red.global.add.noftz.f16 [%gm], $b; ld.global.b16 $d, [%gm]", "16:16,16", 0x4200, 0x3c00, 0x4000),  // 1+2 = 3
 		k("st.global.b16 [%gm], $a; red.global.add.noftz.bf16 [%gm], $b; ld.global.b16 $d, [%gm]", "16:16,16", 0x4040, 0x3f80, 0x4000), // 1+2 = 3
 		k("st.global.u32 [%gm], $a; red.global.add.noftz.f16x2 [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 0x42004200, 0x3c004000, 0x40003c00),
 		k("st.global.u32 [%gm], $a; red.global.add.noftz.bf16x2 [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 0x40404040, 0x3f804000, 0x40003f80),
