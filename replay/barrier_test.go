@@ -453,3 +453,18 @@ $Lskip:
 		}
 	}
 }
+
+// bar.red with a thread count that the non-exited warps cannot reach:
+// a deadlock functionally; under the timing model (which caps the count
+// at the CTA's live threads and releases the warps) the missing result
+// is a fault, not a stale value.
+func TestBarrierRedCountUnreachable(t *testing.T) {
+	body := "\tsetp.ge.u32 %p, %tid, %n;\n\t@%p bra $Lexit;\n\tsetp.eq.u32 %q, %tid, 0;\n\tbar.red.popc.u32 %r, 0, 96, %q;" +
+		"\n\tadd.u64 %a, %out, %o;\n\tst.global.u32 [%a], %r;\n$Lexit:\n\tret;"
+	for _, timing := range []bool{false, true} {
+		_, err := runBar(t, body, 96, 40, timing)
+		if err == nil || !strings.Contains(err.Error(), "deadlock") {
+			t.Errorf("timing=%v: err %v, want a deadlock fault", timing, err)
+		}
+	}
+}

@@ -135,6 +135,7 @@ func execBar(w *warp, in *inst, m uint32) {
 		b.and = b.and && vote == lanes
 		b.or = b.or || vote != 0
 		w.redPend, w.redDst, w.redMask, w.redBar, w.redKind = true, in.d[0], m, id, in.sub2
+		w.redGen, w.redInst = b.gen, in
 	}
 	w.c.arrive(w, id, count, in.sub != 1)
 }
@@ -213,6 +214,14 @@ func (w *warp) yieldPath(in *inst) bool {
 func (w *warp) finishRed() {
 	w.redPend = false
 	b := &w.c.bars[w.redBar]
+	if b.gen == w.redGen {
+		// a timing model released the warp, but by replay's count (warps
+		// of the CTA, count/32 with a thread count) the barrier has not
+		// completed: there is no result to give
+		w.faultf(w.redInst, -1, FaultDeadlock,
+			"bar.red released before barrier %d completed (%d warps arrived of %d expected)", w.redBar, b.arrived, b.expected)
+		return
+	}
 	var v uint64
 	switch w.redKind {
 	case 0:
@@ -262,6 +271,7 @@ func (c *CTA) checkBarrier(id, count int) {
 	if b.redSeen {
 		b.rPopc, b.rAnd, b.rOr = b.popc, b.and, b.or
 	}
+	b.gen++
 	for _, wi := range b.waiting {
 		c.warps[wi].waitBar = -1
 	}

@@ -207,9 +207,11 @@ type barrier struct {
 	popc     uint32
 	and, or  bool
 	redSeen  bool
-	// bar.red results of the last completed generation
+	// bar.red results of the last completed generation, and the number
+	// of completed generations
 	rPopc     uint32
 	rAnd, rOr bool
+	gen       uint64
 }
 
 // NewCTA implements model.Kernel: it creates CTA number i (linear id) on SM

@@ -56,6 +56,8 @@ type warp struct {
 	redBar  int
 	redKind uint8
 	redVal  uint64  // the last bar.red result (for released parked paths)
+	redGen  uint64  // generation of the barrier the pending bar.red arrived in
+	redInst *inst   // the pending bar.red
 	gather  warpBar // lanes gathered at a barrier on parked paths
 
 	eff    model.Effect
