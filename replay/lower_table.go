@@ -150,7 +150,7 @@ func opTable() map[string]opSpec {
 		"stmatrix": mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
 		"prefetch": nop, "prefetchu": nop, "applypriority": nop, "discard": nop,
 		"cp.async.bulk.prefetch": nop,
-		"tex":                    tex, "tld4": tex, "txq": tex, "suld": tex, "sust": tex, "sured": tex, "suq": tex,
+		"tex":                    tex, "tld4": tex, "txq": tex, "suld": tex, "sust": tex, "suq": tex,
 	}
 }
 
