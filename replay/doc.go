@@ -92,6 +92,14 @@
 // .trans, shared or generic addresses into shared memory), with the ISA's
 // fragment layout (exec_matrix.go).
 //
+// Lowering is table-driven: opTable (lower_table.go) maps every compound
+// opcode name (ptx.Facts.Name) to its lowering function (lower_*.go, one
+// file per family, as exec_*.go for execution) and to the modifiers and
+// types it accepts; an opcode missing from the table or a modifier not
+// listed for it is refused. The table is therefore the set of accepted
+// spellings, and TestSpellingCoverage requires a hand-derived conformance
+// case for every (opcode, modifier) pair of it.
+//
 // # Memory
 //
 // Global memory is a Device: a flat 64-bit address space of allocations
