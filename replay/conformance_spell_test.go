@@ -254,6 +254,13 @@ func spellingCases() []ccase {
 		wk("bar.red.and.pred $d, 1, !$a", "p:p", 0x00ff00ff, pred(func(l int) bool { return l >= 8 && l < 16 }), lane(func(l int) uint64 { return 1 })),
 		wk("bar.cta.red.or.pred $d, 2, 32, $a", "p:p", 0, pred(func(l int) bool { return l == 31 }), lane(func(l int) uint64 { return 1 })),
 		wk("barrier.cta.red.or.aligned.pred $d, 2, $a", "p:p", 0, pred(func(l int) bool { return false }), lane(func(l int) uint64 { return 0 })),
+		// bar.warp.sync on two divergent paths: each half writes its word,
+		// syncs, then reads the other half's word (lanes < 16 wrote 2,
+		// the others 1)
+		wk("xor.b32 %t32, %tid, 16; mul.wide.u32 %t64, %t32, 8; add.u64 %t64, %sm0, %t64; "+
+			"@$a bra L1; st.shared.u32 [%sm], 1; bar.warp.sync 0xffffffff; ld.shared.u32 $d, [%t64]; bra.uni L2; "+
+			"L1: st.shared.u32 [%sm], 2; bar.warp.sync 0xffffffff; ld.shared.u32 $d, [%t64]; L2: add.u32 $d, $d, 0", "32:p", 0,
+			pred(func(l int) bool { return l < 16 }), lane(func(l int) uint64 { return uint64(1 + b2u(l >= 16)) })),
 		// no-ops: ordering, scheduling and cache hints
 		k("membar.gl; mov.b32 $d, $a", "32:32", 1, 1),
 		k("fence.sc.cta; fence.proxy.async; mov.b32 $d, $a", "32:32", 1, 1),

@@ -70,6 +70,67 @@ func (w *warp) barVote(in *inst, m uint32) uint32 {
 	return vote
 }
 
+// warpSyncID is the gather id of bar.warp.sync (CTA barriers are 0..15).
+const warpSyncID = 16
+
+// execWarpSync implements bar.warp.sync membermask: the executing lanes
+// wait until every non-exited lane of membermask has executed a
+// bar.warp.sync (at any instruction). Lanes of membermask on another
+// path of the warp run first (the parking of execBar), so that memory
+// written before the sync on one path is seen after it on the other.
+func execWarpSync(w *warp, in *inst, m uint32) {
+	if m == 0 {
+		return
+	}
+	top := w.topEntry()
+	if top.bar == entReleased {
+		top.bar = entRun
+		return
+	}
+	mask := uint32(w.regs[in.s[0]+int32(bits.TrailingZeros32(m))])
+	if m&^mask != 0 {
+		w.faultf(in, bits.TrailingZeros32(m&^mask), FaultInvalid,
+			"bar.warp.sync: executing lanes %#08x are not all in membermask %#08x", m, mask)
+		return
+	}
+	want := mask & w.live &^ w.exited
+	g := &w.gather
+	if g.lanes != 0 && (g.id != warpSyncID || g.fn != in.fn) {
+		w.faultf(in, -1, FaultBarrierDiverg,
+			"barrier divergence: lanes %#08x reached bar.warp.sync (PC %d) while lanes %#08x of the warp wait at barrier %d (PC %d)",
+			m, in.m.PC, g.lanes, g.id, g.pc)
+		return
+	}
+	lanes := m | g.lanes
+	if lanes&want != want {
+		if m != w.cur || !w.yieldPath(in) {
+			w.faultf(in, -1, FaultBarrierDiverg,
+				"barrier divergence: bar.warp.sync reached by lanes %#08x; lanes %#08x of membermask %#08x can no longer reach one",
+				lanes, want&^lanes, mask)
+			return
+		}
+		g.lanes, g.id, g.pc, g.fn = lanes, warpSyncID, int32(in.m.PC), in.fn
+		w.eff.Active = 0
+		return
+	}
+	w.releaseParked()
+}
+
+// releaseParked lets the parked paths of the current frame pass through
+// their barrier instruction and clears the gathering.
+func (w *warp) releaseParked() {
+	if w.gather.lanes == 0 {
+		return
+	}
+	fr := &w.frames[len(w.frames)-1]
+	for i := range fr.stack {
+		if fr.stack[i].bar == entParked {
+			fr.stack[i].bar = entReleased
+		}
+	}
+	w.gather = warpBar{}
+}
+
 func execBar(w *warp, in *inst, m uint32) {
 	if m == 0 {
 		return
@@ -111,15 +172,7 @@ func execBar(w *warp, in *inst, m uint32) {
 		return
 	}
 	vote := g.vote | w.barVote(in, m)
-	if g.lanes != 0 {
-		fr := &w.frames[len(w.frames)-1]
-		for i := range fr.stack {
-			if fr.stack[i].bar == entParked {
-				fr.stack[i].bar = entReleased
-			}
-		}
-		*g = warpBar{}
-	}
+	w.releaseParked()
 	w.eff.Active = lanes
 	w.eff.Barrier = in.sub != 1
 	w.eff.Arrive = in.sub == 1

@@ -53,11 +53,19 @@ func (l *lowerer) lowerTrap(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 
 // lowerNop lowers membar, fence, nanosleep, brkpt, bar.warp.sync, pmevent, griddepcontrol, setmaxnreg, cp.
 func (l *lowerer) lowerNop(p *ptx.Instruction, in *inst, f ptx.Facts) error {
-	a, name := p.Args, f.Name
 	in.exec = execNop
-	if name == "bar.warp.sync" && len(a) > 0 {
-		_ = l.setS(in, ptx.B32, a[0])
+	return nil
+}
+
+// lowerWarpSync lowers bar.warp.sync membermask.
+func (l *lowerer) lowerWarpSync(p *ptx.Instruction, in *inst, f ptx.Facts) error {
+	if err := need(p.Args, 1); err != nil {
+		return err
 	}
+	if err := l.setS(in, ptx.B32, p.Args[0]); err != nil {
+		return err
+	}
+	in.exec = execWarpSync
 	return nil
 }
 

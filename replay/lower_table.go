@@ -130,7 +130,8 @@ func opTable() map[string]opSpec {
 		// no-ops: ordering and scheduling hints that cannot change a
 		// sequentially consistent, one-warp-at-a-time execution
 		"membar": nop, "fence": nop, "nanosleep": nop, "brkpt": nop, "pmevent": nop,
-		"griddepcontrol": nop, "setmaxnreg": nop, "bar.warp.sync": nop,
+		"griddepcontrol": nop, "setmaxnreg": nop,
+		"bar.warp.sync":         m((*lowerer).lowerWarpSync),
 		"cp.async.commit_group": nop, "cp.async.wait_group": nop, "cp.async.wait_all": nop,
 		"cp.async.bulk.commit_group": nop, "cp.async.bulk.wait_group": nop,
 
