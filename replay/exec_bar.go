@@ -79,12 +79,12 @@ const warpSyncID = 16
 // path of the warp run first (the parking of execBar), so that memory
 // written before the sync on one path is seen after it on the other.
 func execWarpSync(w *warp, in *inst, m uint32) {
-	if m == 0 {
-		return
-	}
 	top := w.topEntry()
 	if top.bar == entReleased {
 		top.bar = entRun
+		return
+	}
+	if m == 0 {
 		return
 	}
 	mask := uint32(w.regs[in.s[0]+int32(bits.TrailingZeros32(m))])
@@ -132,9 +132,6 @@ func (w *warp) releaseParked() {
 }
 
 func execBar(w *warp, in *inst, m uint32) {
-	if m == 0 {
-		return
-	}
 	top := w.topEntry()
 	if top.bar == entReleased {
 		// this path's lanes were counted when the barrier completed
@@ -145,6 +142,9 @@ func execBar(w *warp, in *inst, m uint32) {
 				w.regs[in.d[0]+int32(bits.TrailingZeros32(mm))] = w.redVal
 			}
 		}
+		return
+	}
+	if m == 0 {
 		return
 	}
 	id, count := w.barrierArgs(in)
