@@ -52,6 +52,7 @@ func spellingCases() []ccase {
 		tern("mad.rm.f32", 32, 0x3f800000, 0x3f800000, 0x3f800001, 0xb0800000),
 		tern("mad.rp.f32", 32, 0x3f800001, 0x3f800000, 0x3f800001, 0xb0800000),
 		tern("mad.rn.ftz.f32", 32, 0, 0x00000001, 0x3f800000, 0), // subnormal input flushed
+		tern("mad.rn.f16", 16, 0x4500, 0x3c00, 0x4000, 0x4200),   // 1*2+3 = 5
 		bin("min.bf16", 16, 0x3f80, 0x3f80, 0x4000),
 		bin("min.s64", 64, m64, m64, 1),
 		bin("min.u16", 16, 1, 0xffff, 1),

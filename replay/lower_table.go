@@ -67,7 +67,7 @@ func opTable() map[string]opSpec {
 		"addc":     m((*lowerer).lowerAddcSubc, mInt32, mInt64, ".cc"),
 		"subc":     m((*lowerer).lowerAddcSubc, mInt32, mInt64, ".cc"),
 		"mul":      m((*lowerer).lowerMul, mInts, mFloat, mHalf, ".lo .hi .wide .ftz .sat", mRound),
-		"mad":      m((*lowerer).lowerMad, mInts, mFloat, ".lo .hi .wide .sat .cc .ftz", mRound),
+		"mad":      m((*lowerer).lowerMad, mInts, mFloat, ".f16", ".lo .hi .wide .sat .cc .ftz", mRound),
 		"madc":     m((*lowerer).lowerMad, mInt32, mInt64, ".lo .hi .cc"),
 		"fma":      m((*lowerer).lowerMad, mFloat, mHalf, ".ftz .sat .relu", mRound),
 		"mul24":    m((*lowerer).lowerMul24, mInt32, ".lo .hi"),
