@@ -418,6 +418,71 @@ $Lexit:
 			}
 			return untouched
 		}},
+		// early return, then a loop whose body diverges before the
+		// barrier (odd threads add 1 to their word before each barrier)
+		{"loop-nested", `
+	setp.ge.u32 %p, %tid, 40;
+	@%p bra $Lexit;
+	add.u64 %a, %s, %o;
+	st.shared.u32 [%a], 0;
+	mov.u32 %j, 0;
+$Lloop:
+	and.b32 %v, %tid, 1;
+	setp.eq.u32 %q, %v, 0;
+	@%q bra $Lskip;
+	ld.shared.u32 %v, [%a];
+	add.u32 %v, %v, 1;
+	st.shared.u32 [%a], %v;
+$Lskip:
+	bar.sync 0;
+	add.u32 %j, %j, 1;
+	setp.lt.u32 %q, %j, 4;
+	@%q bra $Lloop;
+	xor.b32 %w, %tid, 1;
+	setp.ge.u32 %q, %w, 40;
+	@%q bra $Lexit;
+	mul.wide.u32 %a, %w, 4;
+	add.u64 %a, %s, %a;
+	ld.shared.u32 %v, [%a];
+	add.u64 %a, %out, %o;
+	st.global.u32 [%a], %v;
+$Lexit:
+	ret;`, func(i int) uint32 {
+			if i >= 40 {
+				return untouched
+			}
+			return uint32(4 * ((i ^ 1) & 1)) // the partner's count
+		}},
+		// two nested early exits: threads >= 40 skip the region, odd
+		// threads return inside it; the even threads below 40 meet at
+		// the barrier and read their right even neighbour (mod 40)
+		{"nested-exits", `
+	setp.lt.u32 %p, %tid, 40;
+	@!%p bra $Lend;
+	and.b32 %v, %tid, 1;
+	setp.eq.u32 %q, %v, 1;
+	@%q bra $Lexit;
+	add.u64 %a, %in, %o;
+	ld.global.u32 %v, [%a];
+	add.u64 %a, %s, %o;
+	st.shared.u32 [%a], %v;
+	bar.sync 0;
+	add.u32 %j, %tid, 2;
+	rem.u32 %j, %j, 40;
+	mul.wide.u32 %a, %j, 4;
+	add.u64 %a, %s, %a;
+	ld.shared.u32 %w, [%a];
+	add.u64 %a, %out, %o;
+	st.global.u32 [%a], %w;
+$Lend:
+	mov.u32 %v, 0;
+$Lexit:
+	ret;`, func(i int) uint32 {
+			if i >= 40 || i%2 == 1 {
+				return untouched
+			}
+			return uint32(1000 + (i+2)%40)
+		}},
 		// non-aligned: lanes 16.. wait at the first barrier.sync, lanes
 		// 0..15 skip it and wait at the second; both count for warp 0
 		{"nonaligned-two", `
