@@ -483,6 +483,41 @@ $Lexit:
 			}
 			return uint32(1000 + (i+2)%40)
 		}},
+		// warp specialization with non-.aligned barriers: the two halves
+		// of each warp run different code with two barriers each; the
+		// second barrier is met while the first one's parked path has
+		// not yet passed through it
+		{"specialized", `
+	add.u64 %a, %s, %o;
+	setp.lt.u32 %p, %tid, 16;
+	@%p bra $Lhalf;
+	st.shared.u32 [%a], 1;
+	barrier.sync 0;
+	ld.shared.u32 %v, [%a];
+	add.u32 %v, %v, 10;
+	st.shared.u32 [%a], %v;
+	barrier.sync 0;
+	bra.uni $Ljoin;
+$Lhalf:
+	st.shared.u32 [%a], 2;
+	barrier.sync 0;
+	ld.shared.u32 %v, [%a];
+	add.u32 %v, %v, 20;
+	st.shared.u32 [%a], %v;
+	barrier.sync 0;
+$Ljoin:
+	xor.b32 %j, %tid, 16;
+	mul.wide.u32 %a, %j, 4;
+	add.u64 %a, %s, %a;
+	ld.shared.u32 %w, [%a];
+	add.u64 %a, %out, %o;
+	st.global.u32 [%a], %w;
+	ret;`, func(i int) uint32 {
+			if i^16 < 16 { // the partner is in the first half: 2 + 20
+				return 22
+			}
+			return 11
+		}},
 		// non-aligned: lanes 16.. wait at the first barrier.sync, lanes
 		// 0..15 skip it and wait at the second; both count for warp 0
 		{"nonaligned-two", `

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"math/bits"
+	"slices"
 )
 
 // Barriers (bar, barrier: .sync, .arrive, .red).
@@ -198,23 +199,23 @@ func execBar(w *warp, in *inst, m uint32) {
 // when no lane of the current frame can make progress.
 //
 // Finished paths (pc == rpc: their lanes wait at the reconvergence point
-// in the entry below) are dropped first. The walk then goes down the stack
-// tracking the reconvergence level (the rpc of the paths above):
-//   - an entry with the level's rpc is a sibling path: it is moved to the
-//     top (unless it is parked, or set aside by an earlier yield: held);
-//   - an entry at the level's reconvergence point with another rpc is the
+// in an entry below) are dropped first. The walk then goes down the stack:
+//   - an entry whose pc is the rpc of an entry above it is a
 //     reconvergence entry: its lanes that are in no entry above it have
 //     finished their paths and wait there; they are split off into a path
-//     of the outer level (from the reconvergence point to the outer one),
-//     as independent thread scheduling lets them run on; otherwise the
-//     walk moves to the outer level.
+//     from the reconvergence point to the entry's own rpc, as independent
+//     thread scheduling lets them run on;
+//   - any other entry (not parked, with non-exited lanes) is a path that
+//     has not reached its reconvergence point: it is moved to the top.
 //
-// The entries under the moved or split path, down to where it came from,
-// are marked held.
+// A moved or split path pops at its rpc, above its reconvergence entry,
+// so the stack stays consistent; the parked path runs again (and
+// re-executes the barrier) when it is back on top.
 func (w *warp) yieldPath(in *inst) bool {
 	fr := &w.frames[len(w.frames)-1]
 	top := fr.stack[len(fr.stack)-1]
 	top.pc = int32(in.m.PC)
+	top.bar = entParked
 	st := fr.stack[:0]
 	for _, e := range fr.stack[:len(fr.stack)-1] {
 		if e.pc == e.rpc && e.bar == entRun {
@@ -223,43 +224,32 @@ func (w *warp) yieldPath(in *inst) bool {
 		st = append(st, e)
 	}
 	st = append(st, top)
+	fr.stack = st
 	n := len(st)
-	lvl := top.rpc
 	above := top.mask
+	rpcs := []int32{top.rpc}
 	for j := n - 2; j >= 0; j-- {
 		e := &st[j]
+		reconv := e.pc != e.rpc && slices.Contains(rpcs, e.pc)
 		switch {
 		case e.bar == entParked || e.mask&^w.exited == 0:
-		case e.pc == lvl && e.rpc != lvl:
+		case reconv:
 			if wait := e.mask &^ above &^ w.exited; wait != 0 {
 				e.mask &^= wait
-				split := simtEntry{pc: e.pc, rpc: e.rpc, mask: wait}
-				st[n-1].bar = entParked
-				for i := j; i < n; i++ {
-					st[i].held = true
-				}
-				fr.stack = append(st, split)
+				fr.stack = append(st, simtEntry{pc: e.pc, rpc: e.rpc, mask: wait})
 				return true
 			}
-			lvl = e.rpc
-		case e.rpc == lvl && !e.held:
+		default:
 			moved := *e
 			copy(st[j:], st[j+1:])
-			st[n-2].bar = entParked
-			for i := j; i < n-1; i++ {
-				st[i].held = true
-			}
 			st[n-1] = moved
-			fr.stack = st
 			return true
-		case e.rpc == lvl:
-		default:
-			fr.stack = st
-			return false
 		}
 		above |= e.mask
+		rpcs = append(rpcs, e.rpc)
 	}
-	fr.stack = st
+	// nothing can run: restore the path as it was (the caller faults)
+	st[n-1].bar = entRun
 	return false
 }
 

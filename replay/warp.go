@@ -15,7 +15,6 @@ type simtEntry struct {
 	rpc  int32
 	mask uint32
 	bar  uint8 // barrier state: entRun, entParked, entReleased (exec_bar.go)
-	held bool  // set aside under a sibling path run by yieldPath
 }
 
 // frame is one activation of a function on a warp.
