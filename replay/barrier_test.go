@@ -14,7 +14,7 @@ import (
 // runBar runs entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn) on
 // one CTA of block threads, functionally or under the A100 timing model.
 // in holds u32 1000+i for i < 256; out is 4*block bytes of 0xab.
-func runBar(t *testing.T, body string, block int, n uint32, timing bool) ([]uint32, error) {
+func runBar(t testing.TB, body string, block int, n uint32, timing bool) ([]uint32, error) {
 	t.Helper()
 	src := ".version 8.5\n.target sm_90\n.address_size 64\n.shared .align 4 .b8 sm[1024];\n" +
 		".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)\n{\n" +
@@ -565,6 +565,18 @@ func TestBarrierRedCountUnreachable(t *testing.T) {
 		_, err := runBar(t, body, 96, 40, timing)
 		if err == nil || !strings.Contains(err.Error(), "deadlock") {
 			t.Errorf("timing=%v: err %v, want a deadlock fault", timing, err)
+		}
+	}
+}
+
+// BenchmarkBarrierEarlyReturn: parse, lower and run the early-return
+// kernel on one CTA of 96 threads whose third warp straddles n (parked
+// paths and split reconvergence waiters on every run).
+func BenchmarkBarrierEarlyReturn(b *testing.B) {
+	body := strings.Replace(earlyReturn, "BARRIER", "bar.sync 0", 1)
+	for i := 0; i < b.N; i++ {
+		if _, err := runBar(b, body, 96, 70, false); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
