@@ -137,6 +137,26 @@ func spellingCases() []ccase {
 		k("set.gt.or.u32.u16 $d, $a, $b, $c", "32:16,16,p", 0xffffffff, 1, 2, 1), // false or true
 		k("set.gt.xor.u32.u16 $d, $a, $b, $c", "32:16,16,p", 0, 2, 1, 1),         // true xor true
 		k("set.eq.u32.u64 $d, $a, $b", "32:64,64", 0xffffffff, 1<<40, 1<<40),
+		// modifier combinations: relu, NaN, xorsign, satfinite, tf32
+		// rounding (ties away; 0x0fff is below half of 2^13), sat on
+		// floats (clamp to [0, 1]), signed shifts, paired predicates
+		// (f16x2: d for the low half, q for the high half)
+		bin("max.relu.f16", 16, 0, 0xbc00, 0xc000),
+		bin("min.NaN.f32", 32, 0x7fffffff, 0x7fc00000, 0x3f800000),
+		bin("min.f32", 32, 0x3f800000, 0x7fc00000, 0x3f800000),
+		bin("max.xorsign.abs.f32", 32, 0xc0400000, 0xc0000000, 0x40400000),
+		un("cvt.rn.relu.f16.f32", 16, 0, 0xbf800000).withSig("16:32"),
+		un("cvt.rn.satfinite.f16.f32", 16, 0x7bff, 0x49742400).withSig("16:32"),
+		un("cvt.rna.tf32.f32", 32, 0x3f800000, 0x3f800fff),
+		tern("fma.rn.relu.bf16", 16, 0, 0xbf80, 0x3f80, 0),
+		bin("add.sat.f32", 32, 0x3f800000, 0x3f000000, 0x3f400000),
+		k("mul.wide.s16 $d, $a, $b", "32:16,16", 0xfffffffa, 0xfffe, 3),
+		bin("sub.sat.s32", 32, 0x80000000, 0x80000000, 1),
+		bin("shr.s16", 16, 0xc000, 0x8000, 1).withSig("16:16,32"),
+		un("bfind.shiftamt.u32", 32, 15, 0x00010000),
+		k("testp.subnormal.f64 $d, $a", "p:64", 1, 1),
+		bin("min.relu.bf16x2", 32, 0x00003f80, 0xbf803f80, 0x40004000),
+		k("setp.lt.f16x2 $d|$q, $a, $b", "p,p:32,32", 0, 0x3c004000, 0x40003c00).withWant(0, 1),
 		// special functions
 		{asm: "cos.approx.ftz.f32 $d, $a", sig: "32:32", in: []uint64{0x00000001}, want: one(0x3f800000), tol: 2}, // cos(0)
 		{asm: "sin.approx.ftz.f32 $d, $a", sig: "32:32", in: []uint64{0x00000001}, want: one(0), tol: 1},          // sin(+0)
@@ -333,5 +353,11 @@ func spellingCases() []ccase {
 // withWant sets the expected destinations of a multi-destination case.
 func (c ccase) withWant(w ...uint64) ccase {
 	c.want = w
+	return c
+}
+
+// withSig sets the operand signature of a case.
+func (c ccase) withSig(s string) ccase {
+	c.sig = s
 	return c
 }
