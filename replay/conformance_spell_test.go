@@ -69,11 +69,11 @@ func spellingCases() []ccase {
 		bin("div.u16", 16, 0x7fff, 0xffff, 2),
 		bin("rem.s16", 16, 0xffff, 0xfff9, 3), // -7 rem 3 = -1 (truncating)
 		bin("rem.u64", 64, 1, 10, 3),
-		tern("sad.u16", 16, 12, 1, 3, 10),     // |1-3| + 10
-		tern("fns.b32", 32, 4, 0xf0, 0, 1),    // 1st set bit at or above bit 0
-		tern("fns.b32", 32, 5, 0xf0, 0, 2),    // 2nd set bit
-		bin("shr.b16", 16, 0x4000, 0x8000, 1), // logical
-		bin("shr.b64", 64, 1, 1<<63, 63),
+		tern("sad.u16", 16, 12, 1, 3, 10),                         // |1-3| + 10
+		tern("fns.b32", 32, 4, 0xf0, 0, 1),                        // 1st set bit at or above bit 0
+		tern("fns.b32", 32, 5, 0xf0, 0, 2),                        // 2nd set bit
+		bin("shr.b16", 16, 0x4000, 0x8000, 1).withSig("16:16,32"), // logical; the shift amount is .u32
+		bin("shr.b64", 64, 1, 1<<63, 63).withSig("64:64,32"),
 		// logic
 		bin("and.b16", 16, 0x0f00, 0xff0f, 0x0ff0),
 		bin("and.b64", 64, 0x0000ffff00000000, 0x0000ffffffff0000, 0xffffffff00000000),
@@ -185,7 +185,6 @@ func spellingCases() []ccase {
 		k(".local .align 8 .b8 lb[8]; st.local.u32 [lb+4], $a; ld.local.u32 $d, [lb+4]", "32:32", 0xcafe, 0xcafe),
 		{asm: "ld.const.u32 $d, [cv+4]", sig: "32:", want: one(9), module: cmod},
 		k("ld.param.u32 $d, [pact]", "32:", 0xffffffff),
-		k(".param .b32 pp; st.param.b32 [pp], $a; ld.param.b32 $d, [pp]", "32:32", 0x5a5a, 0x5a5a),
 		k("ld.global.nc.u32 $d, [%rin]", "32:32", 0x12345678, 0x12345678), // the lane's input word
 		k("ldu.global.u32 $d, [%rin]", "32:32", 0x12345678, 0x12345678),
 		// ldu reads the lane's input slots: a at +0, b at +8
@@ -208,14 +207,14 @@ func spellingCases() []ccase {
 		k("st.global.wb.u32 [%gm], $a; ld.global.ca.u32 $d, [%gm]", "32:32", 11, 11),
 		k("st.global.wt.u32 [%gm], $a; ld.global.cg.u32 $d, [%gm]", "32:32", 12, 12),
 		k("st.global.cg.u32 [%gm], $a; ld.global.cv.u32 $d, [%gm]", "32:32", 13, 13),
-		k("st.global.ca.u32 [%gm], $a; ld.global.cs.u32 $d, [%gm]", "32:32", 14, 14),
-		k("st.global.lu.u32 [%gm], $a; ld.global.lu.u32 $d, [%gm]", "32:32", 15, 15),
-		k("st.global.cv.u32 [%gm], $a; ld.global.L1::evict_first.L2::64B.u32 $d, [%gm]", "32:32", 16, 16),
-		k("st.global.L1::evict_last.L2::128B.u32 [%gm], $a; ld.global.L1::evict_last.L2::128B.u32 $d, [%gm]", "32:32", 17, 17),
-		k("st.global.L1::evict_normal.L2::256B.u32 [%gm], $a; ld.global.L1::evict_normal.L2::256B.u32 $d, [%gm]", "32:32", 18, 18),
+		k("st.global.cs.u32 [%gm], $a; ld.global.cs.u32 $d, [%gm]", "32:32", 14, 14),
+		k("st.global.u32 [%gm], $a; ld.global.lu.u32 $d, [%gm]", "32:32", 15, 15),
+		k("st.global.u32 [%gm], $a; ld.global.L1::evict_first.L2::64B.u32 $d, [%gm]", "32:32", 16, 16),
+		k("st.global.L1::evict_last.u32 [%gm], $a; ld.global.L1::evict_last.L2::128B.u32 $d, [%gm]", "32:32", 17, 17),
+		k("st.global.L1::evict_normal.u32 [%gm], $a; ld.global.L1::evict_normal.L2::256B.u32 $d, [%gm]", "32:32", 18, 18),
 		k("st.global.L1::evict_unchanged.u32 [%gm], $a; ld.global.L1::evict_unchanged.u32 $d, [%gm]", "32:32", 19, 19),
 		k("st.global.L1::no_allocate.u32 [%gm], $a; ld.global.L1::no_allocate.u32 $d, [%gm]", "32:32", 20, 20),
-		k("st.global.L1::evict_first.L2::64B.u32 [%gm], $a; ld.global.u32 $d, [%gm]", "32:32", 21, 21),
+		k("st.global.L1::evict_first.u32 [%gm], $a; ld.global.u32 $d, [%gm]", "32:32", 21, 21),
 		// atomics: memory-model modifiers and types
 		k("st.global.u32 [%gm], $a; atom.relaxed.gpu.global.add.u32 %t32, [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 7, 3, 4),
 		k("st.global.u32 [%gm], $a; atom.acquire.cta.global.exch.b32 $d, [%gm], $b", "32:32,32", 3, 3, 4), // returns the old value
@@ -225,10 +224,10 @@ func spellingCases() []ccase {
 		k("st.global.u32 [%gm], $a; atom.global.add.noftz.bf16x2 %t32, [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 0x40004040, 0x3f804000, 0x3f803f80), // (1+1, 2+1)
 		k("st.global.u32 [%gm], $a; red.relaxed.gpu.global.and.b32 [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 2, 3, 6),
 		k("st.global.u32 [%gm], $a; red.release.sys.global.xor.b32 [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 5, 3, 6),
-		k("st.global.u32 [%gm], $a; red.acquire.cta.global.or.b32 [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 7, 3, 4),
-		k("st.global.u32 [%gm], $a; red.acq_rel.cluster.global.add.u32 [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 7, 3, 4),
+		k("st.global.u32 [%gm], $a; red.relaxed.cta.global.or.b32 [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 7, 3, 4),
+		k("st.global.u32 [%gm], $a; red.release.cluster.global.add.u32 [%gm], $b; ld.global.u32 $d, [%gm]", "32:32,32", 7, 3, 4),
 		k("st.shared::cta.u32 [%sm], $a; red.shared::cta.add.u32 [%sm], $b; ld.shared.u32 $d, [%sm]", "32:32,32", 7, 3, 4),
-		k("st.global.u64 [%gm], $a; red.global.add.s64 [%gm], $b; ld.global.u64 $d, [%gm]", "64:64,64", m64-1, m64, m64), // -1 + -1
+		k("st.global.u64 [%gm], $a; red.global.min.s64 [%gm], $b; ld.global.u64 $d, [%gm]", "64:64,64", m64, 5, m64), // min(5, -1)
 		k("st.global.f64 [%gm], $a; red.global.add.f64 [%gm], $b; ld.global.f64 $d, [%gm]", "64:64,64", 0x4008000000000000, 0x3ff0000000000000, 0x4000000000000000),
 		k("st.global.b16 [%gm], $a; red.global.add.noftz.f16 [%gm], $b; ld.global.b16 $d, [%gm]", "16:16,16", 0x4200, 0x3c00, 0x4000),  // 1+2 = 3
 		k("st.global.b16 [%gm], $a; red.global.add.noftz.bf16 [%gm], $b; ld.global.b16 $d, [%gm]", "16:16,16", 0x4040, 0x3f80, 0x4000), // 1+2 = 3
@@ -301,7 +300,7 @@ func spellingCases() []ccase {
 		k("cvta.global.u64 $d, $a", "64:64", 0x100000040, 0x100000040), // global generic = global
 		k("cvta.to.global.u64 $d, $a", "64:64", 0x100000040, 0x100000040),
 		wk("cvta.shared.u64 %t64, %sm; cvta.to.shared.u64 $d, %t64", "64:", 0, untouched, lane(func(l int) uint64 { return uint64(8 * l) })),
-		wk("cvt.u32.u64 %t32, %sm; cvta.shared::cta.u32 %t32, %t32; cvta.to.shared::cta.u32 $d, %t32", "32:", 0, untouched, lane(func(l int) uint64 { return uint64(8 * l) })),
+		wk("cvta.shared::cta.u64 %t64, %sm; cvta.to.shared::cta.u64 $d, %t64", "64:", 0, untouched, lane(func(l int) uint64 { return uint64(8 * l) })),
 		k(".local .align 8 .b8 lb[8]; mov.u64 %t64, lb; cvta.local.u64 %t64, %t64; st.u32 [%t64], $a; cvta.to.local.u64 %t64, %t64; ld.local.u32 $d, [%t64]", "32:32", 0xbeef, 0xbeef),
 		{asm: "mov.u64 %t64, cv; cvta.const.u64 %t64, %t64; ld.u32 $d, [%t64]", sig: "32:", want: one(7), module: cmod},
 		k("mov.u64 %t64, pact; cvta.param.u64 %t64, %t64; ld.u32 $d, [%t64]", "32:", 0xffffffff),

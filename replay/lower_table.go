@@ -105,7 +105,7 @@ func opTable() map[string]opSpec {
 		"selp":     m((*lowerer).lowerSelp, mBits, mInts, mFloat),
 		"slct":     m((*lowerer).lowerSlct, mBits, mInts, mFloat, ".ftz"),
 		"cvt":      m((*lowerer).lowerCvt, ".u8 .s8", mInts, mFloat, mHalf, ".tf32", mRound, mIRound, ".rna .ftz .sat .satfinite .relu"),
-		"cvta":     m((*lowerer).lowerCvta, ".u32 .u64 .to .global .shared .shared::cta .local .const .param"),
+		"cvta":     m((*lowerer).lowerCvta, ".u64 .to .global .shared .shared::cta .local .const .param"),
 		"isspacep": m((*lowerer).lowerIsspacep, ".global .shared .shared::cta .local .const .param"),
 		"testp":    m((*lowerer).lowerTestp, mFloat, ".finite .infinite .number .notanumber .normal .subnormal"),
 		"copysign": m((*lowerer).lowerCopysign, mFloat),
@@ -144,9 +144,9 @@ func opTable() map[string]opSpec {
 
 		"ld":       mem(mLdSt, ".nc .acquire"),
 		"ldu":      mem(".global .v2 .v4 .b32 .u32 .s32 .f32 .b64 .u64 .s64 .f64"),
-		"st":       mem(strings.Replace(mLdSt, ".const ", "", 1), ".release .wb .wt"),
+		"st":       mem(stMods(), ".release .wb .wt"),
 		"atom":     mem(mAtom),
-		"red":      mem(strings.Replace(mAtom, ".exch .cas ", "", 1)),
+		"red":      mem(redMods()),
 		"ldmatrix": mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
 		"stmatrix": mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
 		"prefetch": nop, "prefetchu": nop, "applypriority": nop, "discard": nop,
@@ -194,4 +194,32 @@ func (s opSpec) checkSpelling(name string, op *ptx.Opcode) error {
 		}
 	}
 	return nil
+}
+
+// stMods are the modifiers of st: those of ld without .const, the
+// load-only cache operators (.ca .lu .cv) and the L2 prefetch sizes.
+func stMods() string {
+	var out []string
+	for _, m := range strings.Fields(mLdSt) {
+		switch m {
+		case ".const", ".ca", ".lu", ".cv", ".L2::64B", ".L2::128B", ".L2::256B":
+			continue
+		}
+		out = append(out, m)
+	}
+	return strings.Join(out, " ")
+}
+
+// redMods are the modifiers of red: those of atom without the exchange
+// operations and the acquire semantics.
+func redMods() string {
+	var out []string
+	for _, m := range strings.Fields(mAtom) {
+		switch m {
+		case ".exch", ".cas", ".acquire", ".acq_rel":
+			continue
+		}
+		out = append(out, m)
+	}
+	return strings.Join(out, " ")
 }
