@@ -79,7 +79,9 @@
 // exited, one with a thread count for count/32 warps (rounded up; if fewer
 // warps can ever arrive, the launch faults with a deadlock, where a GPU
 // would hang). bar.red.popc/.and/.or combine the predicates of the
-// participating non-exited threads.
+// participating non-exited threads. bar.warp.sync uses the same parking:
+// the lanes of its membermask on other paths run to a bar.warp.sync of
+// their own before the executing path continues.
 //
 // # Refused instructions
 //
