@@ -63,45 +63,26 @@ func notImplemented(name string) string {
 		return "dynamic stack allocation is not implemented"
 	case strings.HasPrefix(name, "v"):
 		return "the SIMD video instructions are not implemented"
-	case name == "mbarrier.pending_count":
-		return "mbarrier objects are not implemented"
 	}
 	return "not implemented by replay"
 }
 
-// checkModifiers refuses modifiers of an otherwise implemented opcode that
-// replay does not execute exactly.
+// checkModifiers refuses combinations of modifiers the opcode table
+// accepts one by one but replay does not execute: an atomic without an
+// operation, min/max atomics on half-precision types.
 func checkModifiers(name string, op *ptx.Opcode) error {
-	t := op.Type()
-	switch name {
-	case "ld", "ldu", "st":
-		for _, ty := range op.Types {
-			if ty == ptx.B128 {
-				return refuse(name, "128-bit accesses (.b128) are not implemented")
-			}
-		}
-		if op.Vec > 4 {
-			return refuse(name, ".v%d accesses are not implemented", op.Vec)
-		}
-	case "atom", "red":
-		if op.Vec > 0 {
-			return refuse(name, "vector atomics (.v%d) are not implemented", op.Vec)
-		}
-		for _, ty := range op.Types {
-			if ty == ptx.B128 {
-				return refuse(name, "128-bit atomics (.b128) are not implemented")
-			}
-		}
-		at := op.Atom
-		if at == "" {
-			at = op.BoolOp
-		}
-		if _, ok := atomCodes[at]; !ok {
-			return refuse(name, "atomic operation %q is not implemented", at)
-		}
-		if (at == ".min" || at == ".max") && isHalfFamily(t) {
-			return refuse(name, "%s on %s is not implemented", at, t)
-		}
+	if name != "atom" && name != "red" {
+		return nil
+	}
+	at := op.Atom
+	if at == "" {
+		at = op.BoolOp
+	}
+	if _, ok := atomCodes[at]; !ok {
+		return refuse(name, "atomic operation %q is not implemented", at)
+	}
+	if t := op.Type(); (at == ".min" || at == ".max") && isHalfFamily(t) {
+		return refuse(name, "%s on %s is not implemented", at, t)
 	}
 	return nil
 }

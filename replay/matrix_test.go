@@ -208,6 +208,10 @@ func TestMatrixRefusals(t *testing.T) {
 		{"barrier.cluster.arrive;", "replay: barrier.cluster is not supported"},
 		{"atom.global.v2.f32.add {%d0, %d1}, [%a], {%d2, %d3};", "replay: atom is not supported: modifier .v2"},
 		{"st.async.b32 [%a], %d0, [%a];", "replay: st.async is not supported"},
+		{"atom.global.min.f16 %d0, [%a], %d1;", "replay: atom is not supported: .min on .f16"},
+		{"mad24.lo.sat.s32 %d0, %d1, %d2, %d3;", "replay: mad24 is not supported: .sat is defined for .hi.s32 only"},
+		{"ld.global.b128 %d0, [%a];", "replay: ld is not supported: modifier .b128"},
+		{"bar.warp.sync.aligned 0xffffffff;", "replay: bar.warp.sync is not supported: modifier .aligned"},
 	} {
 		src := ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n" +
 			"\t.reg .b32 %d<4>;\n\t.reg .b64 %a;\n\tld.param.u64 %a, [pin];\n\t" + tc.inst + "\n\tret;\n}\n"
