@@ -158,6 +158,7 @@ type fnCode struct {
 	params    []slot
 	rets      []slot
 	builtin   builtinKind // vprintf and friends: no code
+	libdev    *libdevFn   // builtinLibdevice: the function (libdevice.go)
 	regNames  []string    // names of the declared registers (diagnostics)
 }
 
@@ -169,6 +170,7 @@ const (
 	builtinAssert
 	builtinMalloc
 	builtinFree
+	builtinLibdevice
 )
 
 // inst is one lowered instruction. Registers are stored as offsets into a

@@ -20,18 +20,21 @@
 // resolved space, barrier arrivals, exit). Kernel.Run is the functional
 // scheduler used without a model.
 //
-// A launch spec (Spec, docs/launch.md) describes one launch or a sequence
-// of launches on one device (buffers, steps with repeat/until loops, fills,
-// swaps, expressions); Prepare sets up the device — inputs from the
-// generators of an explicit Registry, buffers, textures, constants — and
-// Prepared.Run executes it functionally or on a model.Spec (Kernel.RunModel,
-// SMs in parallel where the kernel allows it, see "Parallel timing mode").
+// Kernel.RunModel executes a launch on a model.Spec (SMs in parallel where
+// the kernel allows it, see "Parallel timing mode"). Replay is the SIMT
+// machine only: the YAML launch-spec language that sets up devices,
+// buffers, textures and multi-launch sequences (docs/launch.md), the sample
+// references and the trace bundles live downstream in package launch, which
+// drives replay through this public API (Program, Lower, Launch, NewKernel,
+// Device, Run, RunModel). Replay imports ptx, model, internal/fpx and
+// internal/texture only (TestDeps).
 //
 // # Textures and surfaces
 //
-// Texture references (.texref, old-style .tex) are bound by name from the
-// spec, texture and surface objects are u64 handles passed as parameters
-// (Launch.Textures: reference slots, then one per spec entry). tex, tld4
+// Texture references (.texref, old-style .tex) are bound by slot, texture
+// and surface objects are u64 handles passed as parameters
+// (Launch.Textures: Program.TexRefs slots, then Program.SurfRefs slots, then
+// the objects; handle TexHandleBase+i names object i). tex, tld4
 // and txq sample internal/texture and report each lane's touched texels
 // (model.Effect.Texels, TexFmt) for the model's texture cache; suld/sust .b
 // access surface memory that lives in a device allocation, so surface
@@ -163,7 +166,7 @@
 // program gets results that do not depend on model.Options.Workers or
 // GOMAXPROCS. Kernels that do not qualify run with their SMs one after
 // another (model.Run's rule) writing the device directly, so cross-CTA
-// atomics see each other in the model's issue order. ExecOptions.Serial
+// atomics see each other in the model's issue order. Kernel.SetSerial
 // forces that path for any kernel.
 //
 // # Faults
@@ -180,8 +183,7 @@
 //
 //   - Code, Program and the model.Inst values are immutable after Lower
 //     (SetProbe is the one exception and must precede launches).
-//   - No global mutable state: the reference registry for launch-spec
-//     checks is an explicit Registry value.
+//   - No global mutable state.
 //   - Register values are stored zero-extended to 64 bits at the width of
 //     the operation that wrote them; readers truncate to their own width.
 //

@@ -307,6 +307,11 @@ func (k *Kernel) mergeFinished(all bool) {
 	}
 }
 
+// SetSerial makes ConcurrentIssue false for the next RunModel (SMs one
+// after another, global writes straight to the device), for comparison
+// and debugging; race-free kernels give the same bytes and timing.
+func (k *Kernel) SetSerial() { k.conc, k.why = false, "serial run requested" }
+
 // ConcurrentIssue implements model.ConcurrentKernel. It answers true when
 // no instruction of the lowered entry or of a function it calls could let
 // CTAs communicate through global memory within the launch (see doc.go,

@@ -160,12 +160,23 @@ func (c *Code) lowerFunc(fn *ptx.Function) (*fnCode, error) {
 		case "free":
 			f.builtin = builtinFree
 		default:
-			return nil, fmt.Errorf("%s: call of %s, which has no body and is not a known built-in", c.Prog.Name, fn.Name)
+			ld, isLib, err := lookupLibdevice(fn.Name)
+			if !isLib {
+				return nil, fmt.Errorf("%s: call of %s, which has no body and is not a known built-in", c.Prog.Name, fn.Name)
+			} else if err != nil {
+				return nil, fmt.Errorf("%s: %v", c.Prog.Name, err)
+			}
+			f.builtin, f.libdev = builtinLibdevice, ld
 		}
 		// Builtins take their parameters as frame bytes.
 		l := &lowerer{c: c, fn: fn, f: f, regs: map[string]int32{}}
 		l.layoutParams()
 		f.frameSize = alignUp(l.frame, 16)
+		if f.libdev != nil {
+			if err := checkLibdevSig(fn.Name, f.libdev, f); err != nil {
+				return nil, fmt.Errorf("%s: %v", c.Prog.Name, err)
+			}
+		}
 		return f, nil
 	}
 	l := &lowerer{c: c, fn: fn, f: f, regs: map[string]int32{}, consts: map[regInit]int32{}}

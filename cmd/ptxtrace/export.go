@@ -6,88 +6,26 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/ptxtrace/ptxtrace/exporters"
-	csvexp "github.com/ptxtrace/ptxtrace/exporters/csv"
-	parquetexp "github.com/ptxtrace/ptxtrace/exporters/parquet"
+	"github.com/ptxtrace/ptxtrace/exporters/formats"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
-
-	clog2exp "github.com/ptxtrace/ptxtrace/exporters/clog2"
-	otlpexp "github.com/ptxtrace/ptxtrace/exporters/otlp"
-	perfettoexp "github.com/ptxtrace/ptxtrace/exporters/perfetto"
-	pprofexp "github.com/ptxtrace/ptxtrace/exporters/pprof"
 )
 
-// exportFormat is one output format of `ptxtrace export` and `convert`.
-type exportFormat struct {
-	Ext string // file extension of its output, with the dot
-	// New returns the exporter writing to w. b is the open run bundle (for
-	// its metadata and counters); the regions come through exporters.Run.
-	New func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error)
+// exportFormats is the format table of exporters/formats (export,
+// convert, demo).
+func exportFormats() map[string]formats.Format { return formats.Formats(formats.NetOptions{}) }
+
+// exportBundle verifies b's checksums and streams its regions into format
+// f on w.
+func exportBundle(ctx context.Context, b *trace.Bundle, f formats.Format, w io.Writer) error {
+	return f.Export(ctx, w, b)
 }
 
-// exportFormats is THE table of export formats. To add a format, add one
-// line here ("name": {Ext: ".x", New: func(w io.Writer, b *trace.Bundle)
-// (exporters.Exporter, error) { return yourpkg.New(w, ...), nil }}).
-func exportFormats() map[string]exportFormat { return exportFormatsWith(netOptions{}) }
-
-// netOptions configures the formats that send to a collector.
-type netOptions struct {
-	Ctx      context.Context // bounds connection and export; Background when nil
-	Endpoint string          // OTLP collector: host:port (plain text) or a URL; "" = OTEL_EXPORTER_OTLP_ENDPOINT
-}
-
-func exportFormatsWith(n netOptions) map[string]exportFormat {
-	if n.Ctx == nil {
-		n.Ctx = context.Background()
-	}
-	return map[string]exportFormat{
-		"csv": {Ext: ".csv", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return csvexp.New(w, csvexp.Options{}), nil
-		}},
-		"parquet": {Ext: ".parquet", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return parquetexp.New(w, parquetexp.Options{}), nil
-		}},
-
-		"clog2": {Ext: ".clog2", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return clog2exp.New(w, clog2exp.Options{}), nil
-		}},
-		"perfetto": {Ext: ".pftrace", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return perfettoexp.New(w, perfettoexp.Options{Counters: b.Counters}), nil
-		}},
-		"chrome": {Ext: ".json", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return perfettoexp.NewJSON(w, perfettoexp.Options{Counters: b.Counters}), nil
-		}},
-		"pprof": {Ext: ".pb.gz", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return pprofexp.New(w, pprofexp.Options{}), nil
-		}},
-		"otlp": {Ext: ".otlp.json", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewStdout(w, otlpexp.Options{Granularity: otlpexp.Warp})
-		}},
-		"otlp-grpc": {Ext: "", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewGRPC(n.Ctx, n.Endpoint, otlpexp.Options{Granularity: otlpexp.Warp})
-		}},
-		"otlp-http": {Ext: "", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewHTTP(n.Ctx, n.Endpoint, otlpexp.Options{Granularity: otlpexp.Warp})
-		}},
-		// otlp-grpc/otlp-http send to --endpoint, or else to
-		// OTEL_EXPORTER_OTLP_ENDPOINT (SDK default localhost:4317/4318).
-	}
-}
-
-func formatNames() string {
-	var names []string
-	for n := range exportFormats() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, "|")
-}
+func formatNames() string { return strings.Join(formats.Names(), "|") }
 
 type exportOptions struct {
 	streams
@@ -104,10 +42,13 @@ func newExportCommand() *cli.Command {
 		Name:      "export",
 		Usage:     "export a run's trace in a standard format",
 		ArgsUsage: "RUN",
-		Description: "export decodes the trace of RUN (a run bundle file, or a run directory holding\n" +
-			"run.bundle) and writes it with --format to -o (standard output for \"-\", the\n" +
-			"default). Files are written atomically. The trace is streamed warp by warp,\n" +
-			"so bundles larger than memory work. Formats: " + formatNames() + ".",
+		Description: "export decodes the trace of RUN (a run bundle file, or a run directory) and\n" +
+			"writes it with --format to -o (standard output for \"-\", the default). Files are\n" +
+			"written atomically. The trace is streamed warp by warp, so bundles larger than\n" +
+			"memory work. A run directory of a multi-launch spec holds one run.NNN.bundle per\n" +
+			"traced launch (NNN = launch index): csv writes every launch into one table with\n" +
+			"a leading launch column; the other formats write one file per launch, -o FILE.EXT\n" +
+			"becoming FILE.NNN.EXT. Formats: " + formatNames() + ".",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + formatNames(), Value: "csv"},
 			&cli.StringFlag{Name: "o", Usage: "write to `FILE` (\"-\" = standard output)", Value: "-"},
@@ -130,41 +71,57 @@ func runExport(ctx context.Context, o exportOptions) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	f, ok := exportFormatsWith(netOptions{Ctx: ctx, Endpoint: o.Endpoint})[o.Format]
+	f, ok := formats.Formats(formats.NetOptions{Ctx: ctx, Endpoint: o.Endpoint})[o.Format]
 	if !ok {
 		return usagef("export: unknown format %q (want %s)", o.Format, formatNames())
 	}
-	b, err := trace.OpenBundleFile(o.Run)
+	rbs, err := trace.RunBundles(o.Run)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	write := func(w io.Writer) error { return exportBundle(ctx, b, f, w) }
-	if o.Out == "-" {
-		return write(o.Stdout)
+	if len(rbs) > 1 && o.Out == "-" && f.Ext != "" && !f.Merges() {
+		return usagef("export: %s has %d traced launches and %s writes one file per launch: give -o FILE (written as %s, ...)",
+			o.Run, len(rbs), o.Format, formats.LaunchPath("FILE"+f.Ext, f.Ext, rbs[0].Launch))
 	}
-	if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(o.Out, 0o644, write)
-}
-
-// exportBundle verifies b's checksums and streams its regions into format
-// f on w.
-func exportBundle(ctx context.Context, b *trace.Bundle, f exportFormat, w io.Writer) error {
-	if err := b.VerifyChecksums(); err != nil {
-		return err
-	}
-	e, err := f.New(w, b)
+	bs, err := trace.OpenRunDir(o.Run)
 	if err != nil {
 		return err
 	}
-	d, err := b.Regions()
-	if err != nil {
-		return err
+	defer func() {
+		for _, b := range bs {
+			b.Close()
+		}
+	}()
+	launches := make([]int, len(rbs))
+	for i, rb := range rbs {
+		launches[i] = rb.Launch
 	}
-	if err := exporters.Run(ctx, d, e); err != nil {
-		return fmt.Errorf("export: %w", err)
+	if len(bs) == 1 {
+		return writeExport(o, o.Out, func(w io.Writer) error { return f.Export(ctx, w, bs[0]) })
+	}
+	if f.Merges() {
+		return writeExport(o, o.Out, func(w io.Writer) error { return f.ExportLaunches(ctx, w, bs, launches) })
+	}
+	for i, b := range bs {
+		out := o.Out
+		if out != "-" {
+			out = formats.LaunchPath(o.Out, f.Ext, launches[i])
+		}
+		if err := writeExport(o, out, func(w io.Writer) error { return f.Export(ctx, w, b) }); err != nil {
+			return fmt.Errorf("launch %d: %w", launches[i], err)
+		}
 	}
 	return nil
+}
+
+// writeExport runs write on standard output ("-") or atomically on file
+// out.
+func writeExport(o exportOptions, out string, write func(io.Writer) error) error {
+	if out == "-" {
+		return write(o.Stdout)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(out, 0o644, write)
 }
