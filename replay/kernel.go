@@ -206,8 +206,12 @@ type barrier struct {
 	waiting  []int
 	popc     uint32
 	and, or  bool
-	result   uint32 // bar.red result of the last completed generation
 	redSeen  bool
+	// bar.red results of the last completed generation, and the number
+	// of completed generations
+	rPopc     uint32
+	rAnd, rOr bool
+	gen       uint64
 }
 
 // NewCTA implements model.Kernel: it creates CTA number i (linear id) on SM
@@ -302,6 +306,11 @@ func (k *Kernel) mergeFinished(all bool) {
 		c.ov = nil
 	}
 }
+
+// SetSerial makes ConcurrentIssue false for the next RunModel (SMs one
+// after another, global writes straight to the device), for comparison
+// and debugging; race-free kernels give the same bytes and timing.
+func (k *Kernel) SetSerial() { k.conc, k.why = false, "serial run requested" }
 
 // ConcurrentIssue implements model.ConcurrentKernel. It answers true when
 // no instruction of the lowered entry or of a function it calls could let

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ptxtrace/ptxtrace/exporters/formats"
 	parquetexp "github.com/ptxtrace/ptxtrace/exporters/parquet"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/trace"
@@ -20,7 +21,7 @@ import (
 
 type convertOptions struct {
 	streams
-	To     string   // key of exportFormats
+	To     string   // key of formats.Formats
 	OutDir string   // dataset root
 	Jobs   int      // parallel conversions
 	Inputs []string // bundle files or run directories
@@ -33,7 +34,9 @@ func newConvertCommand() *cli.Command {
 		ArgsUsage: "RUN...",
 		Description: "convert exports every RUN (bundle file or run directory) with --to into the\n" +
 			"Hive-partitioned dataset under --out: DIR/kernel=NAME/run=ID/part-0.EXT, where\n" +
-			"ID is the bundle's run id or, without one, the input's base name. Runs are\n" +
+			"ID is the bundle's run id or, without one, the input's base name; a run\n" +
+			"directory with several traced launches gives one part-NNN.EXT per launch\n" +
+			"(NNN = launch index, NAME = that launch's kernel). Runs are\n" +
 			"converted in parallel (-j), each output written atomically (temporary file +\n" +
 			"rename); an output that already exists is skipped, so an interrupted convert\n" +
 			"resumes where it stopped. A run that fails is reported with its name and the\n" +
@@ -124,36 +127,60 @@ func runConvert(ctx context.Context, o convertOptions) error {
 	return nil
 }
 
-// convertOne converts one input; an existing output is left alone.
-func convertOne(ctx context.Context, f exportFormat, outDir, input string) (res convertResult) {
+// convertOne converts one input: every traced launch of a run directory
+// (part-0 for a single-launch run, part-NNN per launch NNN otherwise); an
+// existing output is left alone.
+func convertOne(ctx context.Context, f formats.Format, outDir, input string) (res convertResult) {
 	res.input = input
 	defer func() {
 		if r := recover(); r != nil {
 			res.err = fmt.Errorf("internal error: %v", r)
 		}
 	}()
-	b, err := trace.OpenBundleFile(input)
+	rbs, err := trace.RunBundles(input)
 	if err != nil {
 		res.err = trimPathPrefix(err, input)
 		return res
 	}
-	defer b.Close()
-	runID := b.Meta.RunID
-	if runID == "" {
-		runID = runName(input)
+	res.skipped = true
+	for _, rb := range rbs {
+		b, err := trace.OpenBundleFile(rb.Path)
+		if err != nil {
+			res.err = trimPathPrefix(err, input)
+			return res
+		}
+		runID := b.Meta.RunID
+		if runID == "" {
+			runID = runName(input)
+		}
+		out := parquetexp.DatasetPath(outDir, b.Kernel, runID)
+		if rb.Multi {
+			out = filepath.Join(filepath.Dir(out), fmt.Sprintf("part-%03d", rb.Launch))
+		} else {
+			out = strings.TrimSuffix(out, ".parquet")
+		}
+		out += f.Ext
+		if res.output == "" {
+			res.output = out
+		}
+		if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
+			b.Close() // written by an earlier run: outputs appear only complete (rename)
+			continue
+		}
+		res.skipped = false
+		err = os.MkdirAll(filepath.Dir(out), 0o755)
+		if err == nil {
+			err = atomicfile.WriteFile(out, 0o644, func(w io.Writer) error { return f.Export(ctx, w, b) })
+		}
+		b.Close()
+		if err != nil {
+			if rb.Multi {
+				err = fmt.Errorf("launch %d: %w", rb.Launch, err)
+			}
+			res.err = err
+			return res
+		}
 	}
-	out := parquetexp.DatasetPath(outDir, b.Kernel, runID)
-	out = strings.TrimSuffix(out, ".parquet") + f.Ext
-	res.output = out
-	if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
-		res.skipped = true // written by an earlier run: outputs appear only complete (rename)
-		return res
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		res.err = err
-		return res
-	}
-	res.err = atomicfile.WriteFile(out, 0o644, func(w io.Writer) error { return exportBundle(ctx, b, f, w) })
 	return res
 }
 
@@ -164,7 +191,7 @@ func runName(input string) string {
 	if fi, err := os.Stat(input); err == nil && fi.IsDir() {
 		return base
 	}
-	if base == "run.bundle" {
+	if base == "run.bundle" || strings.HasPrefix(base, "run.") && strings.HasSuffix(base, ".bundle") {
 		return filepath.Base(filepath.Dir(filepath.Clean(input)))
 	}
 	return strings.TrimSuffix(base, filepath.Ext(base))
