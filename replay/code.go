@@ -209,6 +209,7 @@ type inst struct {
 	rets    []slot  // call return values in the caller's frame
 	targets []int32 // brx.idx targets
 	text    string
+	why     string // refusal reason of an unsupported instruction
 }
 
 type execFn func(w *warp, in *inst, m uint32)
@@ -234,6 +235,7 @@ const (
 	fXorSign
 	fVolatile
 	fSync
+	fAligned // .aligned barrier: every lane at the same instruction
 )
 
 const rndNone = 0xff

@@ -199,6 +199,7 @@ type symbol struct {
 
 type lowerer struct {
 	c       *Code
+	table   map[string]opSpec // opTable, made on first use
 	fn      *ptx.Function
 	f       *fnCode
 	regs    map[string]int32 // declared register -> index
@@ -384,7 +385,15 @@ func (l *lowerer) lower() error {
 		if err := l.lowerInst(pin, in); err != nil {
 			in.exec = execUnsupported
 			in.nd, in.ns = 0, 0
-			l.c.Warnings = append(l.c.Warnings, fmt.Sprintf("%s:%d: %s: %v", l.c.Prog.Name, in.m.Line, in.text, err))
+			if _, ok := err.(*unsupportedError); !ok {
+				err = fmt.Errorf("replay: %s: %v", in.text, err)
+			}
+			in.why = err.Error()
+			col := 0
+			if l.c.Prog.File.Tok != nil && pin.Pos().IsValid() {
+				col = l.c.Prog.File.Tok.Position(pin.Pos()).Column
+			}
+			l.c.Warnings = append(l.c.Warnings, fmt.Sprintf("%s:%d:%d: %v", l.c.Prog.Name, in.m.Line, col, err))
 		}
 		if pin.Guard != "" {
 			g, err := l.regOf(pin.Guard)
