@@ -60,11 +60,50 @@
 // path to its reconvergence point before the other, so intra-warp spin
 // locks between divergent paths do not terminate (caught as runaway), and
 // warp-synchronous operations see only the lanes active on the current
-// path. bar.sync must be reached by all live, non-exited lanes of a warp
-// together (else a barrier-divergence fault, as compute-sanitizer's
-// synccheck reports); barriers count warps (the PTX rule that barriers are
-// executed per warp), a CTA-wide barrier waits for every warp that has not
-// exited, and bar.sync with a thread count waits for count/32 warps.
+// path.
+//
+// # Barriers
+//
+// bar/barrier (.sync, .arrive, .red, with or without .cta and .aligned)
+// follow the PTX ISA: a thread at a barrier waits for all non-exited
+// threads of its warp, then the warp arrives once; exited threads never
+// take part, so `if (i >= n) return; ... __syncthreads();` runs when a
+// warp straddles n. Lanes of a warp may reach a barrier on different paths
+// of the reconvergence stack: a path that reaches it first is parked and
+// the warp's other lanes run (a pending sibling path, or lanes waiting at
+// a reconvergence point, which are split off and run on as independent
+// thread scheduling allows) until they exit or reach the barrier too; a
+// .aligned barrier must then be the same instruction, a non-.aligned one
+// the same barrier id. Lanes that can no longer reach it (waiting at
+// another barrier, a guard that is false for some lanes, lanes only an
+// outer call frame could bring there) are a barrier-divergence fault, as
+// compute-sanitizer's synccheck reports. Barriers count warps (the ISA's
+// per-warp arrival): a CTA-wide barrier waits for every warp that has not
+// exited, one with a thread count for count/32 warps (rounded up; if fewer
+// warps can ever arrive, the launch faults with a deadlock, where a GPU
+// would hang). bar.red.popc/.and/.or combine the predicates of the
+// participating non-exited threads. bar.warp.sync uses the same parking:
+// the lanes of its membermask on other paths run to a bar.warp.sync of
+// their own before the executing path continues.
+//
+// # Refused instructions
+//
+// An instruction whose semantics replay does not implement exactly is
+// refused at lowering: Code.Warnings gets "file:line:col: replay: OP is not
+// supported: why" and a warp that reaches it faults (FaultUnsupported) with
+// that reason; nothing runs as an approximation (wmma, mma, cp.async,
+// mbarrier, cluster barriers, cvt.pack, vector or 128-bit atomics, ...).
+// ldmatrix and stmatrix are executed exactly for .m8n8 .b16 (.x1/.x2/.x4,
+// .trans, shared or generic addresses into shared memory), with the ISA's
+// fragment layout (exec_matrix.go).
+//
+// Lowering is table-driven: opTable (lower_table.go) maps every compound
+// opcode name (ptx.Facts.Name) to its lowering function (lower_*.go, one
+// file per family, as exec_*.go for execution) and to the modifiers and
+// types it accepts; an opcode missing from the table or a modifier not
+// listed for it is refused. The table is therefore the set of accepted
+// spellings, and TestSpellingCoverage requires a hand-derived conformance
+// case for every (opcode, modifier) pair of it.
 //
 // # Memory
 //

@@ -77,9 +77,10 @@ func TestFaults(t *testing.T) {
 	@!%p1 bra L;
 	bar.sync 0;
 L:
+	bar.sync 0;
 	ret;
 }`, "kernel: k\ngrid: [1]\nblock: [64]\nparams: []\n",
-			replay.FaultBarrierDiverg, 12, "barrier divergence"},
+			replay.FaultBarrierDiverg, 14, "barrier divergence"},
 		{"deadlock", `
 .visible .entry k()
 {

@@ -210,8 +210,12 @@ type barrier struct {
 	waiting  []int
 	popc     uint32
 	and, or  bool
-	result   uint32 // bar.red result of the last completed generation
 	redSeen  bool
+	// bar.red results of the last completed generation, and the number
+	// of completed generations
+	rPopc     uint32
+	rAnd, rOr bool
+	gen       uint64
 }
 
 // NewCTA implements model.Kernel: it creates CTA number i (linear id) on SM

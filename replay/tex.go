@@ -132,7 +132,6 @@ func (l *lowerer) texCoords(in *inst, op ptx.Operand, n int, ctype ptx.Type, arr
 
 func (l *lowerer) lowerTex(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	op := p.Op
-	a := p.Args
 	for _, m := range op.Mods {
 		switch m {
 		case ".level", ".grad", ".cube", ".acube", ".2dms", ".a2dms", ".p", ".sampler":
@@ -141,157 +140,175 @@ func (l *lowerer) lowerTex(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	}
 	switch op.Name {
 	case "tex", "tld4":
-		if len(op.Types) != 2 {
-			return fmt.Errorf("%s: expected destination and coordinate types", op.Text)
-		}
-		if len(a) != 2 || a[0].Kind != ptx.OpVec || a[1].Kind != ptx.OpAddr {
-			return fmt.Errorf("%s: only the form d, [tex, {coords}] is supported (no lod, offset, depth compare or predicate)", op.Text)
-		}
-		g, ok := geoNames[op.Dim]
-		if !ok {
-			return fmt.Errorf("%s: geometry %q is not supported", op.Text, op.Dim)
-		}
-		dt, ct := op.Types[0], op.Types[1]
-		switch dt {
-		case ptx.F32, ptx.S32, ptx.U32:
-		default:
-			return fmt.Errorf("%s: destination type %s is not supported", op.Text, dt)
-		}
-		if ct != ptx.F32 && ct != ptx.S32 {
-			return fmt.Errorf("%s: coordinate type %s is not supported", op.Text, ct)
-		}
-		in.typ, in.typ2, in.sub = dt, ct, g
-		if op.Name == "tld4" {
-			if g != geo2D && g != geoA2D || ct != ptx.F32 {
-				return fmt.Errorf("%s: tld4 needs .2d or .a2d with .f32 coordinates", op.Text)
-			}
-			comp := -1
-			for i, c := range []string{".r", ".g", ".b", ".a"} {
-				if op.Has(c) {
-					comp = i
-				}
-			}
-			if comp < 0 {
-				return fmt.Errorf("%s: missing component", op.Text)
-			}
-			in.sub2 = uint8(comp + 1)
-		}
-		if err := l.setD(in, a[0].Elems...); err != nil {
-			return err
-		}
-		if in.nd != 4 {
-			return fmt.Errorf("%s: expected a 4-vector destination", op.Text)
-		}
-		if err := l.texHandle(in, a[1], false); err != nil {
-			return err
-		}
-		if err := l.texCoords(in, a[1], geoCoords(g), ct, g == geoA1D || g == geoA2D); err != nil {
-			return err
-		}
-		in.m.Mem = model.MemTex
-		in.m.Space = model.SpaceTex
-		in.m.Size = 16
-		in.exec = execTex
-		return nil
+		return l.lowerTexFetch(p, in)
 	case "txq", "suq":
-		if len(a) != 2 || a[1].Kind != ptx.OpAddr {
-			return fmt.Errorf("%s: expected d, [tex]", op.Text)
-		}
-		q := -1
-		for i, n := range texQueries {
-			if op.Has("." + n) {
-				q = i
-			}
-		}
-		if q < 0 {
-			return fmt.Errorf("%s: unsupported query", op.Text)
-		}
-		in.sub = uint8(q)
-		if err := l.setD(in, a[0]); err != nil {
-			return err
-		}
-		if err := l.texHandle(in, a[1], op.Name == "suq"); err != nil {
-			return err
-		}
-		in.m.Class = model.ClassInt
-		in.m.Mem = model.MemNone
-		in.exec = execTxq
-		return nil
+		return l.lowerTexQuery(p, in)
 	case "suld", "sust":
-		if !op.Has(".b") {
-			return fmt.Errorf("%s: only the .b (raw bytes) form is supported", op.Text)
-		}
-		g, ok := geoNames[op.Dim]
-		if !ok {
-			return fmt.Errorf("%s: geometry %q is not supported", op.Text, op.Dim)
-		}
-		t := op.Type()
-		es := t.Size()
-		if es != 1 && es != 2 && es != 4 && es != 8 {
-			return fmt.Errorf("%s: type %s is not supported", op.Text, t)
-		}
-		in.esize = uint8(es)
-		in.vec = uint8(max(op.Vec, 1))
-		in.sub = g
-		switch {
-		case op.Has(".clamp"):
-			in.sub2 = surfClamp
-		case op.Has(".zero"):
-			in.sub2 = surfZero
-		default:
-			in.sub2 = surfTrap
-		}
-		in.m.Space = model.SpaceSurf
-		in.m.Size = es * int(in.vec)
-		var addrOp, valOp ptx.Operand
-		if op.Name == "suld" {
-			if len(a) != 2 {
-				return fmt.Errorf("%s: expected d, [surf, {coords}]", op.Text)
-			}
-			addrOp = a[1]
-			var err error
-			if a[0].Kind == ptx.OpVec {
-				err = l.setD(in, a[0].Elems...)
-			} else {
-				err = l.setD(in, a[0])
-			}
-			if err != nil {
-				return err
-			}
-			in.m.Mem = model.MemSurfLoad
-			in.exec = execSuld
-		} else {
-			if len(a) != 2 {
-				return fmt.Errorf("%s: expected [surf, {coords}], v", op.Text)
-			}
-			addrOp, valOp = a[0], a[1]
-			in.m.Mem = model.MemSurfStore
-			in.exec = execSust
-		}
-		if addrOp.Kind != ptx.OpAddr {
-			return fmt.Errorf("%s: expected [surf, {coords}]", op.Text)
-		}
-		if err := l.texHandle(in, addrOp, true); err != nil {
-			return err
-		}
-		if err := l.texCoords(in, addrOp, geoCoords(g), ptx.S32, g == geoA1D || g == geoA2D); err != nil {
-			return err
-		}
-		if op.Name == "sust" {
-			vals := []ptx.Operand{valOp}
-			if valOp.Kind == ptx.OpVec {
-				vals = valOp.Elems
-			}
-			if len(vals) != int(in.vec) {
-				return fmt.Errorf("%s: expected %d values", op.Text, in.vec)
-			}
-			if err := l.setS(in, t, vals...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return l.lowerSurf(p, in)
 	}
 	return fmt.Errorf("%s is not supported", op.Text)
+}
+
+// lowerTexFetch lowers tex, tld4.
+func (l *lowerer) lowerTexFetch(p *ptx.Instruction, in *inst) error {
+	op, a := p.Op, p.Args
+	if len(op.Types) != 2 {
+		return fmt.Errorf("%s: expected destination and coordinate types", op.Text)
+	}
+	if len(a) != 2 || a[0].Kind != ptx.OpVec || a[1].Kind != ptx.OpAddr {
+		return fmt.Errorf("%s: only the form d, [tex, {coords}] is supported (no lod, offset, depth compare or predicate)", op.Text)
+	}
+	g, ok := geoNames[op.Dim]
+	if !ok {
+		return fmt.Errorf("%s: geometry %q is not supported", op.Text, op.Dim)
+	}
+	dt, ct := op.Types[0], op.Types[1]
+	switch dt {
+	case ptx.F32, ptx.S32, ptx.U32:
+	default:
+		return fmt.Errorf("%s: destination type %s is not supported", op.Text, dt)
+	}
+	if ct != ptx.F32 && ct != ptx.S32 {
+		return fmt.Errorf("%s: coordinate type %s is not supported", op.Text, ct)
+	}
+	in.typ, in.typ2, in.sub = dt, ct, g
+	if op.Name == "tld4" {
+		if g != geo2D && g != geoA2D || ct != ptx.F32 {
+			return fmt.Errorf("%s: tld4 needs .2d or .a2d with .f32 coordinates", op.Text)
+		}
+		comp := -1
+		for i, c := range []string{".r", ".g", ".b", ".a"} {
+			if op.Has(c) {
+				comp = i
+			}
+		}
+		if comp < 0 {
+			return fmt.Errorf("%s: missing component", op.Text)
+		}
+		in.sub2 = uint8(comp + 1)
+	}
+	if err := l.setD(in, a[0].Elems...); err != nil {
+		return err
+	}
+	if in.nd != 4 {
+		return fmt.Errorf("%s: expected a 4-vector destination", op.Text)
+	}
+	if err := l.texHandle(in, a[1], false); err != nil {
+		return err
+	}
+	if err := l.texCoords(in, a[1], geoCoords(g), ct, g == geoA1D || g == geoA2D); err != nil {
+		return err
+	}
+	in.m.Mem = model.MemTex
+	in.m.Space = model.SpaceTex
+	in.m.Size = 16
+	in.exec = execTex
+	return nil
+}
+
+// lowerTexQuery lowers txq, suq.
+func (l *lowerer) lowerTexQuery(p *ptx.Instruction, in *inst) error {
+	op, a := p.Op, p.Args
+	if len(a) != 2 || a[1].Kind != ptx.OpAddr {
+		return fmt.Errorf("%s: expected d, [tex]", op.Text)
+	}
+	q := -1
+	for i, n := range texQueries {
+		if op.Has("." + n) {
+			q = i
+		}
+	}
+	if q < 0 {
+		return fmt.Errorf("%s: unsupported query", op.Text)
+	}
+	in.sub = uint8(q)
+	if err := l.setD(in, a[0]); err != nil {
+		return err
+	}
+	if err := l.texHandle(in, a[1], op.Name == "suq"); err != nil {
+		return err
+	}
+	in.m.Class = model.ClassInt
+	in.m.Mem = model.MemNone
+	in.exec = execTxq
+	return nil
+}
+
+// lowerSurf lowers suld, sust.
+func (l *lowerer) lowerSurf(p *ptx.Instruction, in *inst) error {
+	op, a := p.Op, p.Args
+	if !op.Has(".b") {
+		return fmt.Errorf("%s: only the .b (raw bytes) form is supported", op.Text)
+	}
+	g, ok := geoNames[op.Dim]
+	if !ok {
+		return fmt.Errorf("%s: geometry %q is not supported", op.Text, op.Dim)
+	}
+	t := op.Type()
+	es := t.Size()
+	if es != 1 && es != 2 && es != 4 && es != 8 {
+		return fmt.Errorf("%s: type %s is not supported", op.Text, t)
+	}
+	in.esize = uint8(es)
+	in.vec = uint8(max(op.Vec, 1))
+	in.sub = g
+	switch {
+	case op.Has(".clamp"):
+		in.sub2 = surfClamp
+	case op.Has(".zero"):
+		in.sub2 = surfZero
+	default:
+		in.sub2 = surfTrap
+	}
+	in.m.Space = model.SpaceSurf
+	in.m.Size = es * int(in.vec)
+	var addrOp, valOp ptx.Operand
+	if op.Name == "suld" {
+		if len(a) != 2 {
+			return fmt.Errorf("%s: expected d, [surf, {coords}]", op.Text)
+		}
+		addrOp = a[1]
+		var err error
+		if a[0].Kind == ptx.OpVec {
+			err = l.setD(in, a[0].Elems...)
+		} else {
+			err = l.setD(in, a[0])
+		}
+		if err != nil {
+			return err
+		}
+		in.m.Mem = model.MemSurfLoad
+		in.exec = execSuld
+	} else {
+		if len(a) != 2 {
+			return fmt.Errorf("%s: expected [surf, {coords}], v", op.Text)
+		}
+		addrOp, valOp = a[0], a[1]
+		in.m.Mem = model.MemSurfStore
+		in.exec = execSust
+	}
+	if addrOp.Kind != ptx.OpAddr {
+		return fmt.Errorf("%s: expected [surf, {coords}]", op.Text)
+	}
+	if err := l.texHandle(in, addrOp, true); err != nil {
+		return err
+	}
+	if err := l.texCoords(in, addrOp, geoCoords(g), ptx.S32, g == geoA1D || g == geoA2D); err != nil {
+		return err
+	}
+	if op.Name == "sust" {
+		vals := []ptx.Operand{valOp}
+		if valOp.Kind == ptx.OpVec {
+			vals = valOp.Elems
+		}
+		if len(vals) != int(in.vec) {
+			return fmt.Errorf("%s: expected %d values", op.Text, in.vec)
+		}
+		if err := l.setS(in, t, vals...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // binding returns the texture/surface lane l of the instruction uses, or

@@ -14,6 +14,7 @@ type simtEntry struct {
 	pc   int32
 	rpc  int32
 	mask uint32
+	bar  uint8 // barrier state: entRun, entParked, entReleased (exec_bar.go)
 }
 
 // frame is one activation of a function on a warp.
@@ -53,6 +54,10 @@ type warp struct {
 	redMask uint32
 	redBar  int
 	redKind uint8
+	redVal  uint64  // the last bar.red result (for released parked paths)
+	redGen  uint64  // generation of the barrier the pending bar.red arrived in
+	redInst *inst   // the pending bar.red
+	gather  warpBar // lanes gathered at a barrier on parked paths
 
 	eff    model.Effect
 	addrs  [32]uint64

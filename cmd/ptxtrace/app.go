@@ -70,7 +70,7 @@ func newApp(s streams) *cli.App {
 			newVerifyCommand(),
 			newExportCommand(), newReportCommand(), newConvertCommand(),
 			newRunCommand(),
-			newModelCommand(), newSamplesCommand(), newSweepCommand(),
+			newModelCommand(), newSamplesCommand(), newSweepCommand(), newFramesCommand(), newViewCommand(),
 		},
 		// Never let the cli package call os.Exit: run decides the status.
 		ExitErrHandler: func(*cli.Context, error) {},
