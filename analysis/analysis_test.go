@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"context"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -123,11 +125,39 @@ func TestAnalyzeUserRegions(t *testing.T) {
 	if pe, ok := res.ProbeErrorOf("naive"); !ok || pe.Count != 2 {
 		t.Errorf("ProbeErrorOf(naive) = %+v, %v", pe, ok)
 	}
-	// Fig. 11 series of warp 0: every load region in time order.
+	// Fig. 11 series of warp 0: the counted load regions in time order;
+	// the load at 210..215 lies after the user region and is not counted.
 	tr := decode(t, m, warps, truth)
 	s, err := WarpAccesses(tr.Source(), 0)
-	if err != nil || len(s) != 3 || s[0] != 40 || s[1] != 20 || s[2] != 5 {
-		t.Errorf("WarpAccesses = %v, %v", s, err)
+	if err != nil || len(s) != 2 || s[0] != 40 || s[1] != 20 {
+		t.Errorf("WarpAccesses = %v, %v; want [40 20]", s, err)
+	}
+	// Quantiles (durations below 128 are exact): region 2 has 20 and 5.
+	if r2.Median != 5 || r2.P95 != 20 {
+		t.Errorf("region 2 median %v p95 %v, want 5 and 20", r2.Median, r2.P95)
+	}
+	// Slowest lines: the counted loads only (region 1: 40 + 100 = 140 in
+	// 2; region 2: 20 in 1, the uncounted 5 left out).
+	if len(res.Slowest) != 2 || res.Slowest[0].Total != 140 || res.Slowest[0].Count != 2 || !near(res.Slowest[0].Mean, 70) ||
+		res.Slowest[1].Total != 20 || res.Slowest[1].Count != 1 {
+		t.Errorf("slowest %+v", res.Slowest)
+	}
+	// Per-warp share range over the warps with accesses: 0.6 and 0.5.
+	if !near(res.MinWarpShare, 0.5) || !near(res.MaxWarpShare, 0.6) {
+		t.Errorf("warp share range %v..%v", res.MinWarpShare, res.MaxWarpShare)
+	}
+	top, err := AnalyzeContext(context.Background(), decode(t, m, warps, truth).Source(), Options{Top: 1})
+	if err != nil || len(top.Slowest) != 1 || top.Slowest[0] != res.Slowest[0] {
+		t.Errorf("Top 1: %+v, %v", top.Slowest, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := AnalyzeContext(ctx, decode(t, m, warps, truth).Source(), Options{}); err != context.Canceled {
+		t.Errorf("cancelled: %v", err)
+	}
+	// The JSON form has no NaN (warp 2 has no accesses: MeanAccess NaN).
+	if _, err := json.Marshal(res); err != nil {
+		t.Errorf("json: %v", err)
 	}
 }
 

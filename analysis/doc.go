@@ -1,6 +1,9 @@
 // Package analysis computes the seed papers' analyses from a decoded trace,
 // its ground truth and the model counters. It returns plain values and
-// writes no files; the CLI (cmd/ptxtrace: demo, sweep) renders them.
+// writes no files. It is the only implementation of these numbers:
+// `ptxtrace report` prints AnalyzeContext's Result (its JSON form is the
+// Result's), and the experiments (experiments/vr, hence `ptxtrace demo` and
+// `ptxtrace sweep vr`) read theirs from it.
 //
 // # Definitions (seed 003 §6)
 //
@@ -15,8 +18,7 @@
 //   - Total (active) time of a warp: the summed durations of its outermost
 //     user regions when the kernel has user regions, otherwise the warp's
 //     span from its first begin to its last end record. Other time = total −
-//     memory (0 if memory exceeds total). These are the definitions of
-//     `ptxtrace report` (docs/exporters.md), so both agree on a trace.
+//     memory (0 if memory exceeds total).
 //   - Memory share (§6.2, Fig. 5: "メモリ参照時間が全体の処理時間に占める
 //     割合"): memory / total, per warp and overall as Σ memory / Σ total over
 //     all warps (each warp's time counts once; warps run concurrently, so
@@ -38,6 +40,24 @@
 //     completion probe (fence, dummy) measures the true latency plus its own
 //     cost (docs/model.md: dummy ≈ 2 cycles, fence ≈ 1 + the fence latency);
 //     a naive probe measures the issue only.
+//
+// Per region (RegionStats): count, mean, population standard deviation,
+// minimum and maximum are exact; median and 95th percentile (nearest rank)
+// come from a log-linear histogram (values below 128 exact, above each
+// power of two split into 64 buckets, reported as the bucket's midpoint:
+// relative error below 0.8%). Slowest lines (LineStats) group the counted
+// load regions by source line (.loc file:line, else the PTX line) and sort
+// them by summed duration. WarpAccesses lists one warp's counted load
+// regions (Fig. 11), the same ones its Share counts.
+//
+// # Invariants
+//
+// One streaming pass: AnalyzeContext holds one accumulator per region and
+// source line and one WarpStats per warp, never the whole trace. The result
+// is a function of the trace alone (sorted outputs, no map order, no
+// clock). Fields that can be NaN (mean per access without accesses, truth
+// mean without truth, relative error against a zero truth) are tagged
+// json:"-" so that the JSON form always encodes.
 //
 // Pearson computes the sample correlation coefficient; it is used for the
 // correlation of frequency with texture-cache hit rate and frame rate

@@ -39,8 +39,8 @@ func Counter(cs []trace.Counter, name string) (float64, bool) {
 // ModelOf extracts Model from counters; missing counters are NaN.
 func ModelOf(cs []trace.Counter) Model {
 	get := func(n string) float64 { v, _ := Counter(cs, n); return v }
-	return Model{Cycles: get("kernel.cycles"), IPC: get("kernel.ipc"), TexHitRate: get("tex.hit_rate"),
-		L1HitRate: get("l1d.hit_rate"), L2HitRate: get("l2.hit_rate"), TexHits: get("tex.hits"), TexMisses: get("tex.misses")}
+	return Model{Cycles: get(trace.CounterKernelCycles), IPC: get(trace.CounterKernelIPC), TexHitRate: get(trace.CounterTexHitRate),
+		L1HitRate: get(trace.CounterL1DHitRate), L2HitRate: get(trace.CounterL2HitRate), TexHits: get(trace.CounterTexHits), TexMisses: get(trace.CounterTexMisses)}
 }
 
 // FrameRate is the frames per second of one kernel launch of cycles cycles

@@ -8,6 +8,11 @@
 // the buffer layout shared by all kernels of the module, and per kernel the
 // parameters the host must append, the staging decision and every probe.
 //
+// Header is the raw buffer's 64-byte header (docs/buffer.md): the host
+// computes it with Manifest.Header(grid, block), encodes it with
+// Header.Bytes, and trace's decoder reads it with ParseHeader. The package
+// imports only the standard library, so a real-GPU harness can use it.
+//
 // Invariants (checked by Validate):
 //   - Version's major number is Major; readers reject other majors with a
 //     clear message, newer minors are accepted (unknown fields are ignored).

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/ptxtrace/ptxtrace/replay"
@@ -30,7 +31,7 @@ func TestReplayVecAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 1 << 16
-	ls, err := replay.ParseSpec([]byte(`kernel: vecadd
+	ls, err := launch.ParseSpec([]byte(`kernel: vecadd
 grid: [256]
 block: [256]
 params:
@@ -43,7 +44,7 @@ params:
 		t.Fatal(err)
 	}
 	spec := model.GTX480()
-	prep, err := ls.Prepare(prog, replay.PrepareOptions{NumSMs: spec.NumSMs})
+	prep, err := ls.Prepare(prog, launch.PrepareOptions{NumSMs: spec.NumSMs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,16 @@
-package replay
+package replay_test
 
 import (
 	"context"
 	"testing"
+
+	"github.com/ptxtrace/ptxtrace/launch"
+	"github.com/ptxtrace/ptxtrace/replay"
 )
 
 // benchKernel runs spec on src b.N times and reports thread-instructions/s.
 func benchKernel(b *testing.B, src, spec string) {
-	s, err := ParseSpec([]byte(spec))
+	s, err := launch.ParseSpec([]byte(spec))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -16,12 +19,12 @@ func benchKernel(b *testing.B, src, spec string) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		prep, err := s.Prepare(prog, PrepareOptions{})
+		prep, err := s.Prepare(prog, launch.PrepareOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		res, err := prep.Kernel.Run(context.Background(), RunOptions{})
+		res, err := prep.Kernel.Run(context.Background(), replay.RunOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

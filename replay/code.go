@@ -158,6 +158,7 @@ type fnCode struct {
 	params    []slot
 	rets      []slot
 	builtin   builtinKind // vprintf and friends: no code
+	libdev    *libdevFn   // builtinLibdevice: the function (libdevice.go)
 	regNames  []string    // names of the declared registers (diagnostics)
 }
 
@@ -169,6 +170,7 @@ const (
 	builtinAssert
 	builtinMalloc
 	builtinFree
+	builtinLibdevice
 )
 
 // inst is one lowered instruction. Registers are stored as offsets into a
@@ -207,6 +209,7 @@ type inst struct {
 	rets    []slot  // call return values in the caller's frame
 	targets []int32 // brx.idx targets
 	text    string
+	why     string // refusal reason of an unsupported instruction
 }
 
 type execFn func(w *warp, in *inst, m uint32)
@@ -232,6 +235,7 @@ const (
 	fXorSign
 	fVolatile
 	fSync
+	fAligned // .aligned barrier: every lane at the same instruction
 )
 
 const rndNone = 0xff

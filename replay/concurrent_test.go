@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"bytes"
@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
+	"github.com/ptxtrace/ptxtrace/replay"
 )
 
 // concSamples are the samples whose kernels qualify for ConcurrentIssue.
@@ -44,7 +47,7 @@ func runConc(t testing.TB, name string, instr bool, workers, procs int, serial b
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := PrepareOptions{BaseDir: dir, Registry: SampleRegistry(), NumSMs: ms.NumSMs}
+	o := launch.PrepareOptions{BaseDir: dir, Registry: launch.SampleRegistry(), NumSMs: ms.NumSMs}
 	if instr {
 		fset := token.NewFileSet()
 		f, err := ptx.ParseFile(fset, path, src, 0)
@@ -64,26 +67,30 @@ func runConc(t testing.TB, name string, instr bool, workers, procs int, serial b
 		t.Fatal(err)
 	}
 	var r concRun
-	eo := ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: workers}, Serial: serial,
-		OnLaunch: func(i int, lr *LaunchResult) {
+	var kernels []string
+	eo := launch.ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: workers}, Serial: serial,
+		OnLaunch: func(i int, lr *launch.LaunchResult) {
+			if !slices.Contains(kernels, lr.Kernel) {
+				kernels = append(kernels, lr.Kernel)
+			}
 			if lr.Trace != nil {
 				r.traces = append(r.traces, append([]byte(nil), lr.Trace.Data...))
 			}
 			r.timing = append(r.timing, lr.Timing)
 		}}
 	// record the ConcurrentIssue answer of every launch's kernel
-	codes := map[*Code]bool{}
 	res, err := prep.Run(context.Background(), eo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range prep.codes {
-		if !codes[c] {
-			codes[c] = true
-			ok, why := concurrentSafe(c)
-			r.conc = append(r.conc, ok)
-			r.why = append(r.why, c.Name+": "+why)
+	for _, name := range kernels {
+		c, err := prog.Lower(name)
+		if err != nil {
+			t.Fatal(err)
 		}
+		ok, why := replay.ConcurrentSafe(c)
+		r.conc = append(r.conc, ok)
+		r.why = append(r.why, c.Name+": "+why)
 	}
 	r.outputs = outputs(prep)
 	r.printf = res.Printf
@@ -202,7 +209,7 @@ func TestConcurrentIssueRule(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.insts, err)
 		}
-		if ok, why := concurrentSafe(code); ok != c.ok {
+		if ok, why := replay.ConcurrentSafe(code); ok != c.ok {
 			t.Errorf("%q: ConcurrentIssue %v (%s), want %v", c.insts, ok, why, c.ok)
 		}
 	}
@@ -238,15 +245,15 @@ func TestConcurrentIssueAtomics(t *testing.T) {
 	var refT *model.Result
 	for i, c := range [][2]int{{1, 1}, {4, 8}, {4, 1}} {
 		old := runtime.GOMAXPROCS(c[1])
-		s, _ := ParseSpec([]byte(spec))
-		prep, err := s.Prepare(progFromSrc(t, "k.ptx", faultHeader+reduceAtomic), PrepareOptions{NumSMs: ms.NumSMs})
+		s, _ := launch.ParseSpec([]byte(spec))
+		prep, err := s.Prepare(progFromSrc(t, "k.ptx", faultHeader+reduceAtomic), launch.PrepareOptions{NumSMs: ms.NumSMs})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if prep.Kernel.ConcurrentIssue() {
 			t.Fatal("ConcurrentIssue is true for a kernel with a global atomicAdd")
 		}
-		res, err := prep.Run(context.Background(), ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: c[0]}})
+		res, err := prep.Run(context.Background(), launch.ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: c[0]}})
 		runtime.GOMAXPROCS(old)
 		if err != nil {
 			t.Fatal(err)
@@ -308,15 +315,16 @@ DONE:
 	var ref, refOut []byte
 	for i, c := range [][2]int{{1, 1}, {4, 8}, {2, 2}} {
 		old := runtime.GOMAXPROCS(c[1])
-		s, _ := ParseSpec([]byte(spec))
-		prep, err := s.Prepare(progFromSrc(t, "k.ptx", src), PrepareOptions{NumSMs: ms.NumSMs})
+		s, _ := launch.ParseSpec([]byte(spec))
+		prep, err := s.Prepare(progFromSrc(t, "k.ptx", src), launch.PrepareOptions{NumSMs: ms.NumSMs})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !prep.Kernel.ConcurrentIssue() {
-			t.Fatalf("ConcurrentIssue is false: %s", prep.Kernel.why)
+			_, why := replay.ConcurrentSafe(prep.Kernel.Code())
+			t.Fatalf("ConcurrentIssue is false: %s", why)
 		}
-		res, err := prep.Run(context.Background(), ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: c[0]}})
+		res, err := prep.Run(context.Background(), launch.ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: c[0]}})
 		runtime.GOMAXPROCS(old)
 		if err != nil {
 			t.Fatal(err)
@@ -353,15 +361,15 @@ func TestConcurrentRacyDeterminism(t *testing.T) {
 	run := func(workers, procs int) ([]byte, *model.Result) {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
-		s, _ := ParseSpec([]byte(spec))
-		prep, err := s.Prepare(progFromSrc(t, "k.ptx", faultHeader+racy), PrepareOptions{NumSMs: ms.NumSMs})
+		s, _ := launch.ParseSpec([]byte(spec))
+		prep, err := s.Prepare(progFromSrc(t, "k.ptx", faultHeader+racy), launch.PrepareOptions{NumSMs: ms.NumSMs})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !prep.Kernel.ConcurrentIssue() {
 			t.Fatal("racy kernel: ConcurrentIssue is false")
 		}
-		res, err := prep.Run(context.Background(), ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: workers}})
+		res, err := prep.Run(context.Background(), launch.ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: workers}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -385,7 +393,7 @@ func TestConcurrentRacyDeterminism(t *testing.T) {
 // and the CPU seconds per run.
 func BenchmarkVecadd1MTiming(b *testing.B) {
 	src := mustRead(b, "../samples/vecadd/vecadd.sm_52.ptx")
-	s, err := ParseSpec([]byte(`kernel: vecadd
+	s, err := launch.ParseSpec([]byte(`kernel: vecadd
 grid: [4096]
 block: [256]
 params:
@@ -410,13 +418,13 @@ params:
 			var cpu float64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				prep, err := s.Prepare(prog, PrepareOptions{NumSMs: ms.NumSMs})
+				prep, err := s.Prepare(prog, launch.PrepareOptions{NumSMs: ms.NumSMs})
 				if err != nil {
 					b.Fatal(err)
 				}
 				c0 := cpuSeconds()
 				b.StartTimer()
-				res, err := prep.Run(context.Background(), ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: workers}, Serial: v.serial})
+				res, err := prep.Run(context.Background(), launch.ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: workers}, Serial: v.serial})
 				b.StopTimer()
 				cpu += cpuSeconds() - c0
 				if err != nil {

@@ -41,6 +41,11 @@ type ccase struct {
 	lanesIn   func(l int) []uint64
 	lanesWant func(l int) []uint64 // nil result: lane output must stay untouched
 	active    uint32               // 0: all 32 lanes
+	// module is module-level PTX placed before the kernel (.func, .const
+	// variables); fault, when set, is text the run's fault must contain
+	// (the case then checks no values)
+	module string
+	fault  string
 }
 
 func (c ccase) label() string {
@@ -103,6 +108,7 @@ func kernelText(c ccase) string {
 	var b strings.Builder
 	b.WriteString(".version 8.5\n.target sm_90\n.address_size 64\n")
 	b.WriteString(".shared .align 8 .b8 smem[256];\n")
+	b.WriteString(c.module)
 	b.WriteString(".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u64 pmem, .param .u32 pact)\n{\n")
 	b.WriteString("\t.reg .pred %skip;\n\t.reg .b32 %tid, %act, %t32;\n\t.reg .b64 %rin, %rout, %gm, %gm0, %sm, %sm0, %off, %t64;\n")
 	decl := func(kind, w string) {
@@ -257,6 +263,12 @@ func checkCase(t *testing.T, c ccase) {
 	t.Helper()
 	dst, _ := sigParts(c.sig)
 	res, err := runCase(t, c)
+	if c.fault != "" {
+		if err == nil || !strings.Contains(err.Error(), c.fault) {
+			t.Errorf("%s: error %v, want a fault containing %q", c.label(), err, c.fault)
+		}
+		return
+	}
 	if err != nil {
 		t.Errorf("%s: %v", c.label(), err)
 		return
@@ -301,8 +313,12 @@ func checkCase(t *testing.T, c ccase) {
 	}
 }
 
-func TestConformance(t *testing.T) {
-	groups := []struct {
+// conformanceGroups is the whole suite, by group.
+func conformanceGroups() []struct {
+	name  string
+	cases []ccase
+} {
+	return []struct {
 		name  string
 		cases []ccase
 	}{
@@ -316,7 +332,12 @@ func TestConformance(t *testing.T) {
 		{"cvt", cvtCases()},
 		{"atom", atomCases()},
 		{"warp", warpCases()},
+		{"spelling", spellingCases()},
 	}
+}
+
+func TestConformance(t *testing.T) {
+	groups := conformanceGroups()
 	seen := map[string]bool{}
 	n := 0
 	for _, g := range groups {

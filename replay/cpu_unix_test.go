@@ -1,6 +1,6 @@
 //go:build unix
 
-package replay
+package replay_test
 
 import "syscall"
 

@@ -1,10 +1,13 @@
-package replay
+package replay_test
 
 import (
 	"bytes"
 	"context"
 	"runtime"
 	"testing"
+
+	"github.com/ptxtrace/ptxtrace/launch"
+	"github.com/ptxtrace/ptxtrace/replay"
 )
 
 // TestDeterminism runs racy and atomic kernels with 1 and 8 workers (and
@@ -15,12 +18,12 @@ func TestDeterminism(t *testing.T) {
 	run := func(workers, procs int) []byte {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
-		s, _ := ParseSpec([]byte(spec))
-		prep, err := s.Prepare(progFromSrc(t, "k.ptx", faultHeader+racy), PrepareOptions{})
+		s, _ := launch.ParseSpec([]byte(spec))
+		prep, err := s.Prepare(progFromSrc(t, "k.ptx", faultHeader+racy), launch.PrepareOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := prep.Kernel.Run(context.Background(), RunOptions{Workers: workers}); err != nil {
+		if _, err := prep.Kernel.Run(context.Background(), replay.RunOptions{Workers: workers}); err != nil {
 			t.Fatal(err)
 		}
 		return append([]byte(nil), prep.Buffers[0].Alloc.Data...)
@@ -38,7 +41,7 @@ func TestDeterminism(t *testing.T) {
 	var first []byte
 	for i, c := range [][2]int{{1, 1}, {8, 8}, {0, 2}} {
 		old := runtime.GOMAXPROCS(c[1])
-		prep := runSampleSpec(t, "reduce", "reduce", c[0])
+		prep := runSampleSpec(t, "reduce", c[0])
 		runtime.GOMAXPROCS(old)
 		out := prep.Buffer("out").Alloc.Data
 		if i == 0 {

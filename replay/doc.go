@@ -20,18 +20,21 @@
 // resolved space, barrier arrivals, exit). Kernel.Run is the functional
 // scheduler used without a model.
 //
-// A launch spec (Spec, docs/launch.md) describes one launch or a sequence
-// of launches on one device (buffers, steps with repeat/until loops, fills,
-// swaps, expressions); Prepare sets up the device — inputs from the
-// generators of an explicit Registry, buffers, textures, constants — and
-// Prepared.Run executes it functionally or on a model.Spec (Kernel.RunModel,
-// SMs in parallel where the kernel allows it, see "Parallel timing mode").
+// Kernel.RunModel executes a launch on a model.Spec (SMs in parallel where
+// the kernel allows it, see "Parallel timing mode"). Replay is the SIMT
+// machine only: the YAML launch-spec language that sets up devices,
+// buffers, textures and multi-launch sequences (docs/launch.md), the sample
+// references and the trace bundles live downstream in package launch, which
+// drives replay through this public API (Program, Lower, Launch, NewKernel,
+// Device, Run, RunModel). Replay imports ptx, model, internal/fpx and
+// internal/texture only (TestDeps).
 //
 // # Textures and surfaces
 //
-// Texture references (.texref, old-style .tex) are bound by name from the
-// spec, texture and surface objects are u64 handles passed as parameters
-// (Launch.Textures: reference slots, then one per spec entry). tex, tld4
+// Texture references (.texref, old-style .tex) are bound by slot, texture
+// and surface objects are u64 handles passed as parameters
+// (Launch.Textures: Program.TexRefs slots, then Program.SurfRefs slots, then
+// the objects; handle TexHandleBase+i names object i). tex, tld4
 // and txq sample internal/texture and report each lane's touched texels
 // (model.Effect.Texels, TexFmt) for the model's texture cache; suld/sust .b
 // access surface memory that lives in a device allocation, so surface
@@ -57,11 +60,50 @@
 // path to its reconvergence point before the other, so intra-warp spin
 // locks between divergent paths do not terminate (caught as runaway), and
 // warp-synchronous operations see only the lanes active on the current
-// path. bar.sync must be reached by all live, non-exited lanes of a warp
-// together (else a barrier-divergence fault, as compute-sanitizer's
-// synccheck reports); barriers count warps (the PTX rule that barriers are
-// executed per warp), a CTA-wide barrier waits for every warp that has not
-// exited, and bar.sync with a thread count waits for count/32 warps.
+// path.
+//
+// # Barriers
+//
+// bar/barrier (.sync, .arrive, .red, with or without .cta and .aligned)
+// follow the PTX ISA: a thread at a barrier waits for all non-exited
+// threads of its warp, then the warp arrives once; exited threads never
+// take part, so `if (i >= n) return; ... __syncthreads();` runs when a
+// warp straddles n. Lanes of a warp may reach a barrier on different paths
+// of the reconvergence stack: a path that reaches it first is parked and
+// the warp's other lanes run (a pending sibling path, or lanes waiting at
+// a reconvergence point, which are split off and run on as independent
+// thread scheduling allows) until they exit or reach the barrier too; a
+// .aligned barrier must then be the same instruction, a non-.aligned one
+// the same barrier id. Lanes that can no longer reach it (waiting at
+// another barrier, a guard that is false for some lanes, lanes only an
+// outer call frame could bring there) are a barrier-divergence fault, as
+// compute-sanitizer's synccheck reports. Barriers count warps (the ISA's
+// per-warp arrival): a CTA-wide barrier waits for every warp that has not
+// exited, one with a thread count for count/32 warps (rounded up; if fewer
+// warps can ever arrive, the launch faults with a deadlock, where a GPU
+// would hang). bar.red.popc/.and/.or combine the predicates of the
+// participating non-exited threads. bar.warp.sync uses the same parking:
+// the lanes of its membermask on other paths run to a bar.warp.sync of
+// their own before the executing path continues.
+//
+// # Refused instructions
+//
+// An instruction whose semantics replay does not implement exactly is
+// refused at lowering: Code.Warnings gets "file:line:col: replay: OP is not
+// supported: why" and a warp that reaches it faults (FaultUnsupported) with
+// that reason; nothing runs as an approximation (wmma, mma, cp.async,
+// mbarrier, cluster barriers, cvt.pack, vector or 128-bit atomics, ...).
+// ldmatrix and stmatrix are executed exactly for .m8n8 .b16 (.x1/.x2/.x4,
+// .trans, shared or generic addresses into shared memory), with the ISA's
+// fragment layout (exec_matrix.go).
+//
+// Lowering is table-driven: opTable (lower_table.go) maps every compound
+// opcode name (ptx.Facts.Name) to its lowering function (lower_*.go, one
+// file per family, as exec_*.go for execution) and to the modifiers and
+// types it accepts; an opcode missing from the table or a modifier not
+// listed for it is refused. The table is therefore the set of accepted
+// spellings, and TestSpellingCoverage requires a hand-derived conformance
+// case for every (opcode, modifier) pair of it.
 //
 // # Memory
 //
@@ -124,7 +166,7 @@
 // program gets results that do not depend on model.Options.Workers or
 // GOMAXPROCS. Kernels that do not qualify run with their SMs one after
 // another (model.Run's rule) writing the device directly, so cross-CTA
-// atomics see each other in the model's issue order. ExecOptions.Serial
+// atomics see each other in the model's issue order. Kernel.SetSerial
 // forces that path for any kernel.
 //
 // # Faults
@@ -141,8 +183,7 @@
 //
 //   - Code, Program and the model.Inst values are immutable after Lower
 //     (SetProbe is the one exception and must precede launches).
-//   - No global mutable state: the reference registry for launch-spec
-//     checks is an explicit Registry value.
+//   - No global mutable state.
 //   - Register values are stored zero-extended to 64 bits at the width of
 //     the operation that wrote them; readers truncate to their own width.
 //

@@ -238,6 +238,7 @@ const (
 	iSzext
 	iMadHiSat
 	iFns
+	iMad24HiSat
 )
 
 // signed value of a as an in.bits-bit integer
@@ -301,6 +302,10 @@ func intOp(a, b, c uint64, in *inst) uint64 {
 		return uint64(s24(a, in.signed)*s24(b, in.signed)) + c
 	case iMad24Hi:
 		return uint64(s24(a, in.signed)*s24(b, in.signed))>>16 + c
+	case iMad24HiSat:
+		// .sat (.hi.s32 only): product bits 47..16 plus c, clamped
+		v := int64(int32(uint64(s24(a, true)*s24(b, true))>>16)) + int64(int32(c))
+		return uint64(clampS(v, 32))
 	case iSad:
 		if in.signed {
 			x, y := sv(a, in), sv(b, in)

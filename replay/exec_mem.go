@@ -416,7 +416,11 @@ func execMovUnpack(w *warp, in *inst, m uint32) {
 func execNop(w *warp, in *inst, m uint32) {}
 
 func execUnsupported(w *warp, in *inst, m uint32) {
-	w.faultf(in, -1, FaultUnsupported, "instruction not supported by replay")
+	why := in.why
+	if why == "" {
+		why = "instruction not supported by replay"
+	}
+	w.faultf(in, -1, FaultUnsupported, "%s", why)
 }
 
 var _ = math.Abs

@@ -1,49 +1,34 @@
-package replay
+package replay_test
 
 import (
 	"context"
 	"errors"
-	"go/token"
 	"strings"
 	"testing"
 
-	"github.com/ptxtrace/ptxtrace/ptx"
+	"github.com/ptxtrace/ptxtrace/launch"
+	"github.com/ptxtrace/ptxtrace/replay"
 )
 
-func progFromSrc(t testing.TB, name, src string) *Program {
-	t.Helper()
-	f, err := ptx.ParseFile(token.NewFileSet(), name, []byte(src), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-const faultHeader = ".version 7.8\n.target sm_52\n.address_size 64\n"
-
 // runSrc runs kernel k of src with the YAML launch spec body.
-func runSrc(t testing.TB, src, spec string) (*Prepared, error) {
+func runSrc(t testing.TB, src, spec string) (*launch.Prepared, error) {
 	t.Helper()
-	s, err := ParseSpec([]byte(spec))
+	s, err := launch.ParseSpec([]byte(spec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	prep, err := s.Prepare(progFromSrc(t, "k.ptx", faultHeader+src), PrepareOptions{})
+	prep, err := s.Prepare(progFromSrc(t, "k.ptx", faultHeader+src), launch.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = prep.Kernel.Run(context.Background(), RunOptions{})
+	_, err = prep.Kernel.Run(context.Background(), replay.RunOptions{})
 	return prep, err
 }
 
 func TestFaults(t *testing.T) {
 	tests := []struct {
 		name, src, spec string
-		kind            FaultKind
+		kind            replay.FaultKind
 		line            int
 		msg             string
 	}{
@@ -60,7 +45,7 @@ func TestFaults(t *testing.T) {
 	st.global.u32 [%rd4], %r1;
 	ret;
 }`, "kernel: k\ngrid: [1]\nblock: [64]\nparams:\n  - buffer: {type: u32, count: 40}\n",
-			FaultOutOfBounds, 14, "invalid global write of 4 bytes"},
+			replay.FaultOutOfBounds, 14, "invalid global write of 4 bytes"},
 		{"misaligned", `
 .visible .entry k(.param .u64 p)
 {
@@ -70,7 +55,7 @@ func TestFaults(t *testing.T) {
 	ld.global.u32 %r1, [%rd1+2];
 	ret;
 }`, "kernel: k\ngrid: [1]\nblock: [32]\nparams:\n  - buffer: {type: u32, count: 40}\n",
-			FaultMisaligned, 10, "misaligned global access of 4 bytes"},
+			replay.FaultMisaligned, 10, "misaligned global access of 4 bytes"},
 		{"shared-oob", `
 .visible .entry k()
 {
@@ -81,7 +66,7 @@ func TestFaults(t *testing.T) {
 	st.shared.u32 [%r2], %r1;
 	ret;
 }`, "kernel: k\ngrid: [1]\nblock: [32]\nparams: []\n",
-			FaultOutOfBounds, 11, "invalid shared write"},
+			replay.FaultOutOfBounds, 11, "invalid shared write"},
 		{"barrier-divergence", `
 .visible .entry k()
 {
@@ -92,9 +77,10 @@ func TestFaults(t *testing.T) {
 	@!%p1 bra L;
 	bar.sync 0;
 L:
+	bar.sync 0;
 	ret;
 }`, "kernel: k\ngrid: [1]\nblock: [64]\nparams: []\n",
-			FaultBarrierDiverg, 12, "barrier divergence"},
+			replay.FaultBarrierDiverg, 14, "barrier divergence"},
 		{"deadlock", `
 .visible .entry k()
 {
@@ -109,25 +95,25 @@ L:
 	bar.sync 0;
 	ret;
 }`, "kernel: k\ngrid: [1]\nblock: [64]\nparams: []\n",
-			FaultDeadlock, 0, "barrier deadlock"},
+			replay.FaultDeadlock, 0, "barrier deadlock"},
 		{"runaway", `
 .visible .entry k()
 {
 L:
 	bra L;
 }`, "kernel: k\ngrid: [1]\nblock: [32]\nmax_warp_insts: 1000\nparams: []\n",
-			FaultRunaway, 0, "more than 1000 instructions"},
+			replay.FaultRunaway, 0, "more than 1000 instructions"},
 		{"trap", `
 .visible .entry k()
 {
 	trap;
 }`, "kernel: k\ngrid: [1]\nblock: [32]\nparams: []\n",
-			FaultTrap, 7, "trap executed"},
+			replay.FaultTrap, 7, "trap executed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := runSrc(t, tc.src, tc.spec)
-			var f *Fault
+			var f *replay.Fault
 			if !errors.As(err, &f) {
 				t.Fatalf("want a fault, got %v", err)
 			}

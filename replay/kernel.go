@@ -58,6 +58,7 @@ type Kernel struct {
 	nctas    int
 	shared   int
 	budget   uint64
+	stop     watchdog // Interrupt (watchdog.go)
 	printf   printfSink
 	regPool  sync.Pool
 	estRegs  int
@@ -113,6 +114,9 @@ func NewKernel(l Launch) (*Kernel, error) {
 	nt := l.Block[0] * l.Block[1] * l.Block[2]
 	if nt > 1024 {
 		return nil, fmt.Errorf("%d threads per block exceed 1024", nt)
+	}
+	if c.entry != nil && c.entry.frameSize > maxLocalPerThread {
+		return nil, fmt.Errorf("kernel %s: %d bytes of .local memory per thread exceed the %d-byte limit", c.Name, c.entry.frameSize, maxLocalPerThread)
 	}
 	if len(l.Params) < c.ParamSize {
 		return nil, fmt.Errorf("parameter buffer has %d bytes, kernel %s needs %d", len(l.Params), c.Name, c.ParamSize)
@@ -206,8 +210,12 @@ type barrier struct {
 	waiting  []int
 	popc     uint32
 	and, or  bool
-	result   uint32 // bar.red result of the last completed generation
 	redSeen  bool
+	// bar.red results of the last completed generation, and the number
+	// of completed generations
+	rPopc     uint32
+	rAnd, rOr bool
+	gen       uint64
 }
 
 // NewCTA implements model.Kernel: it creates CTA number i (linear id) on SM
@@ -302,6 +310,11 @@ func (k *Kernel) mergeFinished(all bool) {
 		c.ov = nil
 	}
 }
+
+// SetSerial makes ConcurrentIssue false for the next RunModel (SMs one
+// after another, global writes straight to the device), for comparison
+// and debugging; race-free kernels give the same bytes and timing.
+func (k *Kernel) SetSerial() { k.conc, k.why = false, "serial run requested" }
 
 // ConcurrentIssue implements model.ConcurrentKernel. It answers true when
 // no instruction of the lowered entry or of a function it calls could let

@@ -160,12 +160,23 @@ func (c *Code) lowerFunc(fn *ptx.Function) (*fnCode, error) {
 		case "free":
 			f.builtin = builtinFree
 		default:
-			return nil, fmt.Errorf("%s: call of %s, which has no body and is not a known built-in", c.Prog.Name, fn.Name)
+			ld, isLib, err := lookupLibdevice(fn.Name)
+			if !isLib {
+				return nil, fmt.Errorf("%s: call of %s, which has no body and is not a known built-in", c.Prog.Name, fn.Name)
+			} else if err != nil {
+				return nil, fmt.Errorf("%s: %v", c.Prog.Name, err)
+			}
+			f.builtin, f.libdev = builtinLibdevice, ld
 		}
 		// Builtins take their parameters as frame bytes.
 		l := &lowerer{c: c, fn: fn, f: f, regs: map[string]int32{}}
 		l.layoutParams()
 		f.frameSize = alignUp(l.frame, 16)
+		if f.libdev != nil {
+			if err := checkLibdevSig(fn.Name, f.libdev, f); err != nil {
+				return nil, fmt.Errorf("%s: %v", c.Prog.Name, err)
+			}
+		}
 		return f, nil
 	}
 	l := &lowerer{c: c, fn: fn, f: f, regs: map[string]int32{}, consts: map[regInit]int32{}}
@@ -188,6 +199,7 @@ type symbol struct {
 
 type lowerer struct {
 	c       *Code
+	table   map[string]opSpec // opTable, made on first use
 	fn      *ptx.Function
 	f       *fnCode
 	regs    map[string]int32 // declared register -> index
@@ -373,7 +385,15 @@ func (l *lowerer) lower() error {
 		if err := l.lowerInst(pin, in); err != nil {
 			in.exec = execUnsupported
 			in.nd, in.ns = 0, 0
-			l.c.Warnings = append(l.c.Warnings, fmt.Sprintf("%s:%d: %s: %v", l.c.Prog.Name, in.m.Line, in.text, err))
+			if _, ok := err.(*unsupportedError); !ok {
+				err = fmt.Errorf("replay: %s: %v", in.text, err)
+			}
+			in.why = err.Error()
+			col := 0
+			if l.c.Prog.File.Tok != nil && pin.Pos().IsValid() {
+				col = l.c.Prog.File.Tok.Position(pin.Pos()).Column
+			}
+			l.c.Warnings = append(l.c.Warnings, fmt.Sprintf("%s:%d:%d: %v", l.c.Prog.Name, in.m.Line, col, err))
 		}
 		if pin.Guard != "" {
 			g, err := l.regOf(pin.Guard)

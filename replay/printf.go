@@ -127,6 +127,8 @@ func (w *warp) builtin(in *inst, f *fnCode, m uint32, fr *frame) {
 			line = w.slotVal(fr, in.args[2], l) & 0xffffffff
 		}
 		w.faultf(in, l, FaultAssert, "assertion failed: %s (%s:%d)", msg, file, line)
+	case builtinLibdevice:
+		w.libdevice(in, f, m, fr)
 	default:
 		w.faultf(in, -1, FaultUnsupported, "device-side %s is not supported", f.name)
 	}

@@ -174,6 +174,13 @@ func (p *Program) Globals() []GlobalVar { return append([]GlobalVar(nil), p.glob
 // TexRefs lists the module's texture references in declaration order.
 func (p *Program) TexRefs() []string { return append([]string(nil), p.texrefs...) }
 
+// SurfRefs lists the module's surface references in declaration order.
+func (p *Program) SurfRefs() []string { return append([]string(nil), p.surfrefs...) }
+
+// ConstInit returns a copy of the module's initial constant bank: every
+// .const variable at its ConstVar.Offset, initialised or zero.
+func (p *Program) ConstInit() []byte { return append([]byte(nil), p.constInit...) }
+
 // Entries lists the .entry names of the module in order.
 func (p *Program) Entries() []string {
 	var out []string

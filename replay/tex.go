@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"strconv"
-	"strings"
 
 	"github.com/ptxtrace/ptxtrace/internal/texture"
 	"github.com/ptxtrace/ptxtrace/model"
@@ -28,6 +26,11 @@ type TexBinding struct {
 	Alloc   *Alloc // surface memory (x-fastest, then y, z, layers)
 	Pitch   int    // surface: bytes per row
 }
+
+// TexHandleBase is the handle of the first texture/surface object: a
+// kernel parameter holding handle TexHandleBase+i names
+// Launch.Textures[len(TexRefs)+len(SurfRefs)+i]; 0 is never a valid handle.
+const TexHandleBase = 1
 
 // Geometry codes (inst.sub) of tex/tld4/suld/sust.
 const (
@@ -129,7 +132,6 @@ func (l *lowerer) texCoords(in *inst, op ptx.Operand, n int, ctype ptx.Type, arr
 
 func (l *lowerer) lowerTex(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	op := p.Op
-	a := p.Args
 	for _, m := range op.Mods {
 		switch m {
 		case ".level", ".grad", ".cube", ".acube", ".2dms", ".a2dms", ".p", ".sampler":
@@ -138,157 +140,175 @@ func (l *lowerer) lowerTex(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	}
 	switch op.Name {
 	case "tex", "tld4":
-		if len(op.Types) != 2 {
-			return fmt.Errorf("%s: expected destination and coordinate types", op.Text)
-		}
-		if len(a) != 2 || a[0].Kind != ptx.OpVec || a[1].Kind != ptx.OpAddr {
-			return fmt.Errorf("%s: only the form d, [tex, {coords}] is supported (no lod, offset, depth compare or predicate)", op.Text)
-		}
-		g, ok := geoNames[op.Dim]
-		if !ok {
-			return fmt.Errorf("%s: geometry %q is not supported", op.Text, op.Dim)
-		}
-		dt, ct := op.Types[0], op.Types[1]
-		switch dt {
-		case ptx.F32, ptx.S32, ptx.U32:
-		default:
-			return fmt.Errorf("%s: destination type %s is not supported", op.Text, dt)
-		}
-		if ct != ptx.F32 && ct != ptx.S32 {
-			return fmt.Errorf("%s: coordinate type %s is not supported", op.Text, ct)
-		}
-		in.typ, in.typ2, in.sub = dt, ct, g
-		if op.Name == "tld4" {
-			if g != geo2D && g != geoA2D || ct != ptx.F32 {
-				return fmt.Errorf("%s: tld4 needs .2d or .a2d with .f32 coordinates", op.Text)
-			}
-			comp := -1
-			for i, c := range []string{".r", ".g", ".b", ".a"} {
-				if op.Has(c) {
-					comp = i
-				}
-			}
-			if comp < 0 {
-				return fmt.Errorf("%s: missing component", op.Text)
-			}
-			in.sub2 = uint8(comp + 1)
-		}
-		if err := l.setD(in, a[0].Elems...); err != nil {
-			return err
-		}
-		if in.nd != 4 {
-			return fmt.Errorf("%s: expected a 4-vector destination", op.Text)
-		}
-		if err := l.texHandle(in, a[1], false); err != nil {
-			return err
-		}
-		if err := l.texCoords(in, a[1], geoCoords(g), ct, g == geoA1D || g == geoA2D); err != nil {
-			return err
-		}
-		in.m.Mem = model.MemTex
-		in.m.Space = model.SpaceTex
-		in.m.Size = 16
-		in.exec = execTex
-		return nil
+		return l.lowerTexFetch(p, in)
 	case "txq", "suq":
-		if len(a) != 2 || a[1].Kind != ptx.OpAddr {
-			return fmt.Errorf("%s: expected d, [tex]", op.Text)
-		}
-		q := -1
-		for i, n := range texQueries {
-			if op.Has("." + n) {
-				q = i
-			}
-		}
-		if q < 0 {
-			return fmt.Errorf("%s: unsupported query", op.Text)
-		}
-		in.sub = uint8(q)
-		if err := l.setD(in, a[0]); err != nil {
-			return err
-		}
-		if err := l.texHandle(in, a[1], op.Name == "suq"); err != nil {
-			return err
-		}
-		in.m.Class = model.ClassInt
-		in.m.Mem = model.MemNone
-		in.exec = execTxq
-		return nil
+		return l.lowerTexQuery(p, in)
 	case "suld", "sust":
-		if !op.Has(".b") {
-			return fmt.Errorf("%s: only the .b (raw bytes) form is supported", op.Text)
-		}
-		g, ok := geoNames[op.Dim]
-		if !ok {
-			return fmt.Errorf("%s: geometry %q is not supported", op.Text, op.Dim)
-		}
-		t := op.Type()
-		es := t.Size()
-		if es != 1 && es != 2 && es != 4 && es != 8 {
-			return fmt.Errorf("%s: type %s is not supported", op.Text, t)
-		}
-		in.esize = uint8(es)
-		in.vec = uint8(max(op.Vec, 1))
-		in.sub = g
-		switch {
-		case op.Has(".clamp"):
-			in.sub2 = surfClamp
-		case op.Has(".zero"):
-			in.sub2 = surfZero
-		default:
-			in.sub2 = surfTrap
-		}
-		in.m.Space = model.SpaceSurf
-		in.m.Size = es * int(in.vec)
-		var addrOp, valOp ptx.Operand
-		if op.Name == "suld" {
-			if len(a) != 2 {
-				return fmt.Errorf("%s: expected d, [surf, {coords}]", op.Text)
-			}
-			addrOp = a[1]
-			var err error
-			if a[0].Kind == ptx.OpVec {
-				err = l.setD(in, a[0].Elems...)
-			} else {
-				err = l.setD(in, a[0])
-			}
-			if err != nil {
-				return err
-			}
-			in.m.Mem = model.MemSurfLoad
-			in.exec = execSuld
-		} else {
-			if len(a) != 2 {
-				return fmt.Errorf("%s: expected [surf, {coords}], v", op.Text)
-			}
-			addrOp, valOp = a[0], a[1]
-			in.m.Mem = model.MemSurfStore
-			in.exec = execSust
-		}
-		if addrOp.Kind != ptx.OpAddr {
-			return fmt.Errorf("%s: expected [surf, {coords}]", op.Text)
-		}
-		if err := l.texHandle(in, addrOp, true); err != nil {
-			return err
-		}
-		if err := l.texCoords(in, addrOp, geoCoords(g), ptx.S32, g == geoA1D || g == geoA2D); err != nil {
-			return err
-		}
-		if op.Name == "sust" {
-			vals := []ptx.Operand{valOp}
-			if valOp.Kind == ptx.OpVec {
-				vals = valOp.Elems
-			}
-			if len(vals) != int(in.vec) {
-				return fmt.Errorf("%s: expected %d values", op.Text, in.vec)
-			}
-			if err := l.setS(in, t, vals...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return l.lowerSurf(p, in)
 	}
 	return fmt.Errorf("%s is not supported", op.Text)
+}
+
+// lowerTexFetch lowers tex, tld4.
+func (l *lowerer) lowerTexFetch(p *ptx.Instruction, in *inst) error {
+	op, a := p.Op, p.Args
+	if len(op.Types) != 2 {
+		return fmt.Errorf("%s: expected destination and coordinate types", op.Text)
+	}
+	if len(a) != 2 || a[0].Kind != ptx.OpVec || a[1].Kind != ptx.OpAddr {
+		return fmt.Errorf("%s: only the form d, [tex, {coords}] is supported (no lod, offset, depth compare or predicate)", op.Text)
+	}
+	g, ok := geoNames[op.Dim]
+	if !ok {
+		return fmt.Errorf("%s: geometry %q is not supported", op.Text, op.Dim)
+	}
+	dt, ct := op.Types[0], op.Types[1]
+	switch dt {
+	case ptx.F32, ptx.S32, ptx.U32:
+	default:
+		return fmt.Errorf("%s: destination type %s is not supported", op.Text, dt)
+	}
+	if ct != ptx.F32 && ct != ptx.S32 {
+		return fmt.Errorf("%s: coordinate type %s is not supported", op.Text, ct)
+	}
+	in.typ, in.typ2, in.sub = dt, ct, g
+	if op.Name == "tld4" {
+		if g != geo2D && g != geoA2D || ct != ptx.F32 {
+			return fmt.Errorf("%s: tld4 needs .2d or .a2d with .f32 coordinates", op.Text)
+		}
+		comp := -1
+		for i, c := range []string{".r", ".g", ".b", ".a"} {
+			if op.Has(c) {
+				comp = i
+			}
+		}
+		if comp < 0 {
+			return fmt.Errorf("%s: missing component", op.Text)
+		}
+		in.sub2 = uint8(comp + 1)
+	}
+	if err := l.setD(in, a[0].Elems...); err != nil {
+		return err
+	}
+	if in.nd != 4 {
+		return fmt.Errorf("%s: expected a 4-vector destination", op.Text)
+	}
+	if err := l.texHandle(in, a[1], false); err != nil {
+		return err
+	}
+	if err := l.texCoords(in, a[1], geoCoords(g), ct, g == geoA1D || g == geoA2D); err != nil {
+		return err
+	}
+	in.m.Mem = model.MemTex
+	in.m.Space = model.SpaceTex
+	in.m.Size = 16
+	in.exec = execTex
+	return nil
+}
+
+// lowerTexQuery lowers txq, suq.
+func (l *lowerer) lowerTexQuery(p *ptx.Instruction, in *inst) error {
+	op, a := p.Op, p.Args
+	if len(a) != 2 || a[1].Kind != ptx.OpAddr {
+		return fmt.Errorf("%s: expected d, [tex]", op.Text)
+	}
+	q := -1
+	for i, n := range texQueries {
+		if op.Has("." + n) {
+			q = i
+		}
+	}
+	if q < 0 {
+		return fmt.Errorf("%s: unsupported query", op.Text)
+	}
+	in.sub = uint8(q)
+	if err := l.setD(in, a[0]); err != nil {
+		return err
+	}
+	if err := l.texHandle(in, a[1], op.Name == "suq"); err != nil {
+		return err
+	}
+	in.m.Class = model.ClassInt
+	in.m.Mem = model.MemNone
+	in.exec = execTxq
+	return nil
+}
+
+// lowerSurf lowers suld, sust.
+func (l *lowerer) lowerSurf(p *ptx.Instruction, in *inst) error {
+	op, a := p.Op, p.Args
+	if !op.Has(".b") {
+		return fmt.Errorf("%s: only the .b (raw bytes) form is supported", op.Text)
+	}
+	g, ok := geoNames[op.Dim]
+	if !ok {
+		return fmt.Errorf("%s: geometry %q is not supported", op.Text, op.Dim)
+	}
+	t := op.Type()
+	es := t.Size()
+	if es != 1 && es != 2 && es != 4 && es != 8 {
+		return fmt.Errorf("%s: type %s is not supported", op.Text, t)
+	}
+	in.esize = uint8(es)
+	in.vec = uint8(max(op.Vec, 1))
+	in.sub = g
+	switch {
+	case op.Has(".clamp"):
+		in.sub2 = surfClamp
+	case op.Has(".zero"):
+		in.sub2 = surfZero
+	default:
+		in.sub2 = surfTrap
+	}
+	in.m.Space = model.SpaceSurf
+	in.m.Size = es * int(in.vec)
+	var addrOp, valOp ptx.Operand
+	if op.Name == "suld" {
+		if len(a) != 2 {
+			return fmt.Errorf("%s: expected d, [surf, {coords}]", op.Text)
+		}
+		addrOp = a[1]
+		var err error
+		if a[0].Kind == ptx.OpVec {
+			err = l.setD(in, a[0].Elems...)
+		} else {
+			err = l.setD(in, a[0])
+		}
+		if err != nil {
+			return err
+		}
+		in.m.Mem = model.MemSurfLoad
+		in.exec = execSuld
+	} else {
+		if len(a) != 2 {
+			return fmt.Errorf("%s: expected [surf, {coords}], v", op.Text)
+		}
+		addrOp, valOp = a[0], a[1]
+		in.m.Mem = model.MemSurfStore
+		in.exec = execSust
+	}
+	if addrOp.Kind != ptx.OpAddr {
+		return fmt.Errorf("%s: expected [surf, {coords}]", op.Text)
+	}
+	if err := l.texHandle(in, addrOp, true); err != nil {
+		return err
+	}
+	if err := l.texCoords(in, addrOp, geoCoords(g), ptx.S32, g == geoA1D || g == geoA2D); err != nil {
+		return err
+	}
+	if op.Name == "sust" {
+		vals := []ptx.Operand{valOp}
+		if valOp.Kind == ptx.OpVec {
+			vals = valOp.Elems
+		}
+		if len(vals) != int(in.vec) {
+			return fmt.Errorf("%s: expected %d values", op.Text, in.vec)
+		}
+		if err := l.setS(in, t, vals...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // binding returns the texture/surface lane l of the instruction uses, or
@@ -311,8 +331,8 @@ func (w *warp) binding(in *inst, l int) *TexBinding {
 		return nil
 	}
 	h := w.regs[in.s[0]+int32(l)]
-	i := nref + int(h) - texHandleBase
-	if h < texHandleBase || i >= len(ts) || ts[i] == nil {
+	i := nref + int(h) - TexHandleBase
+	if h < TexHandleBase || i >= len(ts) || ts[i] == nil {
 		w.faultf(in, l, FaultInvalid, "invalid texture/surface object handle %#x", h)
 		return nil
 	}
@@ -552,140 +572,4 @@ func execSust(w *warp, in *inst, m uint32) {
 			}
 		}
 	}
-}
-
-// parseTexFormat parses "u8", "u8x4", "f32x2", "s16", "f16x4".
-func parseTexFormat(s string) (texture.Format, error) {
-	kind, ch, ok := strings.Cut(s, "x")
-	n := 1
-	if ok {
-		v, err := strconv.Atoi(ch)
-		if err != nil {
-			return texture.Format{}, fmt.Errorf("bad format %q", s)
-		}
-		n = v
-	}
-	kinds := map[string]texture.ChannelKind{"u8": texture.U8, "u16": texture.U16, "u32": texture.U32,
-		"s8": texture.S8, "s16": texture.S16, "s32": texture.S32, "f16": texture.F16, "f32": texture.F32}
-	k, found := kinds[kind]
-	if !found {
-		return texture.Format{}, fmt.Errorf("bad format %q (want KIND or KINDxN, KIND one of u8 u16 u32 s8 s16 s32 f16 f32)", s)
-	}
-	if n != 1 && n != 2 && n != 4 {
-		return texture.Format{}, fmt.Errorf("bad format %q: 1, 2 or 4 channels", s)
-	}
-	return texture.Format{Kind: k, Channels: n}, nil
-}
-
-// buildTextures creates the launch's texture and surface bindings: slots
-// for the module's texture references, then its surface references, then
-// one per textures entry (the objects; handle = texHandleBase + entry).
-func (s *Spec) buildTextures(prog *Program, p *Prepared, baseDir string) ([]*TexBinding, error) {
-	nt, ns := len(prog.texrefs), len(prog.surfrefs)
-	if len(s.Textures) == 0 {
-		return nil, nil
-	}
-	slots := make([]*TexBinding, nt+ns+len(s.Textures))
-	for i, ts := range s.Textures {
-		b, err := p.buildTexture(&ts, baseDir)
-		if err != nil {
-			return nil, fmt.Errorf("textures[%d] (%s): %v", i, ts.Name, err)
-		}
-		b.ID = uint16(nt + ns + i)
-		slots[nt+ns+i] = b
-		if ts.Ref != "" {
-			if j, ok := prog.texIdx[ts.Ref]; ok && !ts.Surface {
-				slots[j] = b
-			} else if j, ok := prog.surfIdx[ts.Ref]; ok && ts.Surface {
-				slots[nt+j] = b
-			} else {
-				kind := ".texref"
-				if ts.Surface {
-					kind = ".surfref"
-				}
-				return nil, fmt.Errorf("textures[%d]: the module has no %s %q", i, kind, ts.Ref)
-			}
-		}
-	}
-	return slots, nil
-}
-
-func (p *Prepared) buildTexture(ts *TexSpec, baseDir string) (*TexBinding, error) {
-	f, err := parseTexFormat(ts.Format)
-	if err != nil {
-		return nil, err
-	}
-	d := texture.Desc{Dims: ts.Dims, Layered: ts.Layered, Width: ts.Width, Height: ts.Height, Depth: ts.Depth,
-		Layers: ts.Layers, Format: f, NormalizedCoords: ts.Normalized}
-	for i := range d.Address {
-		d.Address[i] = texture.Clamp
-	}
-	for i, a := range ts.Address {
-		if i >= 3 {
-			return nil, fmt.Errorf("address: at most 3 modes")
-		}
-		m, ok := map[string]texture.AddressMode{"wrap": texture.Wrap, "clamp": texture.Clamp, "mirror": texture.Mirror, "border": texture.Border}[a]
-		if !ok {
-			return nil, fmt.Errorf("address mode %q (want wrap, clamp, mirror, border)", a)
-		}
-		d.Address[i] = m
-		if len(ts.Address) == 1 {
-			d.Address = [3]texture.AddressMode{m, m, m}
-		}
-	}
-	switch ts.Filter {
-	case "", "point":
-	case "linear":
-		d.Filter = texture.Linear
-	default:
-		return nil, fmt.Errorf("filter %q (want point or linear)", ts.Filter)
-	}
-	switch ts.ReadMode {
-	case "", "element":
-	case "normalized":
-		d.ReadNormalized = true
-	default:
-		return nil, fmt.Errorf("read_mode %q (want element or normalized)", ts.ReadMode)
-	}
-	copy(d.Border[:], ts.Border)
-	h, dp, ly := max(ts.Height, 1), max(ts.Depth, 1), 1
-	if ts.Layered {
-		ly = max(ts.Layers, 1)
-	}
-	texels := ts.Width * h * dp * ly
-	es := f.Kind.Size()
-	et := texElemType(f.Kind)
-	data, err := p.fill(ts.Init, et, texels*f.Channels, baseDir)
-	if err != nil {
-		return nil, err
-	}
-	tb := es * f.Channels
-	if len(data) != texels*tb {
-		return nil, fmt.Errorf("init gives %d bytes, the texture needs %d (%d texels of %d bytes)", len(data), texels*tb, texels, tb)
-	}
-	p.extra[ts.Name] = data
-	b := &TexBinding{Name: ts.Name, Surface: ts.Surface,
-		Info: model.TexInfo{Width: ts.Width, Height: h, Depth: dp, Layers: ly, TexelBytes: tb}}
-	if ts.Surface {
-		b.Alloc = p.Dev.Alloc(ts.Name, len(data))
-		copy(b.Alloc.Data, data)
-		b.Pitch = ts.Width * tb
-		buf := &Buffer{Name: ts.Name, Param: -1, Type: et, Alloc: b.Alloc, Initial: append([]byte(nil), data...), Output: ts.Output}
-		p.Buffers = append(p.Buffers, buf)
-		p.byName[ts.Name] = buf
-		return b, nil
-	}
-	if ts.Output {
-		return nil, fmt.Errorf("output: only surfaces can be written")
-	}
-	t, err := texture.New(d, data)
-	if err != nil {
-		return nil, err
-	}
-	b.Tex = t
-	return b, nil
-}
-
-func texElemType(k texture.ChannelKind) string {
-	return k.String()
 }

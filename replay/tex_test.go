@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
 )
 
@@ -15,17 +16,17 @@ const texHeader = `.version 7.8
 .address_size 64
 `
 
-func runTexSrc(t *testing.T, src, spec string, ms *model.Spec) (*Prepared, error) {
+func runTexSrc(t *testing.T, src, spec string, ms *model.Spec) (*launch.Prepared, error) {
 	t.Helper()
-	s, err := ParseSpec([]byte(spec))
+	s, err := launch.ParseSpec([]byte(spec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	prep, err := s.Prepare(progFromSrc(t, "k.ptx", texHeader+src), PrepareOptions{})
+	prep, err := s.Prepare(progFromSrc(t, "k.ptx", texHeader+src), launch.PrepareOptions{})
 	if err != nil {
 		return nil, err
 	}
-	_, err = prep.Run(context.Background(), ExecOptions{Model: ms})
+	_, err = prep.Run(context.Background(), launch.ExecOptions{Model: ms})
 	return prep, err
 }
 

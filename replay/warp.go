@@ -14,6 +14,7 @@ type simtEntry struct {
 	pc   int32
 	rpc  int32
 	mask uint32
+	bar  uint8 // barrier state: entRun, entParked, entReleased (exec_bar.go)
 }
 
 // frame is one activation of a function on a warp.
@@ -53,6 +54,10 @@ type warp struct {
 	redMask uint32
 	redBar  int
 	redKind uint8
+	redVal  uint64  // the last bar.red result (for released parked paths)
+	redGen  uint64  // generation of the barrier the pending bar.red arrived in
+	redInst *inst   // the pending bar.red
+	gather  warpBar // lanes gathered at a barrier on parked paths
 
 	eff    model.Effect
 	addrs  [32]uint64
@@ -358,6 +363,10 @@ func (w *warp) step() {
 	w.c.winsts++
 	w.c.tinsts += uint64(bits.OnesCount32(m))
 	if w.fault != nil {
+		return
+	}
+	if w.k.stop.fired() {
+		w.faultf(in, -1, FaultRunaway, "still executing when the watchdog fired, after %d instructions of this warp (a spinning warp, or a kernel slower than the watchdog allows)", w.icount)
 		return
 	}
 	if w.icount > w.k.budget {

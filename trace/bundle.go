@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
@@ -399,11 +400,21 @@ func OpenBundle(r io.ReaderAt, size int64) (*Bundle, error) {
 	return b, nil
 }
 
-// OpenBundleFile opens the bundle at path (or path/run.bundle when path is
-// a run directory). Close the result when done.
+// OpenBundleFile opens the bundle at path, or the one bundle of a run
+// directory with a single traced launch (RunBundles); a directory of a
+// multi-launch run is an error naming its bundles (OpenRunDir opens them
+// all). Close the result when done.
 func OpenBundleFile(path string) (*Bundle, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = path + string(os.PathSeparator) + "run.bundle"
+		rbs, err := RunBundles(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(rbs) > 1 {
+			return nil, fmt.Errorf("%s: run directory has %d traced launches (%s ... %s); open them with OpenRunDir or name one bundle",
+				path, len(rbs), filepath.Base(rbs[0].Path), filepath.Base(rbs[len(rbs)-1].Path))
+		}
+		path = rbs[0].Path
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 
 // Raw buffer layout version 1 (docs/buffer.md).
 const (
-	Magic              = "PTXTRACE"
+	Magic              = manifest.Magic
 	LayoutVersion      = 1
 	HeaderBytes        = 64
 	SegmentHeaderBytes = 32
@@ -129,16 +129,16 @@ func NewDecoder(r io.ReaderAt, size int64, m *manifest.Manifest, kernel string, 
 	if _, err := r.ReadAt(hb[:], 0); err != nil {
 		return nil, fmt.Errorf("trace: reading raw buffer header: %w", err)
 	}
-	if string(hb[:8]) != Magic {
-		return nil, headerErr("bad magic %q (want %q): not a ptxtrace raw buffer", hb[:8], Magic)
+	mh, err := manifest.ParseHeader(hb[:])
+	if err != nil {
+		return nil, headerErr("%v", err)
 	}
-	le := binary.LittleEndian
-	ver := le.Uint32(hb[8:])
+	ver := mh.LayoutVersion
 	if ver != LayoutVersion {
 		return nil, headerErr("layout version %d is not supported (this ptxtrace reads version %d)", ver, LayoutVersion)
 	}
-	hdrBytes, segBytes, rpw, recBytes := le.Uint32(hb[12:]), le.Uint32(hb[16:]), le.Uint32(hb[20:]), le.Uint32(hb[24:])
-	segments, timer, wpc := le.Uint32(hb[28:]), le.Uint32(hb[32:]), le.Uint32(hb[36:])
+	hdrBytes, segBytes, rpw, recBytes := mh.HeaderBytes, mh.SegmentBytes, mh.RecordsPerWarp, mh.RecordBytes
+	segments, timer, wpc := mh.Segments, mh.Timer, mh.WarpsPerCTA
 	if hdrBytes != HeaderBytes || recBytes != RecordBytes {
 		return nil, headerErr("header/record bytes %d/%d (want %d/%d)", hdrBytes, recBytes, HeaderBytes, RecordBytes)
 	}
@@ -158,8 +158,7 @@ func NewDecoder(r io.ReaderAt, size int64, m *manifest.Manifest, kernel string, 
 	if size < need {
 		return nil, headerErr("truncated: %d bytes, the header announces %d segments × %d bytes = %d bytes", size, segments, segBytes, need)
 	}
-	var id [8]byte
-	copy(id[:], hb[40:48])
+	id := mh.ID
 	want, err := hex.DecodeString(m.InstrumentationID)
 	if err != nil || len(want) != 8 {
 		return nil, fmt.Errorf("trace: manifest instrumentation_id %q is not 16 hex digits", m.InstrumentationID)

@@ -13,6 +13,12 @@
 // found (overflow with lost counts, unmatched begin/end, backwards clocks),
 // and the ground truth and model Counters of the run.
 //
+// A run directory (`ptxtrace run`'s output) has one owner, rundir.go:
+// RunDirWriter writes summary.json, NAME.bin outputs, trace[.NNN].bin and
+// run[.NNN].bundle; RunBundles and OpenRunDir read every traced launch's
+// bundle back in launch order. Counter names are the constants of
+// counters.go, shared by the writer and the readers.
+//
 // Streaming: a Decoder reads the raw buffer through an io.ReaderAt one warp
 // segment at a time (RegionSource); Bundle.Regions does the same over a
 // bundle file, so traces larger than memory decode in memory bounded by one

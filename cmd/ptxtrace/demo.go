@@ -12,11 +12,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ptxtrace/ptxtrace/experiments/vr"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/trace"
 	htmlreport "github.com/ptxtrace/ptxtrace/viewers/report"
-	"github.com/ptxtrace/ptxtrace/viewers/svg"
 	"github.com/urfave/cli/v2"
 )
 
@@ -25,9 +25,6 @@ const (
 	demoImage  = 64 // image width = height
 	demoVolume = 64 // volume n³
 	demoPreset = "gtx480"
-	// dummyProbeCost is the own cost in cycles of a dummy completion probe
-	// on gtx480 (docs/model.md, "The paper's effect, measured").
-	dummyProbeCost = 2
 )
 
 type demoOptions struct {
@@ -70,12 +67,6 @@ func newDemoCommand() *cli.Command {
 	}
 }
 
-// demoRun is one of the demo's renders.
-type demoRun struct {
-	*vrResult
-	Name string // file stem, e.g. "auto-1x128"
-}
-
 func runDemo(ctx context.Context, o demoOptions) error {
 	if o.OutDir == "-" {
 		return usagef("demo: -o names a directory; standard output is not supported")
@@ -98,33 +89,27 @@ func runDemo(ctx context.Context, o demoOptions) error {
 	progress := func(format string, args ...any) {
 		fmt.Fprintf(o.Stderr, "demo [%5.1fs] %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
 	}
-	sc := vrScene{Image: o.Image, Volume: o.Volume, Kind: "sphere"}
-	view := vrView{}
+	sc := vr.Scene{Image: o.Image, Volume: o.Volume, Kind: "sphere"}
+	view := vr.View{}
 	fmt.Fprintf(w, "ptxtrace demo: volume rendering (seed 003 §6), %d×%d image, %d³ sphere volume, view %s, model %s\n",
 		sc.Image, sc.Image, sc.Volume, view, ms.Name)
 
-	var runs []demoRun
-	shapes := []vrShape{{1, 128}, {128, 1}}
+	var runs []*vr.Result
 	for _, mode := range []string{"naive", "auto"} {
-		k, err := vrInstrument(mode, vrCapacity())
+		k, err := vr.Instrument(mode, vr.Capacity(), "ptxtrace "+version)
 		if err != nil {
 			return err
 		}
-		probes, modes := 0, map[string]int{}
-		for _, p := range k.Manifest.Kernels[0].Probes {
-			if p.Kind == "begin" && p.RegionKind == "load" {
-				probes++
-				modes[p.Mode]++
-			}
-		}
+		probes, modes := k.LoadRegions()
 		fmt.Fprintf(w, "instrument %-5s  %d tex load regions (%s), 1 user region (kernel body), staging %s\n",
 			mode, probes, modeList(modes), k.Manifest.Kernels[0].Staging.Where)
-		for _, s := range shapes {
+		for _, s := range []vr.Shape{{X: 1, Y: 128}, {X: 128, Y: 1}} {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			progress("replay %s %s on %s", mode, s, ms.Name)
-			r, err := vrRun(ctx, k, &ms, sc, view, s, vrRunOptions{KeepBundle: o.OutDir != "", KeepTrace: o.OutDir != "", Check: true})
+			r, err := vr.Run(ctx, vr.RunOptions{Code: k, Model: &ms, Scene: sc, View: view, Shape: s,
+				KeepBundle: o.OutDir != "", Check: true})
 			if err != nil {
 				return fmt.Errorf("demo: %s %s: %w", mode, s, err)
 			}
@@ -133,7 +118,7 @@ func runDemo(ctx context.Context, o demoOptions) error {
 					return fmt.Errorf("demo: %s %s: image differs from the reference: %s", mode, s, c.Msg)
 				}
 			}
-			runs = append(runs, demoRun{vrResult: r, Name: fmt.Sprintf("%s-%dx%d", mode, s.X, s.Y)})
+			runs = append(runs, r)
 		}
 	}
 	fmt.Fprintln(w, "replay: all 4 images match the CPU reference (instrumentation leaves the output unchanged)")
@@ -159,13 +144,13 @@ func runDemo(ctx context.Context, o demoOptions) error {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "(naive stamps the load's issue; auto = dummy consumer for tex, own cost ≈%d cycles on gtx480, docs/model.md)\n", dummyProbeCost)
+	fmt.Fprintf(w, "(naive stamps the load's issue; auto = dummy consumer for tex, own cost ≈%d cycles on gtx480, docs/model.md)\n", vr.DummyProbeCost)
 
 	if o.OutDir == "" {
 		progress("done (no -o: no files written)")
 		return nil
 	}
-	files, err := writeDemoFiles(ctx, o, ms, sc, runs, progress)
+	files, err := writeDemoFiles(ctx, o, ms, sc, view, runs, progress)
 	if err != nil {
 		return err
 	}
@@ -192,9 +177,12 @@ func writeFile(dir, name string, data []byte) error {
 	})
 }
 
+// demoStem is a run's file stem, e.g. "auto-1x128".
+func demoStem(r *vr.Result) string { return r.Mode + "-" + r.Shape.Stem() }
+
 // writeDemoFiles writes bundles, exports, charts and report.html; it
 // returns the names written.
-func writeDemoFiles(ctx context.Context, o demoOptions, ms model.Spec, sc vrScene, runs []demoRun, progress func(string, ...any)) ([]string, error) {
+func writeDemoFiles(ctx context.Context, o demoOptions, ms model.Spec, sc vr.Scene, view vr.View, runs []*vr.Result, progress func(string, ...any)) ([]string, error) {
 	dir := o.OutDir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -211,15 +199,16 @@ func writeDemoFiles(ctx context.Context, o demoOptions, ms model.Spec, sc vrScen
 	}
 	formats := exportFormats()
 	for _, r := range runs {
-		progress("export %s", r.Name)
-		if r.Shape != (vrShape{1, 128}) {
+		name := demoStem(r)
+		progress("export %s", name)
+		if r.Shape != (vr.Shape{X: 1, Y: 128}) {
 			// Bundle only: the exports of the 1×128 runs show every format.
-			if err := add(r.Name+".bundle", fmt.Sprintf("run bundle, %s %s", r.Mode, r.Shape), r.Bundle); err != nil {
+			if err := add(name+".bundle", fmt.Sprintf("run bundle, %s %s", r.Mode, r.Shape), r.Bundle); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if err := add(r.Name+".bundle", fmt.Sprintf("run bundle, %s %s (raw buffer, manifest, ground truth, model counters)", r.Mode, r.Shape), r.Bundle); err != nil {
+		if err := add(name+".bundle", fmt.Sprintf("run bundle, %s %s (raw buffer, manifest, ground truth, model counters)", r.Mode, r.Shape), r.Bundle); err != nil {
 			return nil, err
 		}
 		b, err := trace.OpenBundle(bytes.NewReader(r.Bundle), int64(len(r.Bundle)))
@@ -230,92 +219,25 @@ func writeDemoFiles(ctx context.Context, o demoOptions, ms model.Spec, sc vrScen
 			f := formats[fname]
 			var buf bytes.Buffer
 			if err := exportBundle(ctx, b, f, &buf); err != nil {
-				return nil, fmt.Errorf("demo: export %s %s: %w", r.Name, fname, err)
+				return nil, fmt.Errorf("demo: export %s %s: %w", name, fname, err)
 			}
-			if err := add(r.Name+f.Ext, fmt.Sprintf("%s export, %s %s", fname, r.Mode, r.Shape), buf.Bytes()); err != nil {
+			if err := add(name+f.Ext, fmt.Sprintf("%s export, %s %s", fname, r.Mode, r.Shape), buf.Bytes()); err != nil {
 				return nil, err
 			}
 		}
 	}
 	progress("charts and report")
-	// Fig. 5.
-	fig5 := &svg.BarChart{Title: "Memory vs other time (seed 003 Fig. 5)", Mode: svg.Stacked100, ValueLabels: true,
-		XLabel: "thread-block shape / probe mode",
-		Desc:   fmt.Sprintf("volrender %d×%d image, %d³ volume, view (0,0,0), %s", sc.Image, sc.Image, sc.Volume, ms.Name)}
-	mem, oth := svg.BarSeries{Name: "memory"}, svg.BarSeries{Name: "other"}
-	for _, r := range runs {
-		fig5.Categories = append(fig5.Categories, r.Shape.String()+"\n"+r.Mode)
-		mem.Values = append(mem.Values, float64(r.Analysis.Overall.Memory))
-		oth.Values = append(oth.Values, float64(r.Analysis.Overall.Other))
+	charts, err := vr.DemoCharts(runs, sc, ms.Name)
+	if err != nil {
+		return nil, err
 	}
-	fig5.Series = []svg.BarSeries{mem, oth}
-	// Probe error.
-	perr := &svg.BarChart{Title: "Measured vs true memory time per access", Mode: svg.Grouped, ValueLabels: true, ValueFormat: "%.1f",
-		XLabel: "thread-block shape / probe mode", YLabel: "cycles per tex access",
-		Desc: "mean load-region duration (measured) and the model's issue→completion latency (true)"}
-	meas, tru := svg.BarSeries{Name: "measured"}, svg.BarSeries{Name: "true (model)"}
-	for _, r := range runs {
-		for _, pe := range r.Analysis.ProbeErrors {
-			perr.Categories = append(perr.Categories, r.Shape.String()+"\n"+r.Mode)
-			meas.Values = append(meas.Values, pe.Measured)
-			tru.Values = append(tru.Values, pe.True)
-		}
-	}
-	perr.Series = []svg.BarSeries{meas, tru}
-	// Fig. 10 and 11 for the auto runs.
-	charts := []struct {
-		name, title, text string
-		render            func(io.Writer) error
-	}{
-		{"fig5_share.svg", "Fig. 5: memory vs other time", "Share of the warps' time inside the kernel body spent in tex loads, per block shape and probe mode. The naive probe stamps the load's issue and hides the memory time; the completion probe (auto: dummy consumer) shows it.", fig5.Render},
-		{"probe_error.svg", "Probe error against ground truth", "Mean measured duration of a tex load region against the model's true latency of the same accesses.", perr.Render},
-	}
-	for _, r := range runs {
-		if r.Mode != "auto" {
-			continue
-		}
-		fig10, fig11 := demoWarpCharts(r.vrResult, ms.Name)
-		stem := fmt.Sprintf("%dx%d", r.Shape.X, r.Shape.Y)
-		charts = append(charts,
-			struct {
-				name, title, text string
-				render            func(io.Writer) error
-			}{"fig10_warps_" + stem + ".svg", "Fig. 10: mean memory time per warp, auto " + r.Shape.String(), "Mean tex access time of each warp on SM 0 (warps without accesses have no bar).", fig10.Render},
-			struct {
-				name, title, text string
-				render            func(io.Writer) error
-			}{"fig11_warp_" + stem + ".svg", "Fig. 11: one warp's memory time per access, auto " + r.Shape.String(), fmt.Sprintf("Warp %d, the warp with the most memory time.", r.SeriesWarp), fig11.Render})
-	}
-	var sections []htmlreport.Section
 	for _, c := range charts {
-		var buf bytes.Buffer
-		if err := c.render(&buf); err != nil {
+		if err := writeFile(dir, c.Name, c.SVG); err != nil {
 			return nil, err
 		}
-		if err := writeFile(dir, c.name, buf.Bytes()); err != nil {
-			return nil, err
-		}
-		names = append(names, c.name)
-		sections = append(sections, htmlreport.Section{Title: c.title, Text: c.text, Href: c.name})
+		names = append(names, c.Name)
 	}
-	summary := &htmlreport.Table{Caption: "Fig. 5 and probe error (view (0,0,0))",
-		Columns: []string{"block", "mode", "memory share", "mean cycles/access", "true cycles/access", "rel. error", "kernel cycles", "tex hit rate"}}
-	for _, r := range runs {
-		pe := r.Analysis.ProbeErrors
-		trueMean, rel := math.NaN(), math.NaN()
-		if len(pe) > 0 {
-			trueMean, rel = pe[0].True, pe[0].RelErr
-		}
-		summary.Rows = append(summary.Rows, []string{r.Shape.String(), r.Mode, pct(r.Analysis.Overall.MemoryShare),
-			fmt.Sprintf("%.1f", r.Analysis.Overall.MeanAccess), fmt.Sprintf("%.1f", trueMean), fmt.Sprintf("%+.1f %%", 100*rel),
-			fmt.Sprintf("%.0f", r.Cycles), pct(r.Model.TexHitRate)})
-	}
-	rep := &htmlreport.Report{
-		Title:     "ptxtrace demo: volume rendering (seed 003)",
-		Intro:     fmt.Sprintf("The embedded volrender kernel rendered a %d×%d image of a %d³ sphere volume from viewpoint (0,0,0) on the %s model, instrumented with naive probes (clock before and after each tex load) and with completion probes (auto: a never-taken consumer of the loaded value before the end stamp).\n\nSeed 003 reports naive ≈13–20%% and proposed ≈50–80%% memory share on a GTX 480.", sc.Image, sc.Image, sc.Volume, ms.Name),
-		Generated: "ptxtrace " + version + ", model " + ms.Name,
-		Summary:   summary, Sections: sections, Links: links,
-	}
+	rep := vr.DemoReport(runs, sc, view, ms.Name, charts, links, "ptxtrace "+version+", model "+ms.Name)
 	var buf bytes.Buffer
 	if err := rep.Render(&buf); err != nil {
 		return nil, err
@@ -327,22 +249,10 @@ func writeDemoFiles(ctx context.Context, o demoOptions, ms model.Spec, sc vrScen
 	return names, nil
 }
 
-// demoWarpCharts builds the seed's Fig. 10 (per-warp mean memory time on
-// SM 0) and Fig. 11 (one warp's memory time per access) for run r.
-func demoWarpCharts(r *vrResult, model string) (*svg.BarChart, *svg.LineChart) {
-	fig10 := &svg.BarChart{Title: fmt.Sprintf("Mean memory time per warp, SM 0, %s %s", r.Mode, r.Shape),
-		XLabel: "warp (segment index)", YLabel: "cycles per access", Desc: "volrender on " + model}
-	vals := svg.BarSeries{Name: "mean memory time"}
-	for _, w := range r.Analysis.Warps {
-		if w.SM != 0 {
-			continue
-		}
-		fig10.Categories = append(fig10.Categories, fmt.Sprint(w.Warp))
-		vals.Values = append(vals.Values, w.MeanAccess)
+// pct formats a share in percent.
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
 	}
-	fig10.Series = []svg.BarSeries{vals}
-	fig11 := &svg.LineChart{Title: fmt.Sprintf("Memory time per access, warp %d, %s %s", r.SeriesWarp, r.Mode, r.Shape),
-		XLabel: "n-th tex access of the warp", YLabel: "cycles", YZero: true, Desc: "volrender on " + model,
-		Series: []svg.LineSeries{{Name: fmt.Sprintf("warp %d", r.SeriesWarp), Y: r.Series}}}
-	return fig10, fig11
+	return fmt.Sprintf("%.1f%%", 100*v)
 }

@@ -3,7 +3,9 @@
 // exports the resulting traces. See README.md and docs/cli.md.
 //
 // This package is thin wiring over the library packages; it holds no logic
-// of its own beyond flags, file handling, output and exit codes.
+// of its own beyond flags, file handling, output and exit codes. Numbers
+// come from package analysis (report) and experiments/vr (demo, sweep vr);
+// the commands print them and write files. Package main exports nothing.
 //
 // Structure. main calls run, which builds a fresh *cli.App with newApp and
 // runs it; nothing is registered through init functions or package-level

@@ -2,92 +2,33 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/ptxtrace/ptxtrace/exporters"
-	csvexp "github.com/ptxtrace/ptxtrace/exporters/csv"
-	parquetexp "github.com/ptxtrace/ptxtrace/exporters/parquet"
+	"github.com/ptxtrace/ptxtrace/exporters/formats"
+	"github.com/ptxtrace/ptxtrace/exporters/otlp"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
-
-	clog2exp "github.com/ptxtrace/ptxtrace/exporters/clog2"
-	otlpexp "github.com/ptxtrace/ptxtrace/exporters/otlp"
-	perfettoexp "github.com/ptxtrace/ptxtrace/exporters/perfetto"
-	pprofexp "github.com/ptxtrace/ptxtrace/exporters/pprof"
 )
 
-// exportFormat is one output format of `ptxtrace export` and `convert`.
-type exportFormat struct {
-	Ext string // file extension of its output, with the dot
-	// New returns the exporter writing to w. b is the open run bundle (for
-	// its metadata and counters); the regions come through exporters.Run.
-	New func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error)
+// exportFormats is the format table of exporters/formats (export,
+// convert, demo).
+func exportFormats() map[string]formats.Format { return formats.Formats(formats.NetOptions{}) }
+
+// exportBundle verifies b's checksums and streams its regions into format
+// f on w.
+func exportBundle(ctx context.Context, b *trace.Bundle, f formats.Format, w io.Writer) error {
+	return f.Export(ctx, w, b)
 }
 
-// exportFormats is THE table of export formats. To add a format, add one
-// line here ("name": {Ext: ".x", New: func(w io.Writer, b *trace.Bundle)
-// (exporters.Exporter, error) { return yourpkg.New(w, ...), nil }}).
-func exportFormats() map[string]exportFormat { return exportFormatsWith(netOptions{}) }
-
-// netOptions configures the formats that send to a collector.
-type netOptions struct {
-	Ctx      context.Context // bounds connection and export; Background when nil
-	Endpoint string          // OTLP collector: host:port (plain text) or a URL; "" = OTEL_EXPORTER_OTLP_ENDPOINT
-}
-
-func exportFormatsWith(n netOptions) map[string]exportFormat {
-	if n.Ctx == nil {
-		n.Ctx = context.Background()
-	}
-	return map[string]exportFormat{
-		"csv": {Ext: ".csv", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return csvexp.New(w, csvexp.Options{}), nil
-		}},
-		"parquet": {Ext: ".parquet", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return parquetexp.New(w, parquetexp.Options{}), nil
-		}},
-
-		"clog2": {Ext: ".clog2", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return clog2exp.New(w, clog2exp.Options{}), nil
-		}},
-		"perfetto": {Ext: ".pftrace", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return perfettoexp.New(w, perfettoexp.Options{Counters: b.Counters}), nil
-		}},
-		"chrome": {Ext: ".json", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return perfettoexp.NewJSON(w, perfettoexp.Options{Counters: b.Counters}), nil
-		}},
-		"pprof": {Ext: ".pb.gz", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return pprofexp.New(w, pprofexp.Options{}), nil
-		}},
-		"otlp": {Ext: ".otlp.json", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewStdout(w, otlpexp.Options{Granularity: otlpexp.Warp})
-		}},
-		"otlp-grpc": {Ext: "", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewGRPC(n.Ctx, n.Endpoint, otlpexp.Options{Granularity: otlpexp.Warp})
-		}},
-		"otlp-http": {Ext: "", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewHTTP(n.Ctx, n.Endpoint, otlpexp.Options{Granularity: otlpexp.Warp})
-		}},
-		// otlp-grpc/otlp-http send to --endpoint, or else to
-		// OTEL_EXPORTER_OTLP_ENDPOINT (SDK default localhost:4317/4318).
-	}
-}
-
-func formatNames() string {
-	var names []string
-	for n := range exportFormats() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, "|")
-}
+func formatNames() string { return strings.Join(formats.Names(), "|") }
 
 type exportOptions struct {
 	streams
@@ -97,6 +38,12 @@ type exportOptions struct {
 	// Endpoint and Timeout apply to otlp-grpc and otlp-http.
 	Endpoint string
 	Timeout  time.Duration
+	// BaseTime is --base-time: "", "now" or RFC 3339 (formats.ParseBaseTime).
+	BaseTime string
+	// IDSalt is --id-salt (otlp.Options.RunSalt).
+	IDSalt string
+	// Granularity is --granularity ("" = the default, warp).
+	Granularity string
 }
 
 func newExportCommand() *cli.Command {
@@ -104,67 +51,155 @@ func newExportCommand() *cli.Command {
 		Name:      "export",
 		Usage:     "export a run's trace in a standard format",
 		ArgsUsage: "RUN",
-		Description: "export decodes the trace of RUN (a run bundle file, or a run directory holding\n" +
-			"run.bundle) and writes it with --format to -o (standard output for \"-\", the\n" +
-			"default). Files are written atomically. The trace is streamed warp by warp,\n" +
-			"so bundles larger than memory work. Formats: " + formatNames() + ".",
+		Description: "export decodes the trace of RUN (a run bundle file, or a run directory) and\n" +
+			"writes it with --format to -o (standard output for \"-\", the default). Files are\n" +
+			"written atomically. The trace is streamed warp by warp, so bundles larger than\n" +
+			"memory work. A run directory of a multi-launch spec holds one run.NNN.bundle per\n" +
+			"traced launch (NNN = launch index): csv writes every launch into one table with\n" +
+			"a leading launch column; the other formats write one file per launch, -o FILE.EXT\n" +
+			"becoming FILE.NNN.EXT. Formats: " + formatNames() + ".\n" +
+			"otlp writes OTLP/JSON lines (the OpenTelemetry Collector's file exporter format).\n" +
+			"Model runs have no recorded wall-clock start: --base-time anchors kernel start\n" +
+			"(otlp* default: now; give an RFC 3339 time for byte-reproducible output); the\n" +
+			"launches of a multi-launch model run follow each other from it, back to back.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + formatNames(), Value: "csv"},
 			&cli.StringFlag{Name: "o", Usage: "write to `FILE` (\"-\" = standard output)", Value: "-"},
 			&cli.StringFlag{Name: "endpoint", Usage: "OTLP collector for otlp-grpc/otlp-http: `HOST:PORT` (plain text) or a URL (https:// for TLS); default $OTEL_EXPORTER_OTLP_ENDPOINT"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up sending to the collector after `DURATION`", Value: 10 * time.Second},
+			&cli.StringFlag{Name: "base-time", Usage: "wall-clock time of kernel start for runs without a recorded start (model runs): `TIME` = now or RFC 3339 " +
+				"(2026-01-02T15:04:05Z); otlp formats default to now, perfetto to timestamps from 0; an explicit time makes the output byte-reproducible; chrome refuses it"},
+			&cli.StringFlag{Name: "granularity", Usage: "deepest OTLP span `LEVEL`: launch, cta, warp or region", Value: "warp"},
+			&cli.StringFlag{Name: "id-salt", Usage: "mix `SALT` into OTLP trace and span ids, so re-sending a run to the same backend gives new spans instead of duplicate ids"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("export: want exactly one RUN argument, got %d", c.NArg())
 			}
 			return runExport(c.Context, exportOptions{streams: streamsOf(c), Format: c.String("format"), Out: c.String("o"), Run: c.Args().First(),
-				Endpoint: c.String("endpoint"), Timeout: c.Duration("timeout")})
+				Endpoint: c.String("endpoint"), Timeout: c.Duration("timeout"), BaseTime: c.String("base-time"), IDSalt: c.String("id-salt"), Granularity: c.String("granularity")})
 		},
 	}
 }
 
 func runExport(ctx context.Context, o exportOptions) error {
+	err := runExport1(ctx, o)
+	if err != nil && strings.HasPrefix(o.Format, "otlp") {
+		return otlpError(o, err)
+	}
+	return err
+}
+
+// otlpError names the collector in a failed OTLP export, and says what a
+// deadline means.
+func otlpError(o exportOptions, err error) error {
+	ep := o.Endpoint
+	if ep == "" {
+		ep = os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+	}
+	if ep == "" {
+		ep = "the default endpoint (localhost)"
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("export: %s to %s: no answer within --timeout %v (is the collector running there?)", o.Format, ep, o.Timeout)
+	}
+	return fmt.Errorf("export: %s to %s: %w", o.Format, ep, err)
+}
+
+func runExport1(ctx context.Context, o exportOptions) error {
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	f, ok := exportFormatsWith(netOptions{Ctx: ctx, Endpoint: o.Endpoint})[o.Format]
+	base, err := formats.ParseBaseTime(o.BaseTime, time.Now())
+	if err != nil {
+		return usagef("export: --base-time: %v", err)
+	}
+	if o.BaseTime == "" && strings.HasPrefix(o.Format, "otlp") {
+		// Default: now, so that a backend's default search (Jaeger: the
+		// last 2 days) finds a fresh export of a model run.
+		base = time.Now()
+	}
+	if !base.IsZero() && o.Format == "chrome" {
+		return usagef("export: --base-time: chrome JSON cannot hold Unix-epoch ns exactly (readers parse ts as a double of µs); use -f perfetto")
+	}
+	net := formats.NetOptions{Ctx: ctx, Endpoint: o.Endpoint, BaseTime: base, RunSalt: o.IDSalt}
+	if o.Granularity != "" {
+		if net.Granularity, err = otlp.ParseGranularity(o.Granularity); err != nil {
+			return usagef("export: --granularity: %v", err)
+		}
+		net.GranularitySet = true
+	}
+	f, ok := formats.Formats(net)[o.Format]
 	if !ok {
 		return usagef("export: unknown format %q (want %s)", o.Format, formatNames())
 	}
-	b, err := trace.OpenBundleFile(o.Run)
+	rbs, err := trace.RunBundles(o.Run)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	write := func(w io.Writer) error { return exportBundle(ctx, b, f, w) }
-	if o.Out == "-" {
-		return write(o.Stdout)
+	if len(rbs) > 1 && o.Out == "-" && f.Ext != "" && !f.Merges() {
+		return usagef("export: %s has %d traced launches and %s writes one file per launch: give -o FILE (written as %s, ...)",
+			o.Run, len(rbs), o.Format, formats.LaunchPath("FILE"+f.Ext, f.Ext, rbs[0].Launch))
 	}
-	if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(o.Out, 0o644, write)
-}
-
-// exportBundle verifies b's checksums and streams its regions into format
-// f on w.
-func exportBundle(ctx context.Context, b *trace.Bundle, f exportFormat, w io.Writer) error {
-	if err := b.VerifyChecksums(); err != nil {
-		return err
-	}
-	e, err := f.New(w, b)
+	bs, err := trace.OpenRunDir(o.Run)
 	if err != nil {
 		return err
 	}
-	d, err := b.Regions()
-	if err != nil {
-		return err
+	defer func() {
+		for _, b := range bs {
+			b.Close()
+		}
+	}()
+	launches := make([]int, len(rbs))
+	for i, rb := range rbs {
+		launches[i] = rb.Launch
 	}
-	if err := exporters.Run(ctx, d, e); err != nil {
-		return fmt.Errorf("export: %w", err)
+	if len(bs) == 1 {
+		return writeExport(o, o.Out, func(w io.Writer) error { return f.Export(ctx, w, bs[0]) })
+	}
+	if f.Merges() {
+		return writeExport(o, o.Out, func(w io.Writer) error { return f.ExportLaunches(ctx, w, bs, launches) })
+	}
+	start := base // model runs: launch k starts when launch k−1 ends
+	for i, b := range bs {
+		out := o.Out
+		if out != "-" {
+			out = formats.LaunchPath(o.Out, f.Ext, launches[i])
+		}
+		fl := f
+		if !base.IsZero() && b.Meta.StartUnixNs == 0 {
+			n := net
+			n.BaseTime = start
+			fl = formats.Formats(n)[o.Format]
+			start = start.Add(launchDuration(&b.Meta))
+		}
+		if err := writeExport(o, out, func(w io.Writer) error { return fl.Export(ctx, w, b) }); err != nil {
+			return fmt.Errorf("launch %d: %w", launches[i], err)
+		}
 	}
 	return nil
+}
+
+// launchDuration is a launch's duration as the exporters show it:
+// TotalCycles at the clock rate, or 1 ns per cycle when the rate is
+// unknown; 0 when TotalCycles is unknown.
+func launchDuration(m *trace.RunMeta) time.Duration {
+	if m.ClockHz > 0 {
+		return time.Duration(math.Round(float64(m.TotalCycles) * 1e9 / m.ClockHz))
+	}
+	return time.Duration(min(m.TotalCycles, math.MaxInt64))
+}
+
+// writeExport runs write on standard output ("-") or atomically on file
+// out.
+func writeExport(o exportOptions, out string, write func(io.Writer) error) error {
+	if out == "-" {
+		return write(o.Stdout)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(out, 0o644, write)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptxtrace/ptxtrace/analysis"
 	"github.com/ptxtrace/ptxtrace/trace"
 	tt "github.com/ptxtrace/ptxtrace/trace/tracetest"
 )
@@ -84,11 +85,11 @@ func TestReport(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var rep Report
+	var rep analysis.Result
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Warps != smallSynth.Warps || len(rep.Regions) != 1+smallSynth.Loads || len(rep.PerWarp) != smallSynth.Warps {
+	if len(rep.Regions) != 1+smallSynth.Loads || len(rep.Warps) != smallSynth.Warps {
 		t.Fatalf("report %+v", rep)
 	}
 	// Exact check of the memory share against a direct computation.
@@ -109,11 +110,11 @@ func TestReport(t *testing.T) {
 			mem += reg.Cycles
 		}
 	}
-	if rep.Memory.Total != total || rep.Memory.Memory != mem || rep.Memory.Other != total-mem {
-		t.Fatalf("memory %+v, want total %d memory %d", rep.Memory, total, mem)
+	if rep.Overall.Total != total || rep.Overall.Memory != mem || rep.Overall.Other != total-mem {
+		t.Fatalf("memory %+v, want total %d memory %d", rep.Overall, total, mem)
 	}
 	for _, rs := range rep.Regions {
-		if rs.Count != uint64(smallSynth.Warps*smallSynth.Iters) || rs.Min > uint64(rs.Median) || rs.Median > rs.P95+1 || rs.P95 > float64(rs.Max)+1 {
+		if rs.Count != smallSynth.Warps*smallSynth.Iters || rs.Min > uint64(rs.Median) || rs.Median > rs.P95+1 || rs.P95 > float64(rs.Max)+1 {
 			t.Errorf("region stats %+v", rs)
 		}
 	}
@@ -123,24 +124,5 @@ func TestReport(t *testing.T) {
 	r = runCLI(t, "", "report", "--warps", p)
 	if r.code != 0 || !strings.Contains(r.stdout, "memory share:") || !strings.Contains(r.stdout, "slowest source lines") {
 		t.Fatalf("text report: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-}
-
-func TestHistogram(t *testing.T) {
-	var h histogram
-	for v := uint64(1); v <= 100000; v++ {
-		h.add(v)
-	}
-	for _, q := range []float64{0.5, 0.95} {
-		got, want := h.quantile(q), q*100000
-		if d := (got - want) / want; d > 0.01 || d < -0.01 {
-			t.Errorf("q%v = %v, want ≈%v", q, got, want)
-		}
-	}
-	for v := uint64(0); v < 1<<20; v = v*3 + 1 {
-		lo, hi := bucketRange(bucketOf(v))
-		if v < lo || v > hi {
-			t.Fatalf("%d not in bucket [%d,%d]", v, lo, hi)
-		}
 	}
 }

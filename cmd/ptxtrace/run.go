@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"go/token"
@@ -12,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -33,7 +32,10 @@ type runOptions struct {
 	Manifest   string // "" = look next to the PTX
 	Workers    int
 	Functional bool
-	Model      string // preset name or spec file; "" = defaultRunModel
+	Model      string        // preset name or spec file; "" = defaultRunModel
+	Quiet      bool          // no progress line
+	Timeout    time.Duration // wall-clock limit of the execution (0: none)
+	MaxInsts   uint64        // per-warp instruction budget (0: the spec's, else replay's default)
 }
 
 func newRunCommand() *cli.Command {
@@ -49,7 +51,8 @@ func newRunCommand() *cli.Command {
 			"KERNEL.run next to the PTX): one NAME.bin per output buffer, printf.txt,\n" +
 			"summary.json and, for an instrumented kernel (a .probes.json manifest next to the\n" +
 			"PTX, or --manifest), trace.bin and run.bundle (raw buffer, manifest, run metadata,\n" +
-			"the model's ground truth per probed access and its counters; deterministic bytes).\n" +
+			"the model's ground truth per probed access and its counters; deterministic bytes;\n" +
+			"trace.NNN.bin and run.NNN.bundle per launch when several launches are traced).\n" +
 			"Files are replaced atomically and only after a successful run. A kernel fault is\n" +
 			"reported like compute-sanitizer (kernel, block, warp, lane, PC, file:line,\n" +
 			"instruction) with exit status 1; failed output checks also exit 1.",
@@ -60,6 +63,9 @@ func newRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "timing model: preset `NAME` or spec FILE (default " + defaultRunModel + ")"},
 			&cli.IntFlag{Name: "workers", Usage: "goroutines executing CTAs in functional mode (0: all cores); results do not depend on it"},
 			&cli.BoolFlag{Name: "functional", Usage: "functional execution only (no timing model)", DisableDefaultText: true},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line on stderr (it appears only on a terminal, after 2 s)", DisableDefaultText: true},
+			&cli.DurationFlag{Name: "timeout", Usage: "stop the execution after `DURATION` of wall-clock time (0: none)"},
+			&cli.Uint64Flag{Name: "max-warp-insts", Usage: "fault a warp that executes more than `N` instructions, reporting its PC, CTA, warp and source line (default: the spec's max_warp_insts, else 200000000)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -73,7 +79,8 @@ func newRunCommand() *cli.Command {
 			}
 			return runRun(c.Context, runOptions{streams: streamsOf(c), PTX: c.Args().First(),
 				Launch: c.String("launch"), OutDir: c.String("o"), Manifest: c.String("manifest"),
-				Workers: c.Int("workers"), Functional: c.Bool("functional"), Model: c.String("model")})
+				Workers: c.Int("workers"), Functional: c.Bool("functional"), Model: c.String("model"),
+				Quiet: c.Bool("quiet"), Timeout: c.Duration("timeout"), MaxInsts: c.Uint64("max-warp-insts")})
 		},
 	}
 }
@@ -94,7 +101,7 @@ type runSummary struct {
 	Seconds     float64              `json:"seconds"`
 	Sequential  bool                 `json:"sequential_ctas"`
 	Outputs     []string             `json:"outputs"`
-	Checks      []replay.CheckResult `json:"checks,omitempty"`
+	Checks      []launch.CheckResult `json:"checks,omitempty"`
 	Warnings    []string             `json:"warnings,omitempty"`
 	Trace       string               `json:"trace,omitempty"`
 	Bundles     []string             `json:"bundles,omitempty"`
@@ -110,111 +117,43 @@ type launchSummary struct {
 	IPC         float64 `json:"ipc,omitempty"`
 }
 
+// runInputs are the files a run reads: the program, the launch spec, the
+// timing model (nil: functional) and the manifest of an instrumented kernel.
+type runInputs struct {
+	prog *replay.Program
+	spec *launch.Spec
+	ms   *model.Spec
+	man  *manifest.Manifest
+}
+
 func runRun(ctx context.Context, o runOptions) error {
-	src, err := os.ReadFile(o.PTX)
+	in, err := readRunInputs(o)
 	if err != nil {
 		return err
 	}
-	f, err := ptx.ParseFile(token.NewFileSet(), o.PTX, src, 0)
-	if err != nil {
-		return err
-	}
-	prog, err := replay.NewProgram(f)
-	if err != nil {
-		return err
-	}
-	spec, err := readSpec(o.Launch)
-	if err != nil {
-		return err
-	}
-	var ms *model.Spec
-	if !o.Functional {
-		name := o.Model
-		if name == "" {
-			name = defaultRunModel
-		}
-		s, err := loadSpec(name)
-		if err != nil {
-			return err
-		}
-		if err := s.Validate(); err != nil {
-			return err
-		}
-		ms = &s
-	}
-	var man *manifest.Manifest
-	mpath := o.Manifest
-	if mpath == "" {
-		cand := strings.TrimSuffix(o.PTX, ".ptx") + ".probes.json"
-		if _, err := os.Stat(cand); err == nil {
-			mpath = cand
-		}
-	}
-	if mpath != "" {
-		mf, err := os.Open(mpath)
-		if err != nil {
-			return err
-		}
-		man, err = manifest.Read(mf)
-		mf.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", mpath, err)
-		}
+	if o.MaxInsts > 0 {
+		in.spec.MaxWarpInsts = o.MaxInsts
 	}
 	baseDir := filepath.Dir(o.Launch)
-	reg := replay.SampleRegistry()
-	popt := replay.PrepareOptions{BaseDir: baseDir, Manifest: man, Registry: reg}
-	if ms != nil {
-		popt.NumSMs = ms.NumSMs
-		popt.GPU = ms // ptxtrace staging: size shared staging for this GPU
+	reg := launch.SampleRegistry()
+	popt := launch.PrepareOptions{BaseDir: baseDir, Manifest: in.man, Registry: reg}
+	if in.ms != nil {
+		popt.NumSMs = in.ms.NumSMs
+		popt.GPU = in.ms // size shared staging for this GPU
 	}
-	prep, err := spec.Prepare(prog, popt)
+	prep, err := in.spec.Prepare(in.prog, popt)
 	if err != nil {
 		return err
 	}
-	warned := map[string]bool{}
-	warn := func(ws []string) {
-		for _, w := range ws {
-			if !warned[w] {
-				warned[w] = true
-				fmt.Fprintf(o.Stderr, "ptxtrace: warning: %s\n", w)
-			}
-		}
-	}
-	warnings := prep.Warnings()
-	warn(warnings)
+	warn := warner(o.Stderr)
+	warn(prep.Warnings())
 	start := time.Now()
-	var last time.Time
-	shown := false
-	progress := func(done, total int) {
-		now := time.Now()
-		if now.Sub(start) < time.Second || (now.Sub(last) < 200*time.Millisecond && done < total) {
-			return
-		}
-		last = now
-		shown = true
-		fmt.Fprintf(o.Stderr, "\rrun %s: %d/%d CTAs (%d%%)", spec.Kernel, done, total, done*100/max(total, 1))
-	}
-	onLaunch := func(i int, lr *replay.LaunchResult) {
-		if time.Since(start) < time.Second || i%16 != 0 {
-			return
-		}
-		shown = true
-		fmt.Fprintf(o.Stderr, "\rrun: %d launches", i+1)
-	}
-	res, err := prep.Run(ctx, replay.ExecOptions{Workers: o.Workers, Progress: progress, Model: ms, OnLaunch: onLaunch})
-	if shown {
-		fmt.Fprintln(o.Stderr)
-	}
+	res, err := executeRun(ctx, o, in, prep, start)
 	if err != nil {
-		var fault *replay.Fault
-		if errors.As(err, &fault) {
-			fmt.Fprint(o.Stderr, fault.Report())
-		}
 		return err
 	}
 	elapsed := time.Since(start)
-	warnings = prep.Warnings()
+	warnings := prep.Warnings()
 	warn(warnings)
 	checks := prep.Check(reg, baseDir)
 
@@ -222,96 +161,19 @@ func runRun(ctx context.Context, o runOptions) error {
 	if dir == "" {
 		dir = strings.TrimSuffix(o.PTX, ".ptx") + ".run"
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	kname := spec.Kernel
-	if kname == "" && len(res.Launches) > 0 {
-		kname = res.Launches[0].Kernel
-	}
-	sum := runSummary{Kernel: kname, PTX: o.PTX, Mode: "functional", Grid: spec.Grid, Block: spec.Block, CTAs: res.CTAs,
-		WarpInsts: res.WarpInsts, ThreadInsts: res.ThreadInsts, Seconds: elapsed.Seconds(),
-		Sequential: res.Sequential, Checks: checks, Warnings: warnings}
-	if ms != nil {
-		sum.Mode, sum.Model, sum.Cycles = "timing", ms.Name, uint64(res.Cycles)
-	}
-	for _, lr := range res.Launches {
-		ls := launchSummary{Kernel: lr.Kernel, Grid: lr.Grid, Block: lr.Block, CTAs: lr.Func.CTAs, ThreadInsts: lr.Func.ThreadInsts}
-		if lr.Timing != nil {
-			ls.Cycles, ls.IPC = uint64(lr.Timing.Cycles), lr.Timing.IPC
-		}
-		sum.Launches = append(sum.Launches, ls)
-	}
-	write := func(name string, data []byte) error {
-		sum.Outputs = append(sum.Outputs, name)
-		return atomicfile.WriteFile(filepath.Join(dir, name), 0o644, func(w io.Writer) error {
-			_, err := w.Write(data)
-			return err
-		})
-	}
-	for _, b := range prep.Buffers {
-		if b.Output {
-			if err := write(b.Name+".bin", b.Alloc.Data); err != nil {
-				return err
-			}
-		}
-	}
-	if err := write("printf.txt", res.Printf); err != nil {
-		return err
-	}
-	var traced []*replay.LaunchResult
-	for _, lr := range res.Launches {
-		if lr.Trace != nil {
-			traced = append(traced, lr)
-		}
-	}
-	for _, lr := range traced {
-		tname, bname := "trace.bin", "run.bundle"
-		if len(traced) > 1 {
-			tname, bname = fmt.Sprintf("trace.%03d.bin", lr.Index), fmt.Sprintf("run.%03d.bundle", lr.Index)
-		}
-		if sum.Trace == "" {
-			sum.Trace = tname
-		}
-		if err := write(tname, lr.Trace.Data); err != nil {
-			return err
-		}
-		meta := trace.RunMeta{Source: "replay",
-			Labels: map[string]string{"launch_spec": filepath.Base(o.Launch), "launch": fmt.Sprint(lr.Index)}}
-		if ms != nil {
-			arg := o.Model
-			if arg == "" {
-				arg = defaultRunModel
-			}
-			meta.Labels["model"] = ms.Name
-			meta.Labels["model_arg"] = arg
-		}
-		in, err := lr.Bundle(man, ms, meta)
-		if err != nil {
-			return err
-		}
-		sum.Outputs = append(sum.Outputs, bname)
-		sum.Bundles = append(sum.Bundles, bname)
-		if err := trace.WriteBundleFile(filepath.Join(dir, bname), in); err != nil {
-			return err
-		}
-	}
-	js, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := write("summary.json", append(js, '\n')); err != nil {
+	sum := newRunSummary(o, in, res, elapsed, checks, warnings)
+	if err := writeRunDir(dir, o, in, prep, res, sum); err != nil {
 		return err
 	}
 	if len(res.Printf) > 0 {
 		o.Stdout.Write(res.Printf)
 	}
 	what := fmt.Sprintf("%d thread-instructions", res.ThreadInsts)
-	if ms != nil {
-		what += fmt.Sprintf(", %d cycles on %s", res.Cycles, ms.Name)
+	if in.ms != nil {
+		what += fmt.Sprintf(", %d cycles on %s", res.Cycles, in.ms.Name)
 	}
 	fmt.Fprintf(o.Stderr, "run %s: %d launch(es), %d CTAs, %s in %.3fs; outputs in %s\n",
-		kname, len(res.Launches), res.CTAs, what, elapsed.Seconds(), dir)
+		sum.Kernel, len(res.Launches), res.CTAs, what, elapsed.Seconds(), dir)
 	failed := 0
 	for _, c := range checks {
 		status := "ok"
@@ -327,12 +189,177 @@ func runRun(ctx context.Context, o runOptions) error {
 	return nil
 }
 
-func readSpec(path string) (*replay.Spec, error) {
-	b, err := os.ReadFile(path)
+// readRunInputs reads the PTX, the launch spec, the model spec (unless
+// functional) and the manifest (--manifest, or KERNEL.probes.json next to
+// the PTX when it exists).
+func readRunInputs(o runOptions) (*runInputs, error) {
+	src, err := readCapped(o.PTX, "PTX module", maxPTXBytes)
 	if err != nil {
 		return nil, err
 	}
-	s, err := replay.ParseSpec(b)
+	fset := token.NewFileSet()
+	f, err := ptx.ParseFile(fset, o.PTX, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := ptx.Check(fset, f); err != nil {
+		return nil, err
+	}
+	in := &runInputs{}
+	if in.prog, err = replay.NewProgram(f); err != nil {
+		return nil, err
+	}
+	if in.spec, err = readLaunchSpec(o.Launch); err != nil {
+		return nil, err
+	}
+	if !o.Functional {
+		name := o.Model
+		if name == "" {
+			name = defaultRunModel
+		}
+		s, err := loadSpec(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		in.ms = &s
+	}
+	mpath := o.Manifest
+	if mpath == "" {
+		cand := strings.TrimSuffix(o.PTX, ".ptx") + ".probes.json"
+		if _, err := os.Stat(cand); err == nil {
+			mpath = cand
+		}
+	}
+	if mpath != "" {
+		if in.man, err = readManifest(mpath); err != nil {
+			return nil, err
+		}
+		if err := in.man.CheckPTX(src); err != nil {
+			return nil, fmt.Errorf("%s: %w", mpath, err)
+		}
+	}
+	return in, nil
+}
+
+// warner returns a function printing each distinct warning once.
+func warner(w io.Writer) func([]string) {
+	warned := map[string]bool{}
+	return func(ws []string) {
+		for _, s := range ws {
+			if !warned[s] {
+				warned[s] = true
+				fmt.Fprintf(w, "ptxtrace: warning: %s\n", s)
+			}
+		}
+	}
+}
+
+// executeRun runs the prepared spec with a progress line on stderr (a
+// terminal only, after 2 s, not with --quiet) and the --timeout watchdog,
+// and prints a kernel fault's report.
+func executeRun(ctx context.Context, o runOptions, in *runInputs, prep *launch.Prepared, start time.Time) (*launch.SeqResult, error) {
+	pr := newRunProgress(o.Stderr, in.spec.Kernel, start, !o.Quiet && isTerminal(o.Stderr))
+	wd := newRunWatchdog(o.Timeout)
+	defer wd.stop()
+	eo := launch.ExecOptions{Workers: o.Workers, Progress: pr.ctas, Model: in.ms, OnLaunch: pr.launch, OnKernel: wd.watch}
+	eo.ModelOpt.Progress = pr.cycles
+	res, err := prep.Run(ctx, eo)
+	pr.finish()
+	if err != nil {
+		var fault *replay.Fault
+		if errors.As(err, &fault) {
+			fmt.Fprint(o.Stderr, fault.Report())
+		}
+		if wd.hasFired() {
+			return nil, fmt.Errorf("run: stopped by the --timeout %v watchdog (%s); the run directory is unchanged: %w", o.Timeout, pr.state(), err)
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// newRunSummary fills summary.json's fields except the file lists.
+func newRunSummary(o runOptions, in *runInputs, res *launch.SeqResult, elapsed time.Duration, checks []launch.CheckResult, warnings []string) *runSummary {
+	kname := in.spec.Kernel
+	if kname == "" && len(res.Launches) > 0 {
+		kname = res.Launches[0].Kernel
+	}
+	sum := &runSummary{Kernel: kname, PTX: o.PTX, Mode: "functional", Grid: in.spec.Grid, Block: in.spec.Block, CTAs: res.CTAs,
+		WarpInsts: res.WarpInsts, ThreadInsts: res.ThreadInsts, Seconds: elapsed.Seconds(),
+		Sequential: res.Sequential, Checks: checks, Warnings: warnings}
+	if in.ms != nil {
+		sum.Mode, sum.Model, sum.Cycles = "timing", in.ms.Name, uint64(res.Cycles)
+	}
+	for _, lr := range res.Launches {
+		ls := launchSummary{Kernel: lr.Kernel, Grid: lr.Grid, Block: lr.Block, CTAs: lr.Func.CTAs, ThreadInsts: lr.Func.ThreadInsts}
+		if lr.Timing != nil {
+			ls.Cycles, ls.IPC = uint64(lr.Timing.Cycles), lr.Timing.IPC
+		}
+		sum.Launches = append(sum.Launches, ls)
+	}
+	return sum
+}
+
+// writeRunDir writes the run directory (trace.RunDirWriter owns its
+// layout): output buffers, printf.txt, every traced launch's raw buffer and
+// bundle, then summary.json.
+func writeRunDir(dir string, o runOptions, in *runInputs, prep *launch.Prepared, res *launch.SeqResult, sum *runSummary) error {
+	w, err := trace.CreateRunDir(dir)
+	if err != nil {
+		return err
+	}
+	defer w.Abort() // a failure leaves the old run as it was
+	for _, b := range prep.Buffers {
+		if b.Output {
+			if err := w.WriteBuffer(b.Name, b.Alloc.Data); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.WriteFile(trace.RunPrintfFile, res.Printf); err != nil {
+		return err
+	}
+	traced := res.Traced()
+	for _, lr := range traced {
+		meta := trace.RunMeta{Source: "replay",
+			Labels: map[string]string{"launch_spec": filepath.Base(o.Launch), "launch": fmt.Sprint(lr.Index)}}
+		if in.ms != nil {
+			arg := o.Model
+			if arg == "" {
+				arg = defaultRunModel
+			}
+			meta.Labels["model"] = in.ms.Name
+			meta.Labels["model_arg"] = arg
+		}
+		bin, err := lr.Bundle(in.man, in.ms, meta)
+		if err != nil {
+			return err
+		}
+		tname, _, err := w.WriteTrace(lr.Index, len(traced) > 1, bin)
+		if err != nil {
+			return err
+		}
+		if sum.Trace == "" {
+			sum.Trace = tname
+		}
+	}
+	sum.Bundles = w.Bundles()
+	sum.Outputs = w.Outputs()
+	if err := w.WriteSummary(sum); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+func readLaunchSpec(path string) (*launch.Spec, error) {
+	b, err := readCapped(path, "launch spec", maxSpecBytes)
+	if err != nil {
+		return nil, err
+	}
+	s, err := launch.ParseSpec(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

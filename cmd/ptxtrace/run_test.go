@@ -199,7 +199,7 @@ func TestRunSampleSpecs(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), []string{"ptxtrace", "run", mode, "--launch",
-				filepath.Join("..", "..", "replay", "testdata", "samples", name, "launch.yaml"), "-o", out,
+				filepath.Join("..", "..", "launch", "testdata", "samples", name, "launch.yaml"), "-o", out,
 				filepath.Join("..", "..", "samples", name, name+".sm_52.ptx")}, nil, &stdout, &stderr)
 			if code != 0 || strings.Contains(stderr.String(), "FAILED") || !strings.Contains(stderr.String(), ": ok") {
 				t.Fatalf("%s %s: exit %d: %s", name, mode, code, stderr.String())

@@ -25,6 +25,11 @@ var columns = [...]string{
 // Options adjust the output.
 type Options struct {
 	NoHeader bool // omit the header row
+	// LaunchColumn adds a leading column "launch" holding Launch on every
+	// row: several launches of one run written into one table (ptxtrace
+	// export of a multi-launch run directory).
+	LaunchColumn bool
+	Launch       int
 }
 
 // Exporter writes CSV rows. Create it with New.
@@ -76,11 +81,16 @@ func (e *Exporter) Begin(h *trace.Header) error {
 	e.h = h
 	e.hasNs = h.HasNs()
 	e.kernel = quote(h.Kernel)
+	cols := columns[:]
+	if e.o.LaunchColumn {
+		e.kernel = append(strconv.AppendInt(nil, int64(e.o.Launch), 10), append([]byte{','}, e.kernel...)...)
+		cols = append([]string{"launch"}, cols...)
+	}
 	if e.o.NoHeader {
 		return nil
 	}
 	cw := csv.NewWriter(e.w)
-	cw.Write(columns[:])
+	cw.Write(cols)
 	cw.Flush()
 	return cw.Error()
 }

@@ -6,6 +6,7 @@ import (
 	stdcsv "encoding/csv"
 	"io"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -124,4 +125,32 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestLaunchColumn: two launches written into one table: one header with
+// "launch" first, then every row of launch 3 and of launch 12 with its
+// index in front of the row the plain export writes.
+func TestLaunchColumn(t *testing.T) {
+	tr := decode(t, tt.Synth{Warps: 2, WarpsPerCTA: 1, Iters: 1, Loads: 1, Timer: 1}, trace.RunMeta{})
+	var plain, merged bytes.Buffer
+	if err := exporters.Run(context.Background(), tr.Source(), csv.New(&plain, csv.Options{NoHeader: true})); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range []int{3, 12} {
+		e := csv.New(&merged, csv.Options{NoHeader: i > 0, LaunchColumn: true, Launch: l})
+		if err := exporters.Run(context.Background(), tr.Source(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "launch," + strings.Join(csv.Columns(), ",") + "\n"
+	for _, l := range []string{"3", "12"} {
+		for _, row := range strings.SplitAfter(plain.String(), "\n") {
+			if row != "" {
+				want += l + "," + row
+			}
+		}
+	}
+	if merged.String() != want {
+		t.Errorf("merged CSV\n%s\nwant\n%s", merged.String(), want)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -120,17 +121,17 @@ func instrumentSrc(t testing.TB, name string, src []byte, mode string) ([]byte, 
 }
 
 type runOut struct {
-	prep *replay.Prepared
-	res  *replay.SeqResult
+	prep *launch.Prepared
+	res  *launch.SeqResult
 }
 
-func runSpec(t testing.TB, prog *replay.Program, spec *replay.Spec, dir string, man *manifest.Manifest, ms *model.Spec) runOut {
+func runSpec(t testing.TB, prog *replay.Program, spec *launch.Spec, dir string, man *manifest.Manifest, ms *model.Spec) runOut {
 	t.Helper()
-	prep, err := spec.Prepare(prog, replay.PrepareOptions{BaseDir: dir, Manifest: man, NumSMs: ms.NumSMs, Registry: replay.SampleRegistry(), GPU: ms})
+	prep, err := spec.Prepare(prog, launch.PrepareOptions{BaseDir: dir, Manifest: man, NumSMs: ms.NumSMs, Registry: launch.SampleRegistry(), GPU: ms})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := prep.Run(context.Background(), replay.ExecOptions{Model: ms})
+	res, err := prep.Run(context.Background(), launch.ExecOptions{Model: ms})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestPaperEffect(t *testing.T) {
 
 func paperEffect(t *testing.T, preset string) {
 	ms, _ := model.Preset(preset)
-	spec, err := replay.ParseSpec([]byte(probeSpec))
+	spec, err := launch.ParseSpec([]byte(probeSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,12 +279,12 @@ func TestSamplesInstrumented(t *testing.T) {
 	ms, _ := model.Preset("gtx480")
 	for _, name := range []string{"vecadd", "matmul", "reduce", "nn", "pathfinder", "hotspot", "gaussian", "lud", "bfs", "volrender"} {
 		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join("..", "..", "replay", "testdata", "samples", name)
+			dir := filepath.Join("..", "..", "launch", "testdata", "samples", name)
 			b, err := os.ReadFile(filepath.Join(dir, "launch.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec, err := replay.ParseSpec(b)
+			spec, err := launch.ParseSpec(b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -303,7 +304,7 @@ func TestSamplesInstrumented(t *testing.T) {
 			if name == "reduce" {
 				reduceFixedOrder(t, orig.prep)
 			}
-			for _, r := range inst.prep.Check(replay.SampleRegistry(), dir) {
+			for _, r := range inst.prep.Check(launch.SampleRegistry(), dir) {
 				if !r.OK {
 					t.Errorf("instrumented: check %s: %s", r.Buffer, r.Msg)
 				}
@@ -332,7 +333,7 @@ func TestSamplesInstrumented(t *testing.T) {
 // reduceFixedOrder checks that the reduce sample's partials and total are
 // the bits of ref.ReduceFixedOrder: the kernels' summation order in float32
 // depends only on the launch shape (vars grid, block, final_block).
-func reduceFixedOrder(t *testing.T, prep *replay.Prepared) {
+func reduceFixedOrder(t *testing.T, prep *launch.Prepared) {
 	t.Helper()
 	ri := prep.RefInput()
 	g, b, fb := int(ri.Vars["grid"]), int(ri.Vars["block"]), int(ri.Vars["final_block"])

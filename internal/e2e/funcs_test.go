@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
-	"github.com/ptxtrace/ptxtrace/replay"
 	"github.com/ptxtrace/ptxtrace/trace"
 )
 
@@ -22,12 +22,12 @@ func TestFuncProbesGBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join("..", "..", "replay", "testdata", "samples", "volrender")
+	dir := filepath.Join("..", "..", "launch", "testdata", "samples", "volrender")
 	b, err := os.ReadFile(filepath.Join(dir, "launch.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := replay.ParseSpec(b)
+	spec, err := launch.ParseSpec(b)
 	if err != nil {
 		t.Fatal(err)
 	}

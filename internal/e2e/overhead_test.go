@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/replay"
@@ -27,7 +28,7 @@ type Overhead struct {
 // Ratio is Instrumented / App.
 func (o Overhead) Ratio() float64 { return float64(o.Instrumented) / float64(o.App) }
 
-// measureOverhead runs sample name (replay/testdata/samples/NAME on its
+// measureOverhead runs sample name (launch/testdata/samples/NAME on its
 // sm_52 PTX) on preset, plain and instrumented in each mode, with shared
 // staging sized per launch.
 func measureOverhead(t testing.TB, name, preset string, modes []string, staging string) []Overhead {
@@ -36,12 +37,12 @@ func measureOverhead(t testing.TB, name, preset string, modes []string, staging 
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join("..", "..", "replay", "testdata", "samples", name)
+	dir := filepath.Join("..", "..", "launch", "testdata", "samples", name)
 	b, err := os.ReadFile(filepath.Join(dir, "launch.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := replay.ParseSpec(b)
+	spec, err := launch.ParseSpec(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func measureOverhead(t testing.TB, name, preset string, modes []string, staging 
 	}
 	run := func(prog *replay.Program, man *manifest.Manifest) int64 {
 		p := prepare(t, prog, spec, dir, man, &ms)
-		res, err := p.Run(context.Background(), replay.ExecOptions{Model: &ms})
+		res, err := p.Run(context.Background(), launch.ExecOptions{Model: &ms})
 		if err != nil {
 			t.Fatalf("%s on %s: %v", name, preset, err)
 		}

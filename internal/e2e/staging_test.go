@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/replay"
@@ -49,9 +50,9 @@ func instrumentOpts(t testing.TB, name string, src []byte, o instrument.Options)
 	return res.PTX, res.Manifest
 }
 
-func prepare(t testing.TB, prog *replay.Program, spec *replay.Spec, dir string, man *manifest.Manifest, ms *model.Spec) *replay.Prepared {
+func prepare(t testing.TB, prog *replay.Program, spec *launch.Spec, dir string, man *manifest.Manifest, ms *model.Spec) *launch.Prepared {
 	t.Helper()
-	prep, err := spec.Prepare(prog, replay.PrepareOptions{BaseDir: dir, Manifest: man, NumSMs: ms.NumSMs, Registry: replay.SampleRegistry(), GPU: ms})
+	prep, err := spec.Prepare(prog, launch.PrepareOptions{BaseDir: dir, Manifest: man, NumSMs: ms.NumSMs, Registry: launch.SampleRegistry(), GPU: ms})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +69,12 @@ func TestStagingKeepsOccupancy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dir := filepath.Join("..", "..", "replay", "testdata", "samples", name)
+		dir := filepath.Join("..", "..", "launch", "testdata", "samples", name)
 		b, err := os.ReadFile(filepath.Join(dir, "launch.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, err := replay.ParseSpec(b)
+		spec, err := launch.ParseSpec(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +168,7 @@ params:
 // bytes... hold none (256/8 − 32 = 0): global staging.
 func TestScanSharedRunsOnGTX480(t *testing.T) {
 	src := []byte(fmt.Sprintf(scanKernel, 1024, 40))
-	spec, err := replay.ParseSpec([]byte(scanSpec))
+	spec, err := launch.ParseSpec([]byte(scanSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestScanSharedRunsOnGTX480(t *testing.T) {
 	if a, b := residentCTAs(&ms, orig.prep.Kernel), residentCTAs(&ms, prep.Kernel); a != 1 || b != 1 {
 		t.Fatalf("CTAs per SM %d (original), %d (instrumented), want 1 and 1", a, b)
 	}
-	res, err := prep.Run(context.Background(), replay.ExecOptions{Model: &ms})
+	res, err := prep.Run(context.Background(), launch.ExecOptions{Model: &ms})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestScanSharedRunsOnGTX480(t *testing.T) {
 func TestStagingSpillMatchesGlobal(t *testing.T) {
 	src := []byte(fmt.Sprintf(scanKernel, 0, 40))
 	src = bytes.Replace(src, []byte("buf[16128]"), []byte("buf[8448]"), 1)
-	spec, err := replay.ParseSpec([]byte(scanSpec))
+	spec, err := launch.ParseSpec([]byte(scanSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestStagingSpillMatchesGlobal(t *testing.T) {
 	for _, staging := range []string{"auto", "global"} {
 		out, man := instrumentOpts(t, "spill.inst.ptx", src, instrument.Options{Capacity: 256, Staging: staging})
 		prep := prepare(t, program(t, "spill.inst.ptx", out), spec, "", man, &ms)
-		res, err := prep.Run(context.Background(), replay.ExecOptions{Model: &ms})
+		res, err := prep.Run(context.Background(), launch.ExecOptions{Model: &ms})
 		if err != nil {
 			t.Fatal(err)
 		}

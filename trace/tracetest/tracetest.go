@@ -82,27 +82,19 @@ type Header struct {
 	ID             [8]byte
 }
 
-// PutHeader writes the 64-byte header into b.
+// PutHeader writes the 64-byte header into b with manifest.Header.Bytes,
+// the encoder a real host uses; a non-zero Magic then replaces the magic
+// (for tests of bad buffers).
 func PutHeader(b []byte, h Header) {
-	le := binary.LittleEndian
-	if h.Magic == ([8]byte{}) {
-		copy(h.Magic[:], "PTXTRACE")
-	}
 	if h.Version == 0 {
 		h.Version = 1
 	}
-	copy(b[0:8], h.Magic[:])
-	le.PutUint32(b[8:], h.Version)
-	le.PutUint32(b[12:], 64)
-	le.PutUint32(b[16:], 32+h.RecordsPerWarp*16)
-	le.PutUint32(b[20:], h.RecordsPerWarp)
-	le.PutUint32(b[24:], 16)
-	le.PutUint32(b[28:], h.Segments)
-	le.PutUint32(b[32:], h.Timer)
-	le.PutUint32(b[36:], h.WarpsPerCTA)
-	copy(b[40:48], h.ID[:])
-	for i := 48; i < 64; i++ {
-		b[i] = 0
+	mh := manifest.Header{LayoutVersion: h.Version, HeaderBytes: manifest.HeaderBytes,
+		SegmentBytes: manifest.SegmentHeaderBytes + h.RecordsPerWarp*manifest.RecordBytes, RecordsPerWarp: h.RecordsPerWarp,
+		RecordBytes: manifest.RecordBytes, Segments: h.Segments, Timer: h.Timer, WarpsPerCTA: h.WarpsPerCTA, ID: h.ID}
+	copy(b[:manifest.HeaderBytes], mh.Bytes())
+	if h.Magic != ([8]byte{}) {
+		copy(b[0:8], h.Magic[:])
 	}
 }
 

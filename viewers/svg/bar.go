@@ -78,51 +78,7 @@ func (c *BarChart) Render(w io.Writer) error {
 		f.ylabel = "share (%)"
 	}
 	nc := len(c.Categories)
-	skipped, negative := 0, 0
-	var marks []barMark
-	for ci := 0; ci < nc; ci++ {
-		pos, neg, total := 0.0, 0.0, 0.0
-		if c.Mode == Stacked100 {
-			for _, s := range c.Series {
-				if ci < len(s.Values) && usable(s.Values[ci]) && s.Values[ci] > 0 {
-					total += s.Values[ci]
-				}
-			}
-		}
-		for si, s := range c.Series {
-			if ci >= len(s.Values) {
-				continue
-			}
-			v := s.Values[ci]
-			if !usable(v) {
-				skipped++
-				continue
-			}
-			switch c.Mode {
-			case Grouped:
-				marks = append(marks, barMark{si, ci, v, math.Min(0, v), math.Max(0, v)})
-			case Stacked:
-				if v >= 0 {
-					marks = append(marks, barMark{si, ci, v, pos, pos + v})
-					pos += v
-				} else {
-					marks = append(marks, barMark{si, ci, v, neg + v, neg})
-					neg += v
-				}
-			case Stacked100:
-				if v < 0 {
-					negative++
-					continue
-				}
-				if total == 0 || math.IsInf(total, 0) {
-					continue
-				}
-				p := float64(v/total) * 100
-				marks = append(marks, barMark{si, ci, v, pos, pos + p})
-				pos += p
-			}
-		}
-	}
+	marks, skipped, negative := c.marks()
 	for _, s := range c.Series {
 		if len(s.Values) > nc {
 			f.notes = append(f.notes, fmt.Sprintf("Series %q has %d values beyond the %s; not drawn.", s.Name, len(s.Values)-nc, plural(nc, "category", "categories")))
@@ -136,21 +92,7 @@ func (c *BarChart) Render(w io.Writer) error {
 	}
 	f.notes = append(f.notes, o.Notes...)
 
-	// y range
-	var yr axisRange
-	if c.Mode == Stacked100 {
-		yr = axisRange{lo: 0, hi: 100, step: 20, ticks: []float64{0, 20, 40, 60, 80, 100}}
-	} else {
-		lo, hi := 0.0, 0.0
-		for _, m := range marks {
-			lo = math.Min(lo, m.lo)
-			hi = math.Max(hi, m.hi)
-		}
-		if c.ValueLabels && c.Mode == Grouped && hi > 0 {
-			hi *= 1.08 // headroom for the labels above the tallest bars
-		}
-		yr = niceRange(lo, hi, 6, true)
-	}
+	yr := c.yRange(marks)
 	ylab := func(v float64) string { return tickLabel(v, yr.step) }
 	ylabels := make([]string, len(yr.ticks))
 	for i, t := range yr.ticks {
@@ -200,53 +142,7 @@ func (c *BarChart) Render(w io.Writer) error {
 			bw = band * 0.6
 			x = centers[m.cat] - bw/2
 		}
-		y0, y1 := ys.at(m.hi), ys.at(m.lo)
-		d.s(`<rect`)
-		d.attr("class", fmt.Sprintf("bar s%d", m.series))
-		d.nattr("x", x)
-		d.nattr("y", y0)
-		d.nattr("width", bw)
-		d.nattr("height", y1-y0)
-		d.attr("fill", o.color(m.series))
-		d.s(` stroke="#ffffff" stroke-width="0.5"><title>`)
-		tip := c.Series[m.series].Name + " · " + strings.ReplaceAll(c.Categories[m.cat], "\n", " ") + ": " + FormatValue(m.v)
-		if c.Mode == Stacked100 {
-			tip += " (" + percent(m.hi-m.lo) + ")"
-		}
-		d.text(tip)
-		d.s("</title></rect>\n")
-		if c.ValueLabels {
-			lbl := FormatValue(m.v)
-			if c.ValueFormat != "" {
-				lbl = fmt.Sprintf(c.ValueFormat, m.v)
-			}
-			if c.Mode == Stacked100 {
-				lbl = percent(m.hi - m.lo)
-			}
-			tw := textWidth(lbl, f.fs*0.9)
-			switch {
-			case c.Mode != Grouped && y1-y0 >= f.fs*1.2 && tw <= bw:
-				d.s(`<text class="value"`)
-				d.nattr("x", x+bw/2)
-				d.nattr("y", (y0+y1)/2+f.fs*0.3)
-				d.nattr("font-size", f.fs*0.9)
-				d.s(` text-anchor="middle" fill="#ffffff">`)
-				d.text(lbl)
-				d.s("</text>\n")
-			case c.Mode == Grouped && tw <= bw+4:
-				ty := y0 - 3
-				if m.v < 0 {
-					ty = y1 + f.fs
-				}
-				d.s(`<text class="value"`)
-				d.nattr("x", x+bw/2)
-				d.nattr("y", ty)
-				d.nattr("font-size", f.fs*0.9)
-				d.s(` text-anchor="middle">`)
-				d.text(lbl)
-				d.s("</text>\n")
-			}
-		}
+		c.drawMark(&d, &f, m, x, bw, ys.at(m.hi), ys.at(m.lo))
 	}
 	if yr.lo < 0 {
 		d.s(`<path class="zero"`)
@@ -257,6 +153,125 @@ func (c *BarChart) Render(w io.Writer) error {
 	f.end(&d)
 	_, err := w.Write(d.Bytes())
 	return err
+}
+
+// marks lays out the bars in axis units by Mode; skipped counts the
+// unusable values (NaN, ±Inf), negative the values Stacked100 cannot draw.
+func (c *BarChart) marks() (marks []barMark, skipped, negative int) {
+	for ci := range c.Categories {
+		pos, neg, total := 0.0, 0.0, 0.0
+		if c.Mode == Stacked100 {
+			for _, s := range c.Series {
+				if ci < len(s.Values) && usable(s.Values[ci]) && s.Values[ci] > 0 {
+					total += s.Values[ci]
+				}
+			}
+		}
+		for si, s := range c.Series {
+			if ci >= len(s.Values) {
+				continue
+			}
+			v := s.Values[ci]
+			if !usable(v) {
+				skipped++
+				continue
+			}
+			switch c.Mode {
+			case Grouped:
+				marks = append(marks, barMark{si, ci, v, math.Min(0, v), math.Max(0, v)})
+			case Stacked:
+				if v >= 0 {
+					marks = append(marks, barMark{si, ci, v, pos, pos + v})
+					pos += v
+				} else {
+					marks = append(marks, barMark{si, ci, v, neg + v, neg})
+					neg += v
+				}
+			case Stacked100:
+				if v < 0 {
+					negative++
+					continue
+				}
+				if total == 0 || math.IsInf(total, 0) {
+					continue
+				}
+				p := float64(v/total) * 100
+				marks = append(marks, barMark{si, ci, v, pos, pos + p})
+				pos += p
+			}
+		}
+	}
+	return marks, skipped, negative
+}
+
+// yRange is the value axis: 0–100 for Stacked100, else a nice range over
+// the marks that includes 0 (with headroom for grouped value labels).
+func (c *BarChart) yRange(marks []barMark) axisRange {
+	if c.Mode == Stacked100 {
+		return axisRange{lo: 0, hi: 100, step: 20, ticks: []float64{0, 20, 40, 60, 80, 100}}
+	}
+	lo, hi := 0.0, 0.0
+	for _, m := range marks {
+		lo = math.Min(lo, m.lo)
+		hi = math.Max(hi, m.hi)
+	}
+	if c.ValueLabels && c.Mode == Grouped && hi > 0 {
+		hi *= 1.08 // headroom for the labels above the tallest bars
+	}
+	return niceRange(lo, hi, 6, true)
+}
+
+// drawMark draws one bar from y0 (top) to y1 (bottom) at x, bw wide, with
+// its hover title and, with ValueLabels, its label.
+func (c *BarChart) drawMark(d *doc, f *frame, m barMark, x, bw, y0, y1 float64) {
+	o := f.o
+	d.s(`<rect`)
+	d.attr("class", fmt.Sprintf("bar s%d", m.series))
+	d.nattr("x", x)
+	d.nattr("y", y0)
+	d.nattr("width", bw)
+	d.nattr("height", y1-y0)
+	d.attr("fill", o.color(m.series))
+	d.s(` stroke="#ffffff" stroke-width="0.5"><title>`)
+	tip := c.Series[m.series].Name + " · " + strings.ReplaceAll(c.Categories[m.cat], "\n", " ") + ": " + FormatValue(m.v)
+	if c.Mode == Stacked100 {
+		tip += " (" + percent(m.hi-m.lo) + ")"
+	}
+	d.text(tip)
+	d.s("</title></rect>\n")
+	if !c.ValueLabels {
+		return
+	}
+	lbl := FormatValue(m.v)
+	if c.ValueFormat != "" {
+		lbl = fmt.Sprintf(c.ValueFormat, m.v)
+	}
+	if c.Mode == Stacked100 {
+		lbl = percent(m.hi - m.lo)
+	}
+	tw := textWidth(lbl, f.fs*0.9)
+	switch {
+	case c.Mode != Grouped && y1-y0 >= f.fs*1.2 && tw <= bw:
+		d.s(`<text class="value"`)
+		d.nattr("x", x+bw/2)
+		d.nattr("y", (y0+y1)/2+f.fs*0.3)
+		d.nattr("font-size", f.fs*0.9)
+		d.s(` text-anchor="middle" fill="#ffffff">`)
+		d.text(lbl)
+		d.s("</text>\n")
+	case c.Mode == Grouped && tw <= bw+4:
+		ty := y0 - 3
+		if m.v < 0 {
+			ty = y1 + f.fs
+		}
+		d.s(`<text class="value"`)
+		d.nattr("x", x+bw/2)
+		d.nattr("y", ty)
+		d.nattr("font-size", f.fs*0.9)
+		d.s(` text-anchor="middle">`)
+		d.text(lbl)
+		d.s("</text>\n")
+	}
 }
 
 // percent formats a share in percent with one decimal.

@@ -5,7 +5,14 @@
 // span count and summed duration per kind.
 //
 // It takes plain Go values (Row, Span) and imports no trace package; the CLI
-// adapts trace data to it.
+// adapts trace data to it (`ptxtrace report --html`: one row per warp, one
+// span per region).
+//
+// SVG writes the chart alone as a static SVG document (colours and text
+// styles as attributes, no script, no style sheet), the same bars at the
+// same positions as the page, so that viewers/report can inline it; Totals
+// and Info give the page's legend and description for the caller to show
+// beside it.
 //
 // # Zoom
 //

@@ -340,23 +340,145 @@ func (t *Timeline) layout() (Plan, []bar) {
 	return p, bars
 }
 
+// KindTotal is the legend entry of one kind: its valid spans and their
+// summed duration.
+type KindTotal struct {
+	Kind  string
+	Spans int
+	Busy  int64
+}
+
+// Totals returns the legend: one entry per kind, in colour order (memory,
+// other, then by name), over all valid spans (drawn or not).
+func (t *Timeline) Totals() []KindTotal {
+	ks := kinds(t.Rows)
+	out := make([]KindTotal, len(ks))
+	idx := map[string]int{}
+	for i, k := range ks {
+		out[i].Kind = k
+		idx[k] = i
+	}
+	for _, r := range t.Rows {
+		for _, s := range r.Spans {
+			if s.End >= s.Start {
+				k := &out[idx[kindName(s.Kind)]]
+				k.Spans++
+				k.Busy += s.End - s.Start
+			}
+		}
+	}
+	return out
+}
+
+func (t *Timeline) unit() string {
+	if t.Unit == "" {
+		return "cycles"
+	}
+	return t.Unit
+}
+
+func (t *Timeline) title() string {
+	if t.Title == "" {
+		return "Timeline"
+	}
+	return t.Title
+}
+
 // Render writes the timeline as one self-contained HTML page.
 func (t *Timeline) Render(w io.Writer) error {
 	o := t.opts()
 	p, bars := t.layout()
-	unit := t.Unit
-	if unit == "" {
-		unit = "cycles"
-	}
-	title := t.Title
-	if title == "" {
-		title = "Timeline"
-	}
+	unit, title := t.unit(), t.title()
 	cols := t.colors(p.Kinds)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	e := svg.Escape
 
-	// Geometry.
+	fmt.Fprintf(bw, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", e(title))
+	bw.WriteString("<style>\n" + css)
+	for i, c := range cols {
+		fmt.Fprintf(bw, ".k%d{fill:%s}\n.sw%d{background:%s}\n", i, c, i, c)
+	}
+	bw.WriteString("</style>\n</head>\n<body>\n")
+	fmt.Fprintf(bw, "<h1>%s</h1>\n", e(title))
+	fmt.Fprintf(bw, "<p class=\"info\">%s</p>\n<div class=\"legend\">", t.info(o, p, true))
+	totals := t.Totals()
+	var allBusy int64
+	for _, k := range totals {
+		allBusy += k.Busy
+	}
+	for i, k := range totals {
+		share := 0.0
+		if allBusy > 0 {
+			share = float64(k.Busy) / float64(allBusy) * 100
+		}
+		fmt.Fprintf(bw, "<span><i class=\"sw%d\"></i>%s: %d spans, %d %s (%.1f%% of span time)</span>", i, e(k.Kind), k.Spans, k.Busy, e(unit), share)
+	}
+	bw.WriteString("</div>\n")
+	if !o.NoScript {
+		bw.WriteString(`<div class="controls"><button id="zin" type="button">zoom in</button><button id="zout" type="button">zoom out</button><button id="zreset" type="button">reset</button> <span id="zrange"></span> <span class="hint">drag across the chart to zoom to a range; wheel zooms, shift+wheel pans</span></div>` + "\n")
+	}
+	t.drawSVG(bw, o, p, bars, nil)
+	if !o.NoScript {
+		bw.WriteString("<script>\n" + script + "</script>\n")
+	}
+	bw.WriteString("</body>\n</html>\n")
+	return bw.Flush()
+}
+
+// Info is the page's description of what is drawn (rows, spans, time
+// range, and whether rows were dropped or spans merged), as plain text.
+func (t *Timeline) Info() string {
+	return t.info(t.opts(), t.Layout(), false)
+}
+
+// info is Info, HTML-escaped when html is set.
+func (t *Timeline) info(o Options, p Plan, html bool) string {
+	e, lt := func(s string) string { return s }, "<"
+	if html {
+		e, lt = svg.Escape, "&lt;"
+	}
+	unit := t.unit()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d rows, %d spans, %s %d–%d (%s %s).", p.Rows, p.Spans, e(unit), p.T0, p.T1, strconv.FormatInt(p.T1-p.T0, 10), e(unit))
+	if p.Invalid > 0 {
+		fmt.Fprintf(&b, " Spans with end %s start, not drawn: %d.", lt, p.Invalid)
+	}
+	if p.RowsDrawn < p.Rows {
+		fmt.Fprintf(&b, " Only the first %d rows are drawn (cap %d rows, %d bars).", p.RowsDrawn, o.MaxRows, o.MaxSpans)
+	}
+	if p.Aggregated() {
+		fmt.Fprintf(&b, " More spans than the cap of %d bars: each row's spans of one kind that start in the same %d-%s bucket (1/%d of the range) are merged into one bar from the first start to the last end; its hover title gives the count and summed duration. %d bars drawn.",
+			o.MaxSpans, p.BucketWidth, e(unit), p.Buckets, p.SpansDrawn)
+	}
+	return b.String()
+}
+
+// SVG writes the chart alone as a standalone static SVG document: colours
+// and text styles as attributes, no script, no style sheet, no selection
+// rectangle, so it can be inlined in another page (viewers/report) or
+// opened on its own. The drawing is the page's at full range; the legend
+// and Info are not part of it.
+func (t *Timeline) SVG(w io.Writer) error {
+	o := t.opts()
+	p, bars := t.layout()
+	bw := bufio.NewWriterSize(w, 64<<10)
+	t.drawSVG(bw, o, p, bars, t.colors(p.Kinds))
+	return bw.Flush()
+}
+
+// drawSVG writes the <svg> element. With inline colours (SVG) every
+// element carries its presentation attributes; without (the page) the
+// page's style sheet supplies them and the selection rectangle of the zoom
+// script is added.
+func (t *Timeline) drawSVG(bw *bufio.Writer, o Options, p Plan, bars []bar, inline []string) {
+	e := svg.Escape
+	unit, title := t.unit(), t.title()
+	attr := func(page, standalone string) string {
+		if inline != nil {
+			return standalone
+		}
+		return page
+	}
 	fs := 11.0
 	labelW := 0.0
 	for _, r := range t.Rows[:p.RowsDrawn] {
@@ -374,73 +496,23 @@ func (t *Timeline) Render(w io.Writer) error {
 	}
 	xAt := func(v int64) float64 { return labelW + float64(v)/float64(dur)*pw }
 
-	// Per-kind totals for the legend.
-	nk := make([]int, len(p.Kinds))
-	busy := make([]int64, len(p.Kinds))
-	kidx := map[string]int{}
-	for i, k := range p.Kinds {
-		kidx[k] = i
-	}
-	for _, r := range t.Rows {
-		for _, s := range r.Spans {
-			if s.End >= s.Start {
-				k := kidx[kindName(s.Kind)]
-				nk[k]++
-				busy[k] += s.End - s.Start
-			}
-		}
-	}
-	var allBusy int64
-	for _, b := range busy {
-		allBusy += b
-	}
-
-	fmt.Fprintf(bw, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", e(title))
-	bw.WriteString("<style>\n" + css)
-	for i, c := range cols {
-		fmt.Fprintf(bw, ".k%d{fill:%s}\n.sw%d{background:%s}\n", i, c, i, c)
-	}
-	bw.WriteString("</style>\n</head>\n<body>\n")
-	fmt.Fprintf(bw, "<h1>%s</h1>\n", e(title))
-	fmt.Fprintf(bw, "<p class=\"info\">%d rows, %d spans, %s %d–%d (%s %s).", p.Rows, p.Spans, e(unit), p.T0, p.T1, strconv.FormatInt(p.T1-p.T0, 10), e(unit))
-	if p.Invalid > 0 {
-		fmt.Fprintf(bw, " Spans with end &lt; start, not drawn: %d.", p.Invalid)
-	}
-	if p.RowsDrawn < p.Rows {
-		fmt.Fprintf(bw, " Only the first %d rows are drawn (cap %d rows, %d bars).", p.RowsDrawn, o.MaxRows, o.MaxSpans)
-	}
-	if p.Aggregated() {
-		fmt.Fprintf(bw, " More spans than the cap of %d bars: each row's spans of one kind that start in the same %d-%s bucket (1/%d of the range) are merged into one bar from the first start to the last end; its hover title gives the count and summed duration. %d bars drawn.",
-			o.MaxSpans, p.BucketWidth, e(unit), p.Buckets, p.SpansDrawn)
-	}
-	bw.WriteString("</p>\n<div class=\"legend\">")
-	for i, k := range p.Kinds {
-		share := 0.0
-		if allBusy > 0 {
-			share = float64(busy[i]) / float64(allBusy) * 100
-		}
-		fmt.Fprintf(bw, "<span><i class=\"sw%d\"></i>%s: %d spans, %d %s (%.1f%% of span time)</span>", i, e(k), nk[i], busy[i], e(unit), share)
-	}
-	bw.WriteString("</div>\n")
-	if !o.NoScript {
-		bw.WriteString(`<div class="controls"><button id="zin" type="button">zoom in</button><button id="zout" type="button">zoom out</button><button id="zreset" type="button">reset</button> <span id="zrange"></span> <span class="hint">drag across the chart to zoom to a range; wheel zooms, shift+wheel pans</span></div>` + "\n")
-	}
-	fmt.Fprintf(bw, "<svg id=\"tl\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" role=\"img\" aria-label=\"%s\" data-t0=\"%d\" data-dur=\"%d\" data-x0=\"%s\" data-pw=\"%s\" data-unit=\"%s\">\n",
-		svg.Num(W), svg.Num(H), svg.Num(W), svg.Num(H), e(title), p.T0, dur, svg.Num(labelW), svg.Num(pw), e(unit))
+	fmt.Fprintf(bw, "<svg id=\"tl\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%s\" height=\"%s\" viewBox=\"0 0 %s %s\" role=\"img\" aria-label=\"%s\" data-t0=\"%d\" data-dur=\"%d\" data-x0=\"%s\" data-pw=\"%s\" data-unit=\"%s\"%s>\n",
+		svg.Num(W), svg.Num(H), svg.Num(W), svg.Num(H), e(title), p.T0, dur, svg.Num(labelW), svg.Num(pw), e(unit),
+		attr("", ` font-family="DejaVu Sans,Helvetica,Arial,sans-serif" font-size="11"`))
 	fmt.Fprintf(bw, "<defs><clipPath id=\"tlclip\"><rect x=\"%s\" y=\"0\" width=\"%s\" height=\"%s\"/></clipPath></defs>\n", svg.Num(labelW), svg.Num(pw), svg.Num(H))
 	// Row stripes and labels.
 	bw.WriteString("<g class=\"rows\">\n")
 	for i := 0; i < p.RowsDrawn; i++ {
 		y := axisH + rh*float64(i)
 		if i%2 == 1 {
-			fmt.Fprintf(bw, "<rect class=\"stripe\" x=\"0\" y=\"%s\" width=\"%s\" height=\"%s\"/>\n", svg.Num(y), svg.Num(W), svg.Num(rh))
+			fmt.Fprintf(bw, "<rect class=\"stripe\" x=\"0\" y=\"%s\" width=\"%s\" height=\"%s\"%s/>\n", svg.Num(y), svg.Num(W), svg.Num(rh), attr("", ` fill="#f4f4f4"`))
 		}
-		fmt.Fprintf(bw, "<text x=\"%s\" y=\"%s\">%s</text>\n", svg.Num(labelW-6), svg.Num(y+rh/2+fs*0.35), e(t.Rows[i].Label))
+		fmt.Fprintf(bw, "<text x=\"%s\" y=\"%s\"%s>%s</text>\n", svg.Num(labelW-6), svg.Num(y+rh/2+fs*0.35), attr("", ` text-anchor="end" fill="#222"`), e(t.Rows[i].Label))
 	}
-	bw.WriteString("</g>\n<g id=\"axis\" class=\"axis\">\n")
+	bw.WriteString("</g>\n<g id=\"axis\" class=\"axis\"" + attr("", ` stroke="#ddd" text-anchor="middle"`) + ">\n")
 	for _, tk := range ticks(float64(p.T0), float64(p.T0+dur), 8) {
 		x := xAt(int64(tk) - p.T0)
-		fmt.Fprintf(bw, "<path d=\"M%s %sV%s\"/><text x=\"%s\" y=\"%s\">%s</text>\n", svg.Num(x), svg.Num(axisH-4), svg.Num(H), svg.Num(x), svg.Num(axisH-7), strconv.FormatInt(int64(tk), 10))
+		fmt.Fprintf(bw, "<path d=\"M%s %sV%s\"/><text x=\"%s\" y=\"%s\"%s>%s</text>\n", svg.Num(x), svg.Num(axisH-4), svg.Num(H), svg.Num(x), svg.Num(axisH-7), attr("", ` stroke="none" fill="#444"`), strconv.FormatInt(int64(tk), 10))
 	}
 	bw.WriteString("</g>\n<g id=\"bars\" clip-path=\"url(#tlclip)\">\n")
 	for _, b := range bars {
@@ -451,7 +523,14 @@ func (t *Timeline) Render(w io.Writer) error {
 		if b.n > 1 {
 			cls += " agg"
 		}
-		fmt.Fprintf(bw, "<rect class=\"%s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" data-s=\"%d\" data-e=\"%d\"><title>", cls, svg.Num(x0), svg.Num(y), svg.Num(wpx), svg.Num(rh-4), b.s-p.T0, b.e-p.T0)
+		style := ""
+		if inline != nil {
+			style = ` fill="` + inline[b.kind] + `"`
+			if b.n > 1 {
+				style += ` fill-opacity=".8"`
+			}
+		}
+		fmt.Fprintf(bw, "<rect class=\"%s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" data-s=\"%d\" data-e=\"%d\"%s><title>", cls, svg.Num(x0), svg.Num(y), svg.Num(wpx), svg.Num(rh-4), b.s-p.T0, b.e-p.T0, style)
 		k := p.Kinds[b.kind]
 		if b.n == 1 {
 			if b.label != "" {
@@ -463,12 +542,11 @@ func (t *Timeline) Render(w io.Writer) error {
 		}
 		bw.WriteString("</title></rect>\n")
 	}
-	bw.WriteString("</g>\n<rect id=\"sel\" x=\"0\" y=\"0\" width=\"0\" height=\"" + svg.Num(H) + "\"/>\n</svg>\n")
-	if !o.NoScript {
-		bw.WriteString("<script>\n" + script + "</script>\n")
+	bw.WriteString("</g>\n")
+	if inline == nil {
+		bw.WriteString("<rect id=\"sel\" x=\"0\" y=\"0\" width=\"0\" height=\"" + svg.Num(H) + "\"/>\n")
 	}
-	bw.WriteString("</body>\n</html>\n")
-	return bw.Flush()
+	bw.WriteString("</svg>\n")
 }
 
 // ticks returns nice tick positions in [lo, hi] (integers when the step is

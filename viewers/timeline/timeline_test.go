@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	htmlreport "github.com/ptxtrace/ptxtrace/viewers/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -216,4 +218,46 @@ func BenchmarkTimeline100k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(100000*float64(b.N)/b.Elapsed().Seconds(), "spans/s")
+}
+
+// TestSVG checks the standalone chart: the page's drawing (same bars and
+// positions) with colours as attributes, no script, no style sheet, and a
+// form viewers/report accepts for inlining.
+func TestSVG(t *testing.T) {
+	tl := sample()
+	var b bytes.Buffer
+	if err := tl.SVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	got := b.Bytes()
+	if err := htmlreport.CheckSVG(got); err != nil {
+		t.Fatalf("CheckSVG: %v", err)
+	}
+	for _, bad := range []string{"<script", "<style", "id=\"sel\""} {
+		if bytes.Contains(got, []byte(bad)) {
+			t.Errorf("standalone SVG contains %q", bad)
+		}
+	}
+	page := bars(t, render(t, tl))
+	own := bars(t, got)
+	if len(own) != len(page) || len(own) != 48 {
+		t.Fatalf("%d bars, page %d, want 48", len(own), len(page))
+	}
+	for i := range own {
+		if own[i]["x"] != page[i]["x"] || own[i]["width"] != page[i]["width"] || own[i]["class"] != page[i]["class"] {
+			t.Errorf("bar %d: %v, page %v", i, own[i], page[i])
+		}
+		// memory is kind 0 (blue), other kind 1 (grey): package doc.
+		want := map[string]string{"k0": "#0072B2", "k1": "#B0B0B0"}[own[i]["class"]]
+		if own[i]["fill"] != want {
+			t.Errorf("bar %d class %s fill %q, want %q", i, own[i]["class"], own[i]["fill"], want)
+		}
+	}
+	tot := tl.Totals()
+	if len(tot) != 2 || tot[0].Kind != "memory" || tot[0].Spans != 24 || tot[1].Kind != "other" || tot[1].Spans != 24 || tot[1].Busy != 24*40 {
+		t.Errorf("totals %+v", tot)
+	}
+	if info := tl.Info(); !strings.Contains(info, "4 rows, 48 spans") || !strings.Contains(info, "end < start, not drawn: 1") {
+		t.Errorf("Info = %q", info)
+	}
 }

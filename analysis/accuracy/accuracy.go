@@ -1,0 +1,434 @@
+package accuracy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/token"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/ptxtrace/ptxtrace/instrument"
+	"github.com/ptxtrace/ptxtrace/launch"
+	"github.com/ptxtrace/ptxtrace/manifest"
+	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/ptx"
+	"github.com/ptxtrace/ptxtrace/replay"
+	"github.com/ptxtrace/ptxtrace/trace"
+)
+
+// Thresholds of the acceptance (issue 10).
+const (
+	MaxRelErr     = 0.05 // fence, dummy, auto: mean |measured − true − cost| / true
+	MinNaiveUnder = 0.80 // naive: mean (true − measured) / true
+)
+
+// Presets and Modes measured by default.
+var (
+	Presets = []string{"gtx480", "rtx3080", "a100", "h100"}
+	Modes   = []string{"naive", "fence", "dummy", "auto"}
+)
+
+// Arch returns the PTX architecture a preset is measured with by default:
+// sm_52 for gtx480 (the oldest target CUDA 11.8 emits), sm_80 otherwise.
+func Arch(preset string) string {
+	if preset == "gtx480" {
+		return "sm_52"
+	}
+	return "sm_80"
+}
+
+// Case is one kernel (module) to measure.
+type Case struct {
+	Name     string
+	PTX      map[string][]byte // source by architecture ("sm_52", "sm_80")
+	Spec     *launch.Spec      // launch spec (read-only: Measure does not modify it)
+	BaseDir  string            // the spec's directory for relative files
+	Registry launch.Registry   // generators and references the spec names
+	// Presets, when set, restricts the case to these of Options.Presets
+	// (e.g. a -G build that exists for one architecture only).
+	Presets []string
+}
+
+// Options select what Measure runs. Zero fields take the defaults.
+type Options struct {
+	Presets []string
+	Modes   []string
+	Arch    func(preset string) string // default Arch
+	// Instrument adjusts the instrumentation options of each run (mode
+	// already set); may be nil.
+	Instrument func(*instrument.Options)
+}
+
+// Stat summarises the load regions of one group.
+type Stat struct {
+	Regions  int
+	TrueMean float64 // mean true latency (cycles)
+	MeasMean float64 // mean measured cycles
+	CostMean float64 // mean documented own cost
+	RelErr   float64 // mean |measured − true − cost| / mean true: the mean absolute error as a fraction of the true latency
+	Under    float64 // (mean true − mean measured) / mean true: how far low the probe reads
+	MinDiff  float64 // min and max of measured − true − cost
+	MaxDiff  float64
+}
+
+// SpaceStat is a Stat of one state space and probe mode.
+type SpaceStat struct {
+	Space string // global, shared, local, const, tex, generic, ...
+	Probe string // the probe mode the instrument chose: naive, fence, dummy
+	Stat
+}
+
+// LineStat is the error of one probed load (one line of the input PTX):
+// its excess measured − true − cost over the load's instances.
+type LineStat struct {
+	Line       int    // line in the input PTX
+	Text       string // the load
+	Space      string
+	Probe      string
+	Regions    int
+	MeanExcess float64 // mean of measured − true − cost (cycles)
+	MaxExcess  float64
+	TrueMean   float64
+}
+
+// Row is one case × preset × mode.
+type Row struct {
+	Kernel, Preset, Arch, Mode string
+	Stat
+	Spaces    []SpaceStat // sorted by space, then probe
+	Lines     []LineStat  // per probed load, by line: where the error comes from
+	Unmatched int         // decoded load regions without ground truth
+	Lost      int         // records lost to overflow (those regions are not measured)
+	Staging   string      // where the trace slots were staged (first kernel of the manifest)
+	Note      string      // exceptions that did not stop the measurement
+	NotRun    string      // why the configuration could not run ("" if it ran)
+	Err       error       // a failure (instrumentation, replay, decode, output mismatch)
+}
+
+// OK reports whether the row meets the acceptance: it ran without error,
+// has regions, and naive underestimates by ≥ MinNaiveUnder, other modes
+// are within MaxRelErr overall and in every space.
+func (r *Row) OK() bool {
+	if r.NotRun != "" || r.Err != nil || r.Regions == 0 {
+		return false
+	}
+	if r.Mode == "naive" {
+		return r.Under >= MinNaiveUnder
+	}
+	if r.RelErr > MaxRelErr {
+		return false
+	}
+	for _, s := range r.Spaces {
+		if s.RelErr > MaxRelErr {
+			return false
+		}
+	}
+	return true
+}
+
+// OKOverall is OK without the per-space condition: the mean over all of
+// the row's regions meets the threshold.
+func (r *Row) OKOverall() bool {
+	if r.NotRun != "" || r.Err != nil || r.Regions == 0 {
+		return false
+	}
+	if r.Mode == "naive" {
+		return r.Under >= MinNaiveUnder
+	}
+	return r.RelErr <= MaxRelErr
+}
+
+// Cause describes why a row is not OK ("" when it is).
+func (r *Row) Cause() string {
+	switch {
+	case r.OK():
+		return ""
+	case r.NotRun != "":
+		return "not run: " + r.NotRun
+	case r.Err != nil:
+		return "error: " + r.Err.Error()
+	case r.Regions == 0:
+		return "no load region was measured"
+	case r.Mode == "naive":
+		return fmt.Sprintf("naive underestimates by only %.1f%%", 100*r.Under)
+	}
+	var bad []string
+	for _, s := range r.Spaces {
+		if s.RelErr > MaxRelErr {
+			bad = append(bad, fmt.Sprintf("%s/%s %.1f%% (measured−true−cost %+.0f…%+.0f, true %.0f, cost %.0f)",
+				s.Space, s.Probe, 100*s.RelErr, s.MinDiff, s.MaxDiff, s.TrueMean, s.CostMean))
+		}
+	}
+	if len(bad) == 0 {
+		return fmt.Sprintf("mean error %.1f%%", 100*r.RelErr)
+	}
+	return strings.Join(bad, "; ")
+}
+
+// OwnCost is the documented cost a probe of mode adds to the measured
+// latency on spec: fence 1 + SM.FenceLatency, dummy 2, naive 0.
+func OwnCost(mode string, spec *model.Spec) float64 {
+	switch mode {
+	case "fence":
+		return 1 + float64(spec.SM.FenceLatency)
+	case "dummy":
+		return 2
+	}
+	return 0
+}
+
+// Measure runs every case × preset × mode and returns the rows in that
+// order. Failures of one configuration are recorded in its row; the error
+// is only for bad options (an unknown preset).
+func Measure(ctx context.Context, cases []Case, o Options) ([]Row, error) {
+	if len(o.Presets) == 0 {
+		o.Presets = Presets
+	}
+	if len(o.Modes) == 0 {
+		o.Modes = Modes
+	}
+	if o.Arch == nil {
+		o.Arch = Arch
+	}
+	var rows []Row
+	for _, c := range cases {
+		for _, p := range o.Presets {
+			if len(c.Presets) > 0 && !contains(c.Presets, p) {
+				continue
+			}
+			ms, ok := model.Preset(p)
+			if !ok {
+				return nil, fmt.Errorf("unknown model preset %q", p)
+			}
+			rows = append(rows, measurePreset(ctx, c, p, &ms, o)...)
+		}
+	}
+	return rows, nil
+}
+
+type run struct {
+	prep *launch.Prepared
+	res  *launch.SeqResult
+}
+
+func parse(name string, src []byte) (*token.FileSet, *ptx.File, error) {
+	fset := token.NewFileSet()
+	f, err := ptx.ParseFile(fset, name, src, 0)
+	return fset, f, err
+}
+
+// prepare parses src and prepares c's spec on it for ms.
+func prepare(c Case, name string, src []byte, man *manifest.Manifest, ms *model.Spec) (*launch.Prepared, error) {
+	_, f, err := parse(name, src)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := replay.NewProgram(f)
+	if err != nil {
+		return nil, err
+	}
+	return c.Spec.Prepare(prog, launch.PrepareOptions{BaseDir: c.BaseDir, Manifest: man, NumSMs: ms.NumSMs, Registry: c.Registry})
+}
+
+// tooBig says why a single-launch kernel cannot run on ms ("" if it can;
+// multi-launch specs are not checked here: their runs report it).
+func tooBig(prep *launch.Prepared, ms *model.Spec) string {
+	if prep.Kernel == nil {
+		return ""
+	}
+	if s := prep.Kernel.SharedPerCTA(); s > ms.Shared.Bytes {
+		return fmt.Sprintf("the CTA needs %d B of shared memory, the preset has %d B", s, ms.Shared.Bytes)
+	}
+	return ""
+}
+
+func measurePreset(ctx context.Context, c Case, preset string, ms *model.Spec, o Options) []Row {
+	arch := o.Arch(preset)
+	rows := make([]Row, len(o.Modes))
+	for i, m := range o.Modes {
+		rows[i] = Row{Kernel: c.Name, Preset: preset, Arch: arch, Mode: m}
+	}
+	fail := func(f func(r *Row)) []Row {
+		for i := range rows {
+			f(&rows[i])
+		}
+		return rows
+	}
+	src, ok := c.PTX[arch]
+	if !ok {
+		return fail(func(r *Row) { r.NotRun = "no PTX for " + arch })
+	}
+	name := c.Name + "." + arch + ".ptx"
+	prep, err := prepare(c, name, src, nil, ms)
+	if err != nil {
+		return fail(func(r *Row) { r.Err = err })
+	}
+	if why := tooBig(prep, ms); why != "" {
+		return fail(func(r *Row) { r.NotRun = "original kernel: " + why })
+	}
+	if _, err := prep.Run(ctx, launch.ExecOptions{Model: ms}); err != nil {
+		return fail(func(r *Row) { r.Err = fmt.Errorf("original: %w", err) })
+	}
+	for _, cr := range prep.Check(c.Registry, c.BaseDir) {
+		if !cr.OK {
+			return fail(func(r *Row) { r.Err = fmt.Errorf("original: check %s: %s", cr.Buffer, cr.Msg) })
+		}
+	}
+	for i := range rows {
+		measureMode(ctx, c, name, src, prep, ms, o, &rows[i])
+	}
+	return rows
+}
+
+func measureMode(ctx context.Context, c Case, name string, src []byte, orig *launch.Prepared, ms *model.Spec, o Options, row *Row) {
+	instr := func(staging string) (*instrument.Result, error) {
+		fset, f, err := parse(name, src)
+		if err != nil {
+			return nil, err
+		}
+		io := instrument.Options{Mode: row.Mode, Output: c.Name + ".inst.ptx", Staging: staging}
+		if o.Instrument != nil {
+			o.Instrument(&io)
+		}
+		return instrument.Instrument(fset, f, io)
+	}
+	ir, err := instr("")
+	if err != nil {
+		row.Err = fmt.Errorf("instrument: %w", err)
+		return
+	}
+	prep, err := prepare(c, c.Name+".inst.ptx", ir.PTX, ir.Manifest, ms)
+	if err != nil {
+		row.Err = err
+		return
+	}
+	if why := tooBig(prep, ms); why != "" {
+		row.Note = "shared staging does not fit the preset (" + why + "): instrumented with global staging"
+		if ir, err = instr("global"); err != nil {
+			row.Err = fmt.Errorf("instrument: %w", err)
+			return
+		}
+		if prep, err = prepare(c, c.Name+".inst.ptx", ir.PTX, ir.Manifest, ms); err != nil {
+			row.Err = err
+			return
+		}
+	}
+	if len(ir.Manifest.Kernels) > 0 {
+		row.Staging = ir.Manifest.Kernels[0].Staging.Where
+	}
+	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms})
+	if err != nil {
+		row.Err = fmt.Errorf("instrumented: %w", err)
+		return
+	}
+	for _, ob := range orig.Buffers {
+		ib := prep.Buffer(ob.Name)
+		if ib == nil || !bytes.Equal(ob.Alloc.Data, ib.Alloc.Data) {
+			row.Err = fmt.Errorf("buffer %s differs between the original and the instrumented kernel", ob.Name)
+			return
+		}
+	}
+	acc := map[[2]string]*sums{}
+	lines := map[int]*LineStat{}
+	var all sums
+	for _, lr := range res.Launches {
+		if lr.Trace == nil {
+			continue
+		}
+		tr, err := trace.Decode(lr.Trace.Data, ir.Manifest, lr.Kernel)
+		if err != nil {
+			row.Err = fmt.Errorf("launch %d (%s): %w", lr.Index, lr.Kernel, err)
+			return
+		}
+		for _, is := range tr.Issues {
+			row.Lost += int(is.Lost)
+		}
+		truth := map[[3]uint32]trace.TruthAccess{}
+		cnt := map[[2]uint32]uint32{}
+		for _, a := range lr.Truth() {
+			k := [2]uint32{a.Warp, a.Probe}
+			truth[[3]uint32{a.Warp, a.Probe, cnt[k]}] = a
+			cnt[k]++
+		}
+		for _, reg := range tr.Regions {
+			if !reg.Info.Memory() {
+				continue
+			}
+			a, ok := truth[[3]uint32{reg.Warp, reg.Info.BeginProbe, reg.Instance}]
+			if !ok || a.Complete <= a.Issue {
+				row.Unmatched++
+				continue
+			}
+			tv := float64(a.Complete - a.Issue)
+			cost := OwnCost(reg.Info.Mode, ms)
+			k := [2]string{reg.Info.Space, reg.Info.Mode}
+			s := acc[k]
+			if s == nil {
+				s = newSums()
+				acc[k] = s
+			}
+			s.add(tv, float64(reg.Cycles), cost)
+			ls := lines[reg.Info.Line]
+			if ls == nil {
+				ls = &LineStat{Line: reg.Info.Line, Text: reg.Info.Text, Space: reg.Info.Space, Probe: reg.Info.Mode, MaxExcess: math.Inf(-1)}
+				lines[reg.Info.Line] = ls
+			}
+			d := float64(reg.Cycles) - tv - cost
+			ls.Regions++
+			ls.MeanExcess += d
+			ls.TrueMean += tv
+			ls.MaxExcess = max(ls.MaxExcess, d)
+			if all.n == 0 {
+				all = *newSums()
+			}
+			all.add(tv, float64(reg.Cycles), cost)
+		}
+	}
+	row.Stat = all.stat()
+	for _, ls := range lines {
+		ls.MeanExcess /= float64(ls.Regions)
+		ls.TrueMean /= float64(ls.Regions)
+		row.Lines = append(row.Lines, *ls)
+	}
+	sort.Slice(row.Lines, func(i, j int) bool { return row.Lines[i].Line < row.Lines[j].Line })
+	for k, s := range acc {
+		row.Spaces = append(row.Spaces, SpaceStat{Space: k[0], Probe: k[1], Stat: s.stat()})
+	}
+	sort.Slice(row.Spaces, func(i, j int) bool {
+		a, b := row.Spaces[i], row.Spaces[j]
+		if a.Space != b.Space {
+			return a.Space < b.Space
+		}
+		return a.Probe < b.Probe
+	})
+}
+
+type sums struct {
+	n                   int
+	tv, meas, cost, rel float64
+	minD, maxD          float64
+}
+
+func newSums() *sums { return &sums{minD: math.Inf(1), maxD: math.Inf(-1)} }
+
+func (s *sums) add(tv, m, cost float64) {
+	s.n++
+	s.tv += tv
+	s.meas += m
+	s.cost += cost
+	d := m - tv - cost
+	s.rel += math.Abs(d)
+	s.minD = min(s.minD, d)
+	s.maxD = max(s.maxD, d)
+}
+
+func (s *sums) stat() Stat {
+	if s.n == 0 {
+		return Stat{}
+	}
+	n := float64(s.n)
+	return Stat{Regions: s.n, TrueMean: s.tv / n, MeasMean: s.meas / n, CostMean: s.cost / n,
+		RelErr: s.rel / s.tv, Under: (s.tv - s.meas) / s.tv, MinDiff: s.minD, MaxDiff: s.maxD}
+}

@@ -1,0 +1,242 @@
+package launch
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/replay"
+)
+
+// ExecOptions control Prepared.Run.
+type ExecOptions struct {
+	Workers  int                   // functional mode: goroutines executing CTAs
+	Progress func(done, total int) // functional mode, single launch: CTAs finished
+	Model    *model.Spec           // timing mode when set
+	ModelOpt model.Options         // options of model.Run
+	// Serial (timing mode) runs every launch as a kernel whose
+	// ConcurrentIssue is false would run: SMs one after another, global
+	// writes straight to the device. Race-free kernels give the same bytes
+	// and timing either way; it exists for comparison and debugging.
+	Serial   bool
+	OnLaunch func(i int, lr *LaunchResult) // called after each launch (steps)
+	// OnKernel is called with each kernel before it runs (a watchdog
+	// keeps it to call its Interrupt).
+	OnKernel func(k *replay.Kernel)
+}
+
+// LaunchResult is one kernel launch of a prepared spec.
+type LaunchResult struct {
+	Index       int
+	Kernel      string
+	Grid, Block [3]int
+	Func        *replay.Result // CTAs, instruction counts, printf
+	Timing      *model.Result  // timing mode only
+	Trace       *replay.Alloc  // the trace buffer of an instrumented kernel, or nil
+	WarpsPerCTA int
+}
+
+// SeqResult summarises Prepared.Run.
+type SeqResult struct {
+	Launches    []*LaunchResult
+	CTAs        int
+	WarpInsts   uint64
+	ThreadInsts uint64
+	Cycles      model.Time // timing mode: sum of the launches' cycles
+	Printf      []byte
+	Sequential  bool // some launch ran its CTAs one after another (global atomics)
+}
+
+// Run executes the prepared spec: its single launch, or every step of the
+// multi-launch form in order, on one device. With o.Model set every launch
+// runs on the timing model.
+func (p *Prepared) Run(ctx context.Context, o ExecOptions) (*SeqResult, error) {
+	sr := &SeqResult{}
+	if len(p.Spec.Steps) == 0 {
+		lr, err := p.runKernel(ctx, p.Kernel, p.Trace, dim3Must(p.Spec.Grid), dim3Must(p.Spec.Block), o)
+		if err != nil {
+			return nil, err
+		}
+		p.addLaunch(sr, lr, o)
+		return sr, nil
+	}
+	if err := p.runSteps(ctx, p.Spec.Steps, o, sr); err != nil {
+		return nil, err
+	}
+	return sr, nil
+}
+
+func (p *Prepared) addLaunch(sr *SeqResult, lr *LaunchResult, o ExecOptions) {
+	lr.Index = len(sr.Launches)
+	sr.Launches = append(sr.Launches, lr)
+	sr.CTAs += lr.Func.CTAs
+	sr.WarpInsts += lr.Func.WarpInsts
+	sr.ThreadInsts += lr.Func.ThreadInsts
+	sr.Printf = append(sr.Printf, lr.Func.Printf...)
+	sr.Sequential = sr.Sequential || lr.Func.Sequential
+	if lr.Timing != nil {
+		sr.Cycles += lr.Timing.Cycles
+	}
+	if o.OnLaunch != nil {
+		o.OnLaunch(lr.Index, lr)
+	}
+}
+
+func (p *Prepared) runKernel(ctx context.Context, k *replay.Kernel, tr *replay.Alloc, grid, block [3]int, o ExecOptions) (*LaunchResult, error) {
+	lr := &LaunchResult{Kernel: k.Code().Name, Grid: grid, Block: block, Trace: tr, WarpsPerCTA: k.WarpsPerCTA()}
+	if o.OnKernel != nil {
+		o.OnKernel(k)
+	}
+	if o.Model != nil {
+		if o.Serial {
+			k.SetSerial()
+		}
+		mr, fr, err := k.RunModel(ctx, *o.Model, o.ModelOpt)
+		if err != nil {
+			return nil, err
+		}
+		lr.Timing, lr.Func = mr, fr
+		return lr, nil
+	}
+	progress := o.Progress
+	if len(p.Spec.Steps) > 0 {
+		progress = nil
+	}
+	fr, err := k.Run(ctx, replay.RunOptions{Workers: o.Workers, Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	lr.Func = fr
+	return lr, nil
+}
+
+func (p *Prepared) runSteps(ctx context.Context, steps []StepSpec, o ExecOptions, sr *SeqResult) error {
+	for i := range steps {
+		st := &steps[i]
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		switch {
+		case st.Launch != nil:
+			ls := st.Launch
+			grid, err := p.dims(ls.Grid, "grid")
+			if err != nil {
+				return fmt.Errorf("launch %s: %v", ls.Kernel, err)
+			}
+			block, err := p.dims(ls.Block, "block")
+			if err != nil {
+				return fmt.Errorf("launch %s: %v", ls.Kernel, err)
+			}
+			dyn := 0
+			if ls.DynamicShared != "" {
+				v, err := p.eval(string(ls.DynamicShared))
+				if err != nil {
+					return fmt.Errorf("launch %s: dynamic_shared: %v", ls.Kernel, err)
+				}
+				dyn = int(v.int())
+			}
+			k, tr, err := p.newKernel(ls, grid, block, dyn)
+			if err != nil {
+				return fmt.Errorf("launch %d (%s): %w", len(sr.Launches), ls.Kernel, err)
+			}
+			lr, err := p.runKernel(ctx, k, tr, grid, block, o)
+			if err != nil {
+				return err
+			}
+			p.addLaunch(sr, lr, o)
+		case st.Repeat != "":
+			n, err := p.eval(string(st.Repeat))
+			if err != nil {
+				return fmt.Errorf("repeat: %v", err)
+			}
+			for it := int64(0); it < n.int(); it++ {
+				if st.Var != "" {
+					p.vars[st.Var] = intVal(it)
+				}
+				if err := p.runSteps(ctx, st.Do, o, sr); err != nil {
+					return err
+				}
+			}
+		case st.Until != "":
+			limit := st.Max
+			if limit <= 0 {
+				limit = DefaultUntilMax
+			}
+			for it := 0; ; it++ {
+				if it >= limit {
+					return fmt.Errorf("until %q: still false after %d iterations", st.Until, limit)
+				}
+				if st.Var != "" {
+					p.vars[st.Var] = intVal(int64(it))
+				}
+				if err := p.runSteps(ctx, st.Do, o, sr); err != nil {
+					return err
+				}
+				v, err := p.eval(string(st.Until))
+				if err != nil {
+					return fmt.Errorf("until: %v", err)
+				}
+				if v.truth() {
+					break
+				}
+			}
+		case st.Fill != nil:
+			b := p.byName[st.Fill.Buffer]
+			if b == nil {
+				return fmt.Errorf("fill: no buffer %q", st.Fill.Buffer)
+			}
+			v, err := p.eval(string(st.Fill.Value))
+			if err != nil {
+				return fmt.Errorf("fill: %v", err)
+			}
+			es, _ := elemSize(b.Type)
+			n := len(b.Alloc.Data) / es
+			if st.Fill.Count != "" {
+				c, err := p.eval(string(st.Fill.Count))
+				if err != nil {
+					return fmt.Errorf("fill: %v", err)
+				}
+				n = min(n, int(c.int()))
+			}
+			for j := 0; j < n; j++ {
+				encodeElem(b.Alloc.Data[j*es:], b.Type, v.float())
+			}
+		case st.Swap != nil:
+			a, b := p.byName[st.Swap[0]], p.byName[st.Swap[1]]
+			if a == nil || b == nil {
+				return fmt.Errorf("swap: no buffer %q or %q", st.Swap[0], st.Swap[1])
+			}
+			if a.Type != b.Type || len(a.Alloc.Data) != len(b.Alloc.Data) {
+				return fmt.Errorf("swap: %s and %s differ in type or size", a.Name, b.Name)
+			}
+			a.Alloc, b.Alloc = b.Alloc, a.Alloc
+		case st.Set != nil:
+			keys := make([]string, 0, len(st.Set))
+			for k := range st.Set {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				v, err := p.eval(string(st.Set[k]))
+				if err != nil {
+					return fmt.Errorf("set %s: %v", k, err)
+				}
+				p.vars[k] = v
+			}
+		}
+	}
+	return nil
+}
+
+// Traced returns the launches of an instrumented kernel (with a trace
+// buffer), in launch order.
+func (sr *SeqResult) Traced() []*LaunchResult {
+	var out []*LaunchResult
+	for _, lr := range sr.Launches {
+		if lr.Trace != nil {
+			out = append(out, lr)
+		}
+	}
+	return out
+}
