@@ -23,7 +23,7 @@ func (lr *LaunchResult) Truth() []trace.TruthAccess {
 			continue
 		}
 		out = append(out, trace.TruthAccess{Warp: uint32(p.CTA*lr.WarpsPerCTA + p.Warp), Probe: uint32(p.Probe),
-			Issue: uint64(p.Issue), Complete: uint64(p.Complete)})
+			Issue: uint64(p.Issue), Complete: uint64(p.Complete), Begin: uint64(p.Begin), End: uint64(p.End)})
 	}
 	return out
 }
