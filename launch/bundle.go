@@ -2,6 +2,7 @@ package launch
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
@@ -27,6 +28,10 @@ func (lr *LaunchResult) Truth() []trace.TruthAccess {
 	}
 	return out
 }
+
+// FenceLatencyLabel is the run label holding the model's SM fence latency
+// (cycles) in the bundle of a timed launch.
+const FenceLatencyLabel = "model.fence_latency"
 
 // Counters returns the model counters of a timed launch in a fixed order:
 // kernel cycles, instructions and IPC, per-SM active cycles, cache hit
@@ -111,6 +116,14 @@ func (lr *LaunchResult) Bundle(m *manifest.Manifest, spec *model.Spec, meta trac
 		meta.ClockHz = float64(spec.CoreMHz) * 1e6
 		meta.NumSMs = spec.NumSMs
 		meta.TotalCycles = uint64(lr.Timing.Cycles)
+		// the model's fence latency, for the probe cost of fence probes
+		// in report's decomposition (analysis.PostCost)
+		labels := make(map[string]string, len(meta.Labels)+1)
+		for k, v := range meta.Labels {
+			labels[k] = v
+		}
+		labels[FenceLatencyLabel] = strconv.Itoa(spec.SM.FenceLatency)
+		meta.Labels = labels
 	}
 	return &trace.BundleInput{Raw: lr.Trace.Data, Manifest: m, Kernel: lr.Kernel, Meta: meta,
 		Truth: lr.Truth(), Counters: lr.Counters()}, nil

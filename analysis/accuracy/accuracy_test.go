@@ -179,15 +179,13 @@ func TestAccuracy(t *testing.T) {
 }
 
 // TestAccuracyStrict is issue 10's acceptance: over the held-out kernels
-// and the samples, auto is within MaxRelErr (plus the documented probe
-// cost) in ≥ 95 % of the kernel × preset configurations, and naive
-// underestimates by ≥ MinNaiveUnder in ≥ 95 % of them. It runs only with
-// PTXTRACE_ACCURACY_STRICT=1 until the instrument's auto placement fix
-// lands (docs/accuracy.md lists today's numbers and the causes).
+// and the samples, auto is within MaxRelErr of the true latency plus the
+// probe's post cost once the separately reported issue wait is taken out
+// (Row.OK) in ≥ 95 % of the kernel × preset configurations, and naive
+// underestimates by ≥ MinNaiveUnder in ≥ 95 % of them. It shares
+// TestAccuracy's measurement (one run of 54 s on the shared 2-core machine,
+// 84 s under heavy load), so running both costs no more than TestAccuracy.
 func TestAccuracyStrict(t *testing.T) {
-	if os.Getenv("PTXTRACE_ACCURACY_STRICT") != "1" {
-		t.Skip("set PTXTRACE_ACCURACY_STRICT=1 to assert the accuracy acceptance (docs/accuracy.md)")
-	}
 	for _, s := range Summarize(measureAll(t)) {
 		if s.Mode != "auto" && s.Mode != "naive" {
 			continue

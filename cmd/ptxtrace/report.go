@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"io"
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
@@ -116,7 +118,13 @@ func reportBundle(ctx context.Context, path string, top int, html string) (*anal
 	if err != nil {
 		return nil, err
 	}
-	rep, err := analysis.AnalyzeContext(ctx, d, analysis.Options{Top: top})
+	ao := analysis.Options{Top: top}
+	if v, ok := b.Meta.Labels[launch.FenceLatencyLabel]; ok {
+		if fl, err := strconv.Atoi(v); err == nil {
+			ao.PostCost = func(mode string) (float64, bool) { return analysis.PostCost(mode, fl) }
+		}
+	}
+	rep, err := analysis.AnalyzeContext(ctx, d, ao)
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +178,25 @@ func printReport(w io.Writer, rep *analysis.Result, warps bool) error {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t\n", l.Source, l.Count, l.Total, l.Mean)
 		}
 		tw.Flush()
+	}
+	if d := rep.Decompose; d != nil {
+		fmt.Fprintln(w, "\nload time decomposition (model ground truth, mean cycles): measured = issue wait + true latency + post wait;")
+		fmt.Fprintln(w, "post wait = probe cost + excess (scheduling after completion); only true latency is memory time")
+		for _, part := range []struct {
+			title string
+			ds    []analysis.Decomposition
+		}{{"space/mode", d.ByKind}, {"source", d.ByLine}} {
+			tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintf(tw, "%s\tcount\tmeasured\tissue wait\ttrue\tpost wait\tprobe cost\texcess\t\n", part.title)
+			for _, x := range part.ds {
+				cost, exc := "-", "-"
+				if x.Cost != nil {
+					cost, exc = fmt.Sprintf("%.1f", *x.Cost), fmt.Sprintf("%+.1f", *x.Excess)
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%s\t\n", x.Key, x.Count, x.Measured, x.IssueWait, x.True, x.PostWait, cost, exc)
+			}
+			tw.Flush()
+		}
 	}
 	if len(rep.Issues) > 0 || rep.Lost > 0 {
 		keys := make([]string, 0, len(rep.Issues))
