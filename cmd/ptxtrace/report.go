@@ -43,6 +43,11 @@ func newReportCommand() *cli.Command {
 			"cycles of the outermost \"user\" regions when the kernel has user regions (then\n" +
 			"only load regions inside a user region count as memory), otherwise the span of\n" +
 			"the warp's regions (first begin to last end); other = total - memory.\n\n" +
+			"Runs on the model (bundle minor version 1) also get a load time decomposition\n" +
+			"from the ground truth, per space/mode and per source line: measured = issue\n" +
+			"wait (begin timer read to the access's issue) + true latency (issue to data\n" +
+			"ready, the memory time) + post wait (data ready to the end timer read) = probe\n" +
+			"cost (docs/model.md) + excess (JSON: \"decomposition\").\n\n" +
 			"--html OUT.html also writes one self-contained static page: the summary, the\n" +
 			"region statistics, memory vs other time per warp, the slowest lines and a\n" +
 			"timeline of every warp's regions (charts inlined; no script, nothing fetched).",
