@@ -24,7 +24,7 @@ type Input struct {
 	// Workers is model.Options.Workers; results do not depend on it.
 	Workers int
 	// OnLaunch, when set, is called after each launch (progress).
-	OnLaunch func(i int)
+	OnLaunch func(i int, lr *launch.LaunchResult)
 }
 
 // Run executes every launch of in on the model with a Recorder attached,
@@ -63,7 +63,7 @@ func Run(ctx context.Context, in Input, cfg Config) (*Result, error) {
 		}
 		launches = append(launches, l)
 		if in.OnLaunch != nil {
-			in.OnLaunch(i)
+			in.OnLaunch(i, lr)
 		}
 	}
 	if _, err := prep.Run(ctx, launch.ExecOptions{Model: &in.Model, ModelOpt: opt, OnLaunch: onLaunch}); err != nil {
