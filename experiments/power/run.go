@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/launch"
@@ -41,6 +42,8 @@ func Run(ctx context.Context, in Input, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	var launches []*Launch
+	var names []string
+	seen := map[string]bool{}
 	var rec *Recorder
 	var ferr error
 	opt := model.Options{Workers: in.Workers, Observe: func(part int) model.Observer {
@@ -55,6 +58,10 @@ func Run(ctx context.Context, in Input, cfg Config) (*Result, error) {
 				ferr = fmt.Errorf("power: launch %d (%s) ran without the recorder", i, lr.Kernel)
 			}
 			return
+		}
+		if !seen[lr.Kernel] {
+			seen[lr.Kernel] = true
+			names = append(names, lr.Kernel)
 		}
 		l, err := rec.Finish(lr.Timing.Cycles)
 		rec = nil
@@ -77,7 +84,7 @@ func Run(ctx context.Context, in Input, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("power: output %s differs from %s: %s", c.Buffer, c.Against, c.Msg)
 		}
 	}
-	return Summarise(in.Spec.Kernel, &in.Model, launches, cfg)
+	return Summarise(strings.Join(names, "+"), &in.Model, launches, cfg)
 }
 
 func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', 2, 64) }
