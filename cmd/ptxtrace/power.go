@@ -28,7 +28,7 @@ func newPowerCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "power",
 		Usage:     "ideal power-gating analysis (seed 000) of a kernel on the timing model",
-		ArgsUsage: "KERNEL.ptx --launch L.yaml [--model NAME|FILE] [--bet N] [--csv | --json] [--svg FILE]",
+		ArgsUsage: "--launch L.yaml [--model NAME|FILE] [--bet N] [--csv | --json] [--svg FILE] KERNEL.ptx",
 		Description: "power runs every launch of the spec on the timing model (default " + defaultRunModel + ")\n" +
 			"recording when each SM (core), each execution-unit instance and each lane is busy,\n" +
 			"checks the outputs, and prints per level the busy and idle shares, the number of\n" +
