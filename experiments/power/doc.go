@@ -23,8 +23,9 @@
 // interval is a maximal run of cycles in [0, Cycles) of one launch in which
 // the block is not busy, including the run before its first and after its
 // last busy cycle (a block never used has one idle interval spanning the
-// launch). Core and unit levels also keep their busy intervals as a
-// run-length stream. Nothing is stored per cycle.
+// launch). The core level also keeps its busy intervals as a run-length
+// stream. Nothing is stored per cycle or per issue: a block's memory is
+// bounded by its number of distinct idle-interval lengths.
 //
 // # Break-even analysis (seed §4)
 //

@@ -52,21 +52,47 @@ func (h Hist) Decades() [5]uint64 {
 	return d
 }
 
-// histBuilder accumulates interval lengths.
-type histBuilder map[model.Time]uint64
-
-func (m histBuilder) add(n model.Time, count uint64) {
-	if n > 0 && count > 0 {
-		m[n] += count
-	}
+// histBuilder accumulates interval lengths: short ones in a dense slice
+// indexed by length (grown on demand), the rest in a map.
+type histBuilder struct {
+	small []uint64
+	large map[model.Time]uint64
 }
 
-func (m histBuilder) hist() Hist {
-	h := make(Hist, 0, len(m))
-	for l, c := range m {
+// smallLimit bounds the dense part of a histBuilder (lengths < smallLimit).
+const smallLimit = 256
+
+func (m *histBuilder) add(n model.Time, count uint64) {
+	if n == 0 || count == 0 {
+		return
+	}
+	if n < smallLimit {
+		if int(n) >= len(m.small) {
+			m.small = append(m.small, make([]uint64, int(n)+1-len(m.small))...)
+			m.small = m.small[:cap(m.small)]
+		}
+		m.small[n] += count
+		return
+	}
+	if m.large == nil {
+		m.large = map[model.Time]uint64{}
+	}
+	m.large[n] += count
+}
+
+func (m *histBuilder) hist() Hist {
+	h := Hist{}
+	for l, c := range m.small {
+		if c > 0 {
+			h = append(h, Bin{model.Time(l), c})
+		}
+	}
+	n := len(h)
+	for l, c := range m.large {
 		h = append(h, Bin{l, c})
 	}
-	sort.Slice(h, func(i, j int) bool { return h[i].Len < h[j].Len })
+	large := h[n:]
+	sort.Slice(large, func(i, j int) bool { return large[i].Len < large[j].Len })
 	return h
 }
 
@@ -108,7 +134,7 @@ type track struct {
 	runs []Interval
 }
 
-func newTrack(keep bool) *track { return &track{idle: histBuilder{}, keep: keep} }
+func newTrack(keep bool) *track { return &track{keep: keep} }
 
 func (t *track) add(from, to model.Time) {
 	if to <= from {

@@ -171,3 +171,24 @@ func TestCurveBETs(t *testing.T) {
 		}
 	}
 }
+
+// busyLanes (bit arithmetic) must agree with the per-lane thread masks.
+func TestBusyLanes(t *testing.T) {
+	for _, lc := range [][2]int{{16, 2}, {4, 2}, {16, 1}, {8, 1}, {32, 1}, {1, 1}} {
+		u := model.UnitSpec{Count: 1, Lanes: lc[0], ClockMul: lc[1]}
+		lm := newLaneMap(u)
+		for _, mask := range []uint32{0, 1, 0xffffffff, 0x80000000, 0x55555555, 0x00ff00f0, 0xdeadbeef} {
+			for p := range lm.passes {
+				var want laneBits
+				for j := range lm.lanes {
+					if lm.masks[j][p]&mask != 0 {
+						want |= 1 << j
+					}
+				}
+				if got := lm.busyLanes(mask, p); got != want {
+					t.Errorf("%+v mask %#x pass %d: %#x, want %#x", u, mask, p, got, want)
+				}
+			}
+		}
+	}
+}

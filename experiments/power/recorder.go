@@ -2,6 +2,7 @@ package power
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/ptxtrace/ptxtrace/model"
 )
@@ -15,15 +16,33 @@ func unitSpecs(s *model.Spec) [model.NumUnitKinds]model.UnitSpec {
 // laneMap tells, for one unit kind, which threads of a warp each lane runs
 // in each pass: masks[lane][pass].
 type laneMap struct {
-	lanes, passes int
-	masks         [][]uint32
+	lanes, passes, clockMul int
+	masks                   [][]uint32
 }
+
+// busyLanes returns the lanes (bit j = lane j) that run an active thread
+// of mask in pass p.
+func (lm *laneMap) busyLanes(mask uint32, p int) laneBits {
+	var b uint64
+	all := uint64(1)<<lm.lanes - 1
+	for c := range lm.clockMul {
+		if sh := p*lm.lanes*lm.clockMul + c*lm.lanes; sh < 32 {
+			b |= uint64(mask>>sh) & all
+		}
+	}
+	return laneBits(b)
+}
+
+// laneBits is a set of lanes.
+type laneBits uint64
+
+func (b laneBits) TrailingZeros64() int { return bits.TrailingZeros64(uint64(b)) }
 
 func newLaneMap(u model.UnitSpec) laneMap {
 	m := max(u.ClockMul, 1)
 	per := u.Lanes * m
 	passes := (32 + per - 1) / per
-	lm := laneMap{lanes: u.Lanes, passes: passes, masks: make([][]uint32, u.Lanes)}
+	lm := laneMap{lanes: u.Lanes, passes: passes, clockMul: m, masks: make([][]uint32, u.Lanes)}
 	for j := range u.Lanes {
 		lm.masks[j] = make([]uint32, passes)
 		for p := range passes {
@@ -66,7 +85,7 @@ func (r *Recorder) Observe(part int) model.Observer {
 	s := &smRecorder{r: r, core: newTrack(true)}
 	for k, u := range unitSpecs(r.spec) {
 		for range u.Count {
-			s.units[k] = append(s.units[k], newTrack(true))
+			s.units[k] = append(s.units[k], newTrack(false))
 			ls := make([]*track, r.lanes[k].lanes)
 			for j := range ls {
 				ls[j] = newTrack(false)
@@ -115,17 +134,17 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 		return
 	}
 	s.units[e.Unit][e.Index].add(e.From, e.To)
-	if e.Active == 0 {
-		return
-	}
 	lm := &s.r.lanes[e.Unit]
 	occ := e.To - e.From
 	P := model.Time(lm.passes)
-	for j, tr := range s.lanes[e.Unit][e.Index] {
-		for p, m := range lm.masks[j] {
-			if e.Active&m != 0 {
-				tr.add(e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P)
-			}
+	lanes := s.lanes[e.Unit][e.Index]
+	for p := range lm.passes {
+		bits := lm.busyLanes(e.Active, p)
+		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
+		for bits != 0 {
+			j := bits.TrailingZeros64()
+			bits &= bits - 1
+			lanes[j].add(from, to)
 		}
 	}
 }
@@ -146,7 +165,7 @@ type Block struct {
 	SM, Index int        // SM; unit instance (or instance*lanes+lane)
 	Busy      model.Time `json:"busy"`
 	Idle      Hist       `json:"idle"`
-	Runs      []Interval `json:"runs,omitempty"` // busy intervals (core, unit)
+	Runs      []Interval `json:"runs,omitempty"` // busy intervals (core level only)
 }
 
 // Finish closes every track at cycles (the run's Result.Cycles) and
