@@ -22,6 +22,7 @@ type powerOptions struct {
 	CSV, JSON          bool
 	SVG                string
 	Workers            int
+	Consolidate        bool
 }
 
 func newPowerCommand() *cli.Command {
@@ -43,6 +44,7 @@ func newPowerCommand() *cli.Command {
 			&cli.BoolFlag{Name: "csv", Usage: "print CSV rows instead of the table", DisableDefaultText: true},
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (with the ideal curves) instead of the table", DisableDefaultText: true},
 			&cli.StringFlag{Name: "svg", Usage: "write the ideal-curve chart to `FILE`"},
+			&cli.BoolFlag{Name: "consolidate", Usage: "also run with CTAs consolidated on as few SMs as fit (seed §3.1.1) and report active-cycle reduction and slowdown", DisableDefaultText: true},
 			&cli.IntFlag{Name: "workers", Usage: "model worker goroutines (0: all cores); results do not depend on it"},
 		},
 		Action: func(c *cli.Context) error {
@@ -60,7 +62,8 @@ func newPowerCommand() *cli.Command {
 			}
 			return runPower(c.Context, powerOptions{streams: streamsOf(c), PTX: c.Args().First(),
 				Launch: c.String("launch"), Model: c.String("model"), BET: c.Int("bet"), CoreBET: c.Int("core-bet"),
-				CSV: c.Bool("csv"), JSON: c.Bool("json"), SVG: c.String("svg"), Workers: c.Int("workers")})
+				CSV: c.Bool("csv"), JSON: c.Bool("json"), SVG: c.String("svg"), Workers: c.Int("workers"),
+				Consolidate: c.Bool("consolidate")})
 		},
 	}
 }
@@ -76,12 +79,21 @@ func runPower(ctx context.Context, o powerOptions) error {
 	pin.OnLaunch = func(i int, _ *launch.LaunchResult) {
 		if time.Since(start) > 2*time.Second {
 			shown = true
-			fmt.Fprintf(o.Stderr, "\rpower %s: %d launch(es) simulated", in.spec.Kernel, i+1)
+			fmt.Fprintf(o.Stderr, "\rpower %s: launch %d simulated", filepath.Base(o.PTX), i+1)
 		}
 	}
 	cfg := power.DefaultConfig().WithBET(model.Time(o.BET))
 	cfg.CoreBET = model.Time(o.CoreBET)
-	r, err := power.Run(ctx, pin, cfg)
+	var r *power.Result
+	var cons *power.Consolidation
+	if o.Consolidate {
+		cons, err = power.RunConsolidation(ctx, pin, cfg)
+		if cons != nil {
+			r = cons.Normal
+		}
+	} else {
+		r, err = power.Run(ctx, pin, cfg)
+	}
 	if shown {
 		fmt.Fprintln(o.Stderr)
 	}
@@ -99,9 +111,22 @@ func runPower(ctx context.Context, o powerOptions) error {
 	}
 	switch {
 	case o.CSV:
-		return r.WriteCSV(o.Stdout, true)
+		if err := r.WriteCSV(o.Stdout, true); err != nil || cons == nil {
+			return err
+		}
+		return cons.Consolidated.WriteCSV(o.Stdout, false)
 	case o.JSON:
+		if cons != nil {
+			return cons.WriteJSON(o.Stdout)
+		}
 		return r.WriteJSON(o.Stdout)
 	}
-	return r.WriteTable(o.Stdout)
+	if err := r.WriteTable(o.Stdout); err != nil || cons == nil {
+		return err
+	}
+	fmt.Fprintln(o.Stdout, "\nconsolidated CTA placement:")
+	if err := cons.Consolidated.WriteTable(o.Stdout); err != nil {
+		return err
+	}
+	return cons.WriteSummary(o.Stdout)
 }

@@ -33,13 +33,19 @@ type Input struct {
 // A failed output check is an error: activity of a wrong run is not
 // reported.
 func Run(ctx context.Context, in Input, cfg Config) (*Result, error) {
+	r, _, err := run(ctx, in, cfg)
+	return r, err
+}
+
+// run is Run also returning the final contents of the output buffers.
+func run(ctx context.Context, in Input, cfg Config) (*Result, map[string][]byte, error) {
 	if err := in.Model.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reg := launch.SampleRegistry()
 	prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: reg, NumSMs: in.Model.NumSMs})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var launches []*Launch
 	var names []string
@@ -74,17 +80,24 @@ func Run(ctx context.Context, in Input, cfg Config) (*Result, error) {
 		}
 	}
 	if _, err := prep.Run(ctx, launch.ExecOptions{Model: &in.Model, ModelOpt: opt, OnLaunch: onLaunch}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if ferr != nil {
-		return nil, ferr
+		return nil, nil, ferr
 	}
 	for _, c := range prep.Check(reg, in.BaseDir) {
 		if !c.OK {
-			return nil, fmt.Errorf("power: output %s differs from %s: %s", c.Buffer, c.Against, c.Msg)
+			return nil, nil, fmt.Errorf("power: output %s differs from %s: %s", c.Buffer, c.Against, c.Msg)
 		}
 	}
-	return Summarise(strings.Join(names, "+"), &in.Model, launches, cfg)
+	out := map[string][]byte{}
+	for _, b := range prep.Buffers {
+		if b.Output {
+			out[b.Name] = append([]byte(nil), b.Alloc.Data...)
+		}
+	}
+	r, err := Summarise(strings.Join(names, "+"), &in.Model, launches, cfg)
+	return r, out, err
 }
 
 func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', 2, 64) }

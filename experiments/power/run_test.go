@@ -88,3 +88,47 @@ func TestRunSample(t *testing.T) {
 		t.Error("outputs differ between Workers 1 and 2")
 	}
 }
+
+// Consolidated placement keeps the outputs (checked by RunConsolidation)
+// and puts nn's 40 CTAs on a prefix of the SMs, fewer than round robin's 15.
+func TestConsolidation(t *testing.T) {
+	in := sampleInput(t, "nn")
+	var used [2][]int // SMs with CTAs, per run
+	run := 0
+	in.OnLaunch = func(i int, lr *launch.LaunchResult) {
+		for sm, s := range lr.Timing.SMs {
+			if s.CTAs > 0 {
+				used[run] = append(used[run], sm)
+			}
+		}
+		run++
+	}
+	c, err := RunConsolidation(context.Background(), in, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(used[0]) != 15 {
+		t.Errorf("round robin used SMs %v", used[0])
+	}
+	if n := len(used[1]); n == 0 || n >= 15 || used[1][n-1] != n-1 {
+		t.Errorf("consolidated used SMs %v, want a prefix shorter than 15", used[1])
+	}
+	if c.ActiveReduction() <= 0 || c.Consolidated.Cycles < c.Normal.Cycles {
+		t.Errorf("active %d → %d, cycles %d → %d", c.Normal.ActiveCycles, c.Consolidated.ActiveCycles, c.Normal.Cycles, c.Consolidated.Cycles)
+	}
+	var b bytes.Buffer
+	c.WriteSummary(&b)
+	t.Log(b.String())
+}
+
+func TestPlacementValidate(t *testing.T) {
+	s, _ := model.Preset("gtx480")
+	s.SM.CTAPlacement = "packed"
+	if err := s.Validate(); err == nil {
+		t.Error("cta_placement packed accepted")
+	}
+	s.SM.CTAPlacement = "consolidate"
+	if err := s.Validate(); err != nil {
+		t.Error(err)
+	}
+}
