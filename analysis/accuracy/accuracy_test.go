@@ -183,7 +183,7 @@ func TestAccuracy(t *testing.T) {
 // probe's post cost once the separately reported issue wait is taken out
 // (Row.OK) in ≥ 95 % of the kernel × preset configurations, and naive
 // underestimates by ≥ MinNaiveUnder in ≥ 95 % of them. It shares
-// TestAccuracy's measurement (one run of 54 s on the shared 2-core machine,
+// TestAccuracy's measurement (one run of 43–54 s on the shared 2-core machine,
 // 84 s under heavy load), so running both costs no more than TestAccuracy.
 func TestAccuracyStrict(t *testing.T) {
 	for _, s := range Summarize(measureAll(t)) {
