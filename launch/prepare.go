@@ -56,7 +56,7 @@ type PrepareOptions struct {
 // Prepare sets up the spec's device and, for the single-launch form,
 // lowers its kernel from prog and packs the launch.
 func (s *Spec) Prepare(prog *replay.Program, o PrepareOptions) (*Prepared, error) {
-	dev := replay.NewDevice()
+	dev := replay.NewDeviceFor(prog)
 	p := &Prepared{Spec: s, Dev: dev, scalars: map[string]float64{}, byName: map[string]*Buffer{},
 		vars: map[string]value{}, inputs: map[string]GenOutput{}, prog: prog, opts: o,
 		codes: map[string]*replay.Code{}, man: o.Manifest, extra: map[string][]byte{}}

@@ -117,6 +117,17 @@
 // window base); any other generic address is global. Every access is
 // bounds- and alignment-checked.
 //
+// An `.address_size 32` module has 32-bit generic addresses: its device
+// (NewDeviceFor) allocates from GlobalBase32 and NewKernel refuses a
+// launch whose allocations reach GlobalLimit32; its windows are
+// SharedWindow32 … ParamWindow32 (Window32Size bytes each, ending at 4 GiB).
+//
+// Module-scope .reg declarations (PTX 1.x: %rv1, %ra1, …) are registers
+// of every function that does not declare the name itself. Each call frame
+// has its own registers, which is exact only while no value travels between
+// functions through a module-scope register, so lowering refuses a kernel in
+// which two functions use the same one.
+//
 // # Parallel execution and determinism
 //
 // Run executes CTAs on Workers goroutines in waves of WaveSize CTAs (a
