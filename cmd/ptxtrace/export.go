@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/exporters/formats"
+	"github.com/ptxtrace/ptxtrace/exporters/otlp"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
@@ -35,6 +37,12 @@ type exportOptions struct {
 	// Endpoint and Timeout apply to otlp-grpc and otlp-http.
 	Endpoint string
 	Timeout  time.Duration
+	// BaseTime is --base-time: "", "now" or RFC 3339 (formats.ParseBaseTime).
+	BaseTime string
+	// IDSalt is --id-salt (otlp.Options.RunSalt).
+	IDSalt string
+	// Granularity is --granularity ("" = the default, warp).
+	Granularity string
 }
 
 func newExportCommand() *cli.Command {
@@ -48,19 +56,27 @@ func newExportCommand() *cli.Command {
 			"memory work. A run directory of a multi-launch spec holds one run.NNN.bundle per\n" +
 			"traced launch (NNN = launch index): csv writes every launch into one table with\n" +
 			"a leading launch column; the other formats write one file per launch, -o FILE.EXT\n" +
-			"becoming FILE.NNN.EXT. Formats: " + formatNames() + ".",
+			"becoming FILE.NNN.EXT. Formats: " + formatNames() + ".\n" +
+			"otlp writes OTLP/JSON lines (the OpenTelemetry Collector's file exporter format).\n" +
+			"Model runs have no recorded wall-clock start: --base-time anchors kernel start\n" +
+			"(otlp* default: now; give an RFC 3339 time for byte-reproducible output); the\n" +
+			"launches of a multi-launch model run follow each other from it, back to back.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + formatNames(), Value: "csv"},
 			&cli.StringFlag{Name: "o", Usage: "write to `FILE` (\"-\" = standard output)", Value: "-"},
 			&cli.StringFlag{Name: "endpoint", Usage: "OTLP collector for otlp-grpc/otlp-http: `HOST:PORT` (plain text) or a URL (https:// for TLS); default $OTEL_EXPORTER_OTLP_ENDPOINT"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up sending to the collector after `DURATION`", Value: 10 * time.Second},
+			&cli.StringFlag{Name: "base-time", Usage: "wall-clock time of kernel start for runs without a recorded start (model runs): `TIME` = now or RFC 3339 " +
+				"(2026-01-02T15:04:05Z); otlp formats default to now, perfetto to timestamps from 0; an explicit time makes the output byte-reproducible; chrome refuses it"},
+			&cli.StringFlag{Name: "granularity", Usage: "deepest OTLP span `LEVEL`: launch, cta, warp or region", Value: "warp"},
+			&cli.StringFlag{Name: "id-salt", Usage: "mix `SALT` into OTLP trace and span ids, so re-sending a run to the same backend gives new spans instead of duplicate ids"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("export: want exactly one RUN argument, got %d", c.NArg())
 			}
 			return runExport(c.Context, exportOptions{streams: streamsOf(c), Format: c.String("format"), Out: c.String("o"), Run: c.Args().First(),
-				Endpoint: c.String("endpoint"), Timeout: c.Duration("timeout")})
+				Endpoint: c.String("endpoint"), Timeout: c.Duration("timeout"), BaseTime: c.String("base-time"), IDSalt: c.String("id-salt"), Granularity: c.String("granularity")})
 		},
 	}
 }
@@ -71,7 +87,26 @@ func runExport(ctx context.Context, o exportOptions) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	f, ok := formats.Formats(formats.NetOptions{Ctx: ctx, Endpoint: o.Endpoint})[o.Format]
+	base, err := formats.ParseBaseTime(o.BaseTime, time.Now())
+	if err != nil {
+		return usagef("export: --base-time: %v", err)
+	}
+	if o.BaseTime == "" && strings.HasPrefix(o.Format, "otlp") {
+		// Default: now, so that a backend's default search (Jaeger: the
+		// last 2 days) finds a fresh export of a model run.
+		base = time.Now()
+	}
+	if !base.IsZero() && o.Format == "chrome" {
+		return usagef("export: --base-time: chrome JSON cannot hold Unix-epoch ns exactly (readers parse ts as a double of µs); use -f perfetto")
+	}
+	net := formats.NetOptions{Ctx: ctx, Endpoint: o.Endpoint, BaseTime: base, RunSalt: o.IDSalt}
+	if o.Granularity != "" {
+		if net.Granularity, err = otlp.ParseGranularity(o.Granularity); err != nil {
+			return usagef("export: --granularity: %v", err)
+		}
+		net.GranularitySet = true
+	}
+	f, ok := formats.Formats(net)[o.Format]
 	if !ok {
 		return usagef("export: unknown format %q (want %s)", o.Format, formatNames())
 	}
@@ -102,16 +137,34 @@ func runExport(ctx context.Context, o exportOptions) error {
 	if f.Merges() {
 		return writeExport(o, o.Out, func(w io.Writer) error { return f.ExportLaunches(ctx, w, bs, launches) })
 	}
+	start := base // model runs: launch k starts when launch k−1 ends
 	for i, b := range bs {
 		out := o.Out
 		if out != "-" {
 			out = formats.LaunchPath(o.Out, f.Ext, launches[i])
 		}
-		if err := writeExport(o, out, func(w io.Writer) error { return f.Export(ctx, w, b) }); err != nil {
+		fl := f
+		if !base.IsZero() && b.Meta.StartUnixNs == 0 {
+			n := net
+			n.BaseTime = start
+			fl = formats.Formats(n)[o.Format]
+			start = start.Add(launchDuration(&b.Meta))
+		}
+		if err := writeExport(o, out, func(w io.Writer) error { return fl.Export(ctx, w, b) }); err != nil {
 			return fmt.Errorf("launch %d: %w", launches[i], err)
 		}
 	}
 	return nil
+}
+
+// launchDuration is a launch's duration as the exporters show it:
+// TotalCycles at the clock rate, or 1 ns per cycle when the rate is
+// unknown; 0 when TotalCycles is unknown.
+func launchDuration(m *trace.RunMeta) time.Duration {
+	if m.ClockHz > 0 {
+		return time.Duration(math.Round(float64(m.TotalCycles) * 1e9 / m.ClockHz))
+	}
+	return time.Duration(min(m.TotalCycles, math.MaxInt64))
 }
 
 // writeExport runs write on standard output ("-") or atomically on file

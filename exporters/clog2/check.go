@@ -91,15 +91,13 @@ func Check(r io.Reader, opt *CheckOptions) (*Summary, error) {
 		return nil, err
 	}
 	p := rd.Preamble()
-	s := &Summary{Preamble: p, Records: map[RecType]int64{}, FirstTime: math.NaN()}
-	stateByEType := map[int32]int{} // etype → index in s.States (start and final)
-	isStart := map[int32]bool{}
-	soloEvents := map[int32]bool{}
-	stateIDs := map[int32]bool{}
-	ranks := map[[2]int32]bool{}
-	lines := map[lineKey]bool{}
-	open := map[openKey][]openInst{}
-	var inst Instance
+	c := &checker{
+		opt: opt, p: p,
+		s:            &Summary{Preamble: p, Records: map[RecType]int64{}, FirstTime: math.NaN()},
+		stateByEType: map[int32]int{}, isStart: map[int32]bool{}, soloEvents: map[int32]bool{},
+		stateIDs: map[int32]bool{}, ranks: map[[2]int32]bool{}, lines: map[lineKey]bool{},
+		open: map[openKey][]openInst{},
+	}
 	var rec Record
 	var n int64
 	last := math.Inf(-1)
@@ -112,150 +110,192 @@ func Check(r io.Reader, opt *CheckOptions) (*Summary, error) {
 			return nil, err
 		}
 		n++
-		s.Records[rec.Type]++
-		where := func(format string, a ...any) error {
-			return fmt.Errorf("clog2: record %d (%v at t=%g): %s", n, rec.Type, rec.Time, fmt.Sprintf(format, a...))
-		}
+		c.s.Records[rec.Type]++
 		if math.IsNaN(rec.Time) || math.IsInf(rec.Time, 0) || rec.Time < 0 {
-			return nil, where("time is not a finite non-negative number")
+			err = errors.New("time is not a finite non-negative number")
+		} else if rec.Time < last {
+			err = fmt.Errorf("time goes back from %g: records must be sorted by time", last)
+		} else {
+			last = rec.Time
+			if math.IsNaN(c.s.FirstTime) {
+				c.s.FirstTime = rec.Time
+			}
+			err = c.record(&rec)
 		}
-		if rec.Time < last {
-			return nil, where("time goes back from %g: records must be sorted by time", last)
-		}
-		last = rec.Time
-		if math.IsNaN(s.FirstTime) {
-			s.FirstTime = rec.Time
-		}
-		switch rec.Type {
-		case RecStateDef, RecEventDef:
-			if rec.Name == "" {
-				return nil, where("empty name")
-			}
-			if err := checkColor(rec.Color); err != nil {
-				return nil, where("%v", err)
-			}
-			if _, err := CargoFormat(rec.Format); err != nil {
-				return nil, where("%v", err)
-			}
-			if rec.Type == RecEventDef {
-				if _, dup := stateByEType[rec.EType]; dup || soloEvents[rec.EType] {
-					return nil, where("event type %d defined twice", rec.EType)
-				}
-				soloEvents[rec.EType] = true
-				break
-			}
-			if stateIDs[rec.StateID] {
-				return nil, where("state id %d defined twice", rec.StateID)
-			}
-			if rec.StartEType == rec.FinalEType {
-				return nil, where("state %d has the same start and final event type %d", rec.StateID, rec.StartEType)
-			}
-			for _, et := range []int32{rec.StartEType, rec.FinalEType} {
-				if _, dup := stateByEType[et]; dup || soloEvents[et] {
-					return nil, where("event type %d defined twice", et)
-				}
-			}
-			stateIDs[rec.StateID] = true
-			s.States = append(s.States, &StateSummary{
-				StateID: rec.StateID, StartEType: rec.StartEType, FinalEType: rec.FinalEType,
-				Name: rec.Name, Color: rec.Color, Format: rec.Format,
-			})
-			stateByEType[rec.StartEType] = len(s.States) - 1
-			stateByEType[rec.FinalEType] = len(s.States) - 1
-			isStart[rec.StartEType] = true
-		case RecCommEvt:
-			if rec.EType != CommWorldCreate && rec.EType != 1 && rec.EType != 10 && rec.EType != 100 &&
-				rec.EType != 101 && rec.EType != 102 && rec.EType != 1000 {
-				return nil, where("unknown communicator event type %d", rec.EType)
-			}
-			if rec.CommRank < 0 || rec.CommRank >= p.MaxCommWorldSize {
-				return nil, where("rank %d outside max_comm_world_size %d", rec.CommRank, p.MaxCommWorldSize)
-			}
-			ranks[[2]int32{rec.CommIComm, rec.CommRank}] = true
-		case RecBareEvt, RecCargoEvt:
-			if !ranks[[2]int32{rec.IComm, rec.Rank}] {
-				return nil, where("no COMMEVT created (icomm %d, rank %d) before its first event: the converter has no timeline for it", rec.IComm, rec.Rank)
-			}
-			if rec.Thread < 0 || rec.Thread >= p.MaxThreadCount {
-				return nil, where("thread %d outside max_thread_count %d", rec.Thread, p.MaxThreadCount)
-			}
-			lk := lineKey{rec.IComm, rec.Rank, rec.Thread}
-			lines[lk] = true
-			if soloEvents[rec.EType] {
-				break
-			}
-			si, ok := stateByEType[rec.EType]
-			if !ok {
-				return nil, where("event type %d is not defined by any STATEDEF or EVENTDEF before it", rec.EType)
-			}
-			ok2 := openKey{lk, si}
-			if isStart[rec.EType] {
-				oi := openInst{t: rec.Time}
-				if rec.Type == RecCargoEvt {
-					oi.cargo = rec.Cargo
-				}
-				open[ok2] = append(open[ok2], oi)
-				break
-			}
-			q := open[ok2]
-			if len(q) == 0 {
-				return nil, where("final event of state %q on line (%d,%d,%d) without an open start", s.States[si].Name, rec.IComm, rec.Rank, rec.Thread)
-			}
-			first := q[0]
-			if rec.Type == RecCargoEvt {
-				first.cargo = rec.Cargo
-			}
-			if len(q) == 1 {
-				delete(open, ok2)
-			} else {
-				open[ok2] = q[1:]
-			}
-			st := s.States[si]
-			st.Count++
-			st.Seconds += rec.Time - first.t
-			s.Instances++
-			if opt.OnInstance != nil {
-				inst = Instance{State: st, IComm: rec.IComm, Rank: rec.Rank, Thread: rec.Thread, Start: first.t, End: rec.Time, Cargo: first.cargo}
-				opt.OnInstance(&inst)
-			}
+		if err != nil {
+			return nil, fmt.Errorf("clog2: record %d (%v at t=%g): %w", n, rec.Type, rec.Time, err)
 		}
 	}
-	if len(open) > 0 {
-		keys := make([]openKey, 0, len(open))
-		var total int
-		for k, q := range open {
-			keys = append(keys, k)
-			total += len(q)
-		}
-		sort.Slice(keys, func(i, j int) bool {
-			a, b := keys[i], keys[j]
-			if a.line != b.line {
-				if a.line.icomm != b.line.icomm {
-					return a.line.icomm < b.line.icomm
-				}
-				if a.line.rank != b.line.rank {
-					return a.line.rank < b.line.rank
-				}
-				return a.line.thread < b.line.thread
-			}
-			return a.state < b.state
-		})
-		k := keys[0]
-		return nil, fmt.Errorf("clog2: %d unmatched start events, e.g. state %q on line (%d,%d,%d) at t=%g",
-			total, s.States[k.state].Name, k.line.icomm, k.line.rank, k.line.thread, open[k][0].t)
+	if err := c.unmatched(); err != nil {
+		return nil, err
 	}
 	tab, err := rd.CommTable()
 	if err != nil {
 		return nil, err
 	}
+	s := c.s
 	s.CommTable = tab
 	s.Records[RecEndLog]++
 	s.Records[RecEndBlock] = rd.blocks - 1
 	s.Blocks = rd.blocks
-	s.Lines = len(lines)
-	s.Ranks = len(ranks)
+	s.Lines = len(c.lines)
+	s.Ranks = len(c.ranks)
 	s.LastTime = last
 	return s, nil
+}
+
+// checker is Check's state.
+type checker struct {
+	opt          *CheckOptions
+	p            Preamble
+	s            *Summary
+	stateByEType map[int32]int // etype → index in s.States (start and final)
+	isStart      map[int32]bool
+	soloEvents   map[int32]bool
+	stateIDs     map[int32]bool
+	ranks        map[[2]int32]bool
+	lines        map[lineKey]bool
+	open         map[openKey][]openInst
+	inst         Instance
+}
+
+// record checks one record (its time already checked).
+func (c *checker) record(rec *Record) error {
+	switch rec.Type {
+	case RecStateDef, RecEventDef:
+		return c.definition(rec)
+	case RecCommEvt:
+		if rec.EType != CommWorldCreate && rec.EType != 1 && rec.EType != 10 && rec.EType != 100 &&
+			rec.EType != 101 && rec.EType != 102 && rec.EType != 1000 {
+			return fmt.Errorf("unknown communicator event type %d", rec.EType)
+		}
+		if rec.CommRank < 0 || rec.CommRank >= c.p.MaxCommWorldSize {
+			return fmt.Errorf("rank %d outside max_comm_world_size %d", rec.CommRank, c.p.MaxCommWorldSize)
+		}
+		c.ranks[[2]int32{rec.CommIComm, rec.CommRank}] = true
+	case RecBareEvt, RecCargoEvt:
+		return c.event(rec)
+	}
+	return nil
+}
+
+// definition checks a STATEDEF or EVENTDEF.
+func (c *checker) definition(rec *Record) error {
+	if rec.Name == "" {
+		return errors.New("empty name")
+	}
+	if err := checkColor(rec.Color); err != nil {
+		return err
+	}
+	if _, err := CargoFormat(rec.Format); err != nil {
+		return err
+	}
+	if rec.Type == RecEventDef {
+		if _, dup := c.stateByEType[rec.EType]; dup || c.soloEvents[rec.EType] {
+			return fmt.Errorf("event type %d defined twice", rec.EType)
+		}
+		c.soloEvents[rec.EType] = true
+		return nil
+	}
+	if c.stateIDs[rec.StateID] {
+		return fmt.Errorf("state id %d defined twice", rec.StateID)
+	}
+	if rec.StartEType == rec.FinalEType {
+		return fmt.Errorf("state %d has the same start and final event type %d", rec.StateID, rec.StartEType)
+	}
+	for _, et := range []int32{rec.StartEType, rec.FinalEType} {
+		if _, dup := c.stateByEType[et]; dup || c.soloEvents[et] {
+			return fmt.Errorf("event type %d defined twice", et)
+		}
+	}
+	c.stateIDs[rec.StateID] = true
+	c.s.States = append(c.s.States, &StateSummary{
+		StateID: rec.StateID, StartEType: rec.StartEType, FinalEType: rec.FinalEType,
+		Name: rec.Name, Color: rec.Color, Format: rec.Format,
+	})
+	c.stateByEType[rec.StartEType] = len(c.s.States) - 1
+	c.stateByEType[rec.FinalEType] = len(c.s.States) - 1
+	c.isStart[rec.StartEType] = true
+	return nil
+}
+
+// event checks a BAREEVT or CARGOEVT and matches state starts and finals.
+func (c *checker) event(rec *Record) error {
+	if !c.ranks[[2]int32{rec.IComm, rec.Rank}] {
+		return fmt.Errorf("no COMMEVT created (icomm %d, rank %d) before its first event: the converter has no timeline for it", rec.IComm, rec.Rank)
+	}
+	if rec.Thread < 0 || rec.Thread >= c.p.MaxThreadCount {
+		return fmt.Errorf("thread %d outside max_thread_count %d", rec.Thread, c.p.MaxThreadCount)
+	}
+	lk := lineKey{rec.IComm, rec.Rank, rec.Thread}
+	c.lines[lk] = true
+	if c.soloEvents[rec.EType] {
+		return nil
+	}
+	si, ok := c.stateByEType[rec.EType]
+	if !ok {
+		return fmt.Errorf("event type %d is not defined by any STATEDEF or EVENTDEF before it", rec.EType)
+	}
+	ok2 := openKey{lk, si}
+	if c.isStart[rec.EType] {
+		oi := openInst{t: rec.Time}
+		if rec.Type == RecCargoEvt {
+			oi.cargo = rec.Cargo
+		}
+		c.open[ok2] = append(c.open[ok2], oi)
+		return nil
+	}
+	q := c.open[ok2]
+	if len(q) == 0 {
+		return fmt.Errorf("final event of state %q on line (%d,%d,%d) without an open start", c.s.States[si].Name, rec.IComm, rec.Rank, rec.Thread)
+	}
+	first := q[0]
+	if rec.Type == RecCargoEvt {
+		first.cargo = rec.Cargo
+	}
+	if len(q) == 1 {
+		delete(c.open, ok2)
+	} else {
+		c.open[ok2] = q[1:]
+	}
+	st := c.s.States[si]
+	st.Count++
+	st.Seconds += rec.Time - first.t
+	c.s.Instances++
+	if c.opt.OnInstance != nil {
+		c.inst = Instance{State: st, IComm: rec.IComm, Rank: rec.Rank, Thread: rec.Thread, Start: first.t, End: rec.Time, Cargo: first.cargo}
+		c.opt.OnInstance(&c.inst)
+	}
+	return nil
+}
+
+// unmatched reports start events that never got their final event.
+func (c *checker) unmatched() error {
+	if len(c.open) == 0 {
+		return nil
+	}
+	keys := make([]openKey, 0, len(c.open))
+	var total int
+	for k, q := range c.open {
+		keys = append(keys, k)
+		total += len(q)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.line != b.line {
+			if a.line.icomm != b.line.icomm {
+				return a.line.icomm < b.line.icomm
+			}
+			if a.line.rank != b.line.rank {
+				return a.line.rank < b.line.rank
+			}
+			return a.line.thread < b.line.thread
+		}
+		return a.state < b.state
+	})
+	k := keys[0]
+	return fmt.Errorf("clog2: %d unmatched start events, e.g. state %q on line (%d,%d,%d) at t=%g",
+		total, c.s.States[k.state].Name, k.line.icomm, k.line.rank, k.line.thread, c.open[k][0].t)
 }
 
 func checkColor(c string) error {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ptxtrace/ptxtrace/exporters"
 	clog2exp "github.com/ptxtrace/ptxtrace/exporters/clog2"
@@ -31,10 +32,42 @@ type Format struct {
 	NewLaunch func(w io.Writer, b *trace.Bundle, launch int, first bool) (exporters.Exporter, error)
 }
 
-// NetOptions configure the formats that send to a collector.
+// NetOptions configure the formats that send to a collector, and the
+// time anchoring and span ids of the OTLP and Perfetto formats.
 type NetOptions struct {
 	Ctx      context.Context // bounds connection and export; Background when nil
 	Endpoint string          // OTLP collector: host:port (plain text) or a URL; "" = OTEL_EXPORTER_OTLP_ENDPOINT
+	// BaseTime is the wall-clock time of kernel start for runs without a
+	// recorded start (model runs), for otlp, otlp-grpc, otlp-http and
+	// perfetto; zero keeps the default (Unix epoch for OTLP, timestamps
+	// from 0 for Perfetto). chrome refuses a non-zero BaseTime (see
+	// perfetto.Options.BaseTime).
+	BaseTime time.Time
+	// RunSalt is mixed into OTLP trace and span ids (otlp.Options.RunSalt).
+	RunSalt string
+	// Granularity is the deepest OTLP span level; zero (otlp.Launch) is
+	// taken as the default, otlp.Warp, unless GranularitySet.
+	Granularity    otlpexp.Granularity
+	GranularitySet bool
+}
+
+// ParseBaseTime parses a --base-time value: "" (zero: the default),
+// "now" (now), or an RFC 3339 time with optional fractional seconds.
+func ParseBaseTime(s string, now time.Time) (time.Time, error) {
+	switch s {
+	case "":
+		return time.Time{}, nil
+	case "now":
+		return now, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("base time %q: want now or an RFC 3339 time such as 2026-01-02T15:04:05Z", s)
+	}
+	if t.UnixNano() < 0 || t.Year() > 2261 {
+		return time.Time{}, fmt.Errorf("base time %q: outside 1970..2261 (Unix ns in int64)", s)
+	}
+	return t, nil
 }
 
 // Formats returns the table of formats, a fresh map on every call. To add
@@ -42,6 +75,10 @@ type NetOptions struct {
 func Formats(n NetOptions) map[string]Format {
 	if n.Ctx == nil {
 		n.Ctx = context.Background()
+	}
+	otlpOpt := otlpexp.Options{Granularity: otlpexp.Warp, BaseTime: n.BaseTime, RunSalt: n.RunSalt}
+	if n.GranularitySet {
+		otlpOpt.Granularity = n.Granularity
 	}
 	return map[string]Format{
 		"csv": {Ext: ".csv",
@@ -58,24 +95,25 @@ func Formats(n NetOptions) map[string]Format {
 			return clog2exp.New(w, clog2exp.Options{}), nil
 		}},
 		"perfetto": {Ext: ".pftrace", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return perfettoexp.New(w, perfettoexp.Options{Counters: b.Counters}), nil
+			return perfettoexp.New(w, perfettoexp.Options{Counters: b.Counters, BaseTime: n.BaseTime}), nil
 		}},
 		"chrome": {Ext: ".json", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return perfettoexp.NewJSON(w, perfettoexp.Options{Counters: b.Counters}), nil
+			return perfettoexp.NewJSON(w, perfettoexp.Options{Counters: b.Counters, BaseTime: n.BaseTime}), nil
 		}},
 		"pprof": {Ext: ".pb.gz", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
 			return pprofexp.New(w, pprofexp.Options{}), nil
 		}},
+		// otlp writes OTLP/JSON lines, as the Collector's file exporter.
 		"otlp": {Ext: ".otlp.json", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewStdout(w, otlpexp.Options{Granularity: otlpexp.Warp})
+			return otlpexp.NewFile(w, otlpOpt), nil
 		}},
 		// otlp-grpc/otlp-http send to Endpoint, or else to
 		// OTEL_EXPORTER_OTLP_ENDPOINT (SDK default localhost:4317/4318).
 		"otlp-grpc": {Ext: "", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewGRPC(n.Ctx, n.Endpoint, otlpexp.Options{Granularity: otlpexp.Warp})
+			return otlpexp.NewGRPC(n.Ctx, n.Endpoint, otlpOpt)
 		}},
 		"otlp-http": {Ext: "", New: func(w io.Writer, b *trace.Bundle) (exporters.Exporter, error) {
-			return otlpexp.NewHTTP(n.Ctx, n.Endpoint, otlpexp.Options{Granularity: otlpexp.Warp})
+			return otlpexp.NewHTTP(n.Ctx, n.Endpoint, otlpOpt)
 		}},
 	}
 }

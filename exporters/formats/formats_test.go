@@ -3,6 +3,7 @@ package formats
 import (
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestFormatsTable(t *testing.T) {
@@ -42,6 +43,39 @@ func TestLaunchPath(t *testing.T) {
 	} {
 		if got := LaunchPath(c.path, c.ext, c.launch); got != c.want {
 			t.Errorf("LaunchPath(%q, %q, %d) = %q, want %q", c.path, c.ext, c.launch, got, c.want)
+		}
+	}
+}
+
+func TestParseBaseTime(t *testing.T) {
+	now := time.Date(2026, 11, 24, 1, 2, 3, 0, time.UTC)
+	for _, c := range []struct {
+		in   string
+		want int64 // Unix ns; -1 = zero Time
+		ok   bool
+	}{
+		{"", -1, true},
+		{"now", now.UnixNano(), true},
+		{"1970-01-01T00:00:00Z", 0, true},
+		{"2026-11-24T01:02:03.000000004+09:00", 1795449723000000004, true},
+		{"yesterday", 0, false},
+		{"1969-12-31T23:59:59Z", 0, false},
+		{"2300-01-01T00:00:00Z", 0, false},
+	} {
+		got, err := ParseBaseTime(c.in, now)
+		if (err == nil) != c.ok {
+			t.Errorf("%q: err %v", c.in, err)
+			continue
+		}
+		if !c.ok {
+			continue
+		}
+		if c.want < 0 {
+			if !got.IsZero() {
+				t.Errorf("%q: %v, want zero", c.in, got)
+			}
+		} else if got.UnixNano() != c.want {
+			t.Errorf("%q: %d, want %d", c.in, got.UnixNano(), c.want)
 		}
 	}
 }

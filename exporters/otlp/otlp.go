@@ -68,8 +68,15 @@ type Options struct {
 	// counted in the parent's ptxtrace.spans.dropped attribute.
 	MaxSpans int
 	// BaseTime anchors timestamps when the run metadata has no
-	// StartUnixNs; zero means the Unix epoch.
+	// StartUnixNs (model runs): it is the wall-clock time of the origin
+	// (kernel start). Zero means the Unix epoch; the CLI defaults to the
+	// time of the export.
 	BaseTime time.Time
+	// RunSalt, when not empty, is mixed into the trace and span ids, so
+	// that exporting the same trace again with another salt gives new ids
+	// (a backend keeps both copies instead of merging them). The same salt
+	// gives the same ids.
+	RunSalt string
 	// ServiceName is the resource's service.name; default "ptxtrace".
 	ServiceName string
 }
@@ -245,18 +252,16 @@ func (e *Exporter) End() (err error) {
 		return errors.New("otlp: End without Begin, or twice")
 	}
 	e.ended = true
-	h := e.h
 	res, rerr := resource.Merge(resource.Empty(), resource.NewSchemaless(e.resourceAttrs()...))
 	if rerr != nil {
 		return fmt.Errorf("otlp: %w", rerr)
 	}
-	budget := e.opt.MaxSpans
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
-		sdktrace.WithIDGenerator(newIDGen(h)),
+		sdktrace.WithIDGenerator(newIDGen(e.h, e.opt.RunSalt)),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 		sdktrace.WithSpanProcessor(sdktrace.NewBatchSpanProcessor(e.exp,
-			sdktrace.WithMaxQueueSize(max(2048, budget+16)), sdktrace.WithBlocking(),
+			sdktrace.WithMaxQueueSize(max(2048, e.opt.MaxSpans+16)), sdktrace.WithBlocking(),
 			sdktrace.WithMaxExportBatchSize(512))),
 	)
 	defer func() {
@@ -264,44 +269,87 @@ func (e *Exporter) End() (err error) {
 			err = fmt.Errorf("otlp: %w", serr)
 		}
 	}()
-	tracer := tp.Tracer("github.com/ptxtrace/ptxtrace/exporters/otlp")
+	s := &spanner{
+		tracer: tp.Tracer("github.com/ptxtrace/ptxtrace/exporters/otlp"),
+		clk:    e.clock(),
+		budget: e.opt.MaxSpans - 2,
+	}
+	ctas, total := e.ctaAggs()
+	launch := e.startTop(s, total)
+	ctaSpans := e.startCTAs(s, ctas, launch.ctx)
+	warpSpans := e.startWarps(s, ctas, ctaSpans)
+	e.emitRegions(s, warpSpans)
+	endAll(warpSpans)
+	endAll(ctaSpans)
+	if d := s.dropped + e.drop; d > 0 {
+		launch.span.SetAttributes(attribute.Int64("ptxtrace.spans.dropped", d))
+	}
+	launch.span.End(oteltrace.WithTimestamp(launch.end))
+	launch.run.SetStatus(codes.Ok, "")
+	launch.run.End(oteltrace.WithTimestamp(launch.end))
+	if ferr := tp.ForceFlush(e.ctx); ferr != nil {
+		return fmt.Errorf("otlp: %w", ferr)
+	}
+	return nil
+}
 
-	// Time origin and clock.
-	var origin uint64
-	have := false
-	for _, a := range e.warp {
-		if a.n > 0 && (!have || a.start < origin) {
-			origin, have = a.start, true
+// clock maps timer ticks to wall-clock times.
+type clock struct {
+	h      *trace.Header
+	origin uint64    // ticks shown at base
+	base   time.Time // wall-clock time of origin
+}
+
+// at returns the wall-clock time of ticks (origin when earlier).
+func (c *clock) at(ticks uint64) time.Time {
+	d := ticks - min(ticks, c.origin)
+	ns := float64(d) // 1 cycle shown as 1 ns when the rate is unknown
+	if c.h.HasNs() {
+		ns = c.h.Ns(d)
+	}
+	return c.base.Add(time.Duration(math.Round(ns)))
+}
+
+// clock picks the time origin and its wall-clock anchor. The origin is
+// kernel start (tick 0) when the timer counts from kernel start — model
+// runs, which also know TotalCycles — and else the earliest region begin.
+// The anchor is the run's StartUnixNs, else Options.BaseTime, else the
+// Unix epoch.
+func (e *Exporter) clock() *clock {
+	h := e.h
+	c := &clock{h: h, base: e.opt.BaseTime}
+	if !fromKernelStart(h) {
+		have := false
+		for _, a := range e.warp {
+			if a.n > 0 && (!have || a.start < c.origin) {
+				c.origin, have = a.start, true
+			}
 		}
 	}
-	base := e.opt.BaseTime
 	if h.Meta.StartUnixNs != 0 {
-		base = time.Unix(0, h.Meta.StartUnixNs)
-	} else if base.IsZero() {
-		base = time.Unix(0, 0)
+		c.base = time.Unix(0, h.Meta.StartUnixNs)
+	} else if c.base.IsZero() {
+		c.base = time.Unix(0, 0)
 	}
-	at := func(ticks uint64) time.Time {
-		if ticks < origin {
-			ticks = origin
-		}
-		d := ticks - origin
-		var ns float64
-		if h.HasNs() {
-			ns = h.Ns(d)
-		} else {
-			ns = float64(d) // 1 cycle shown as 1 ns
-		}
-		return base.Add(time.Duration(math.Round(ns)))
-	}
+	return c
+}
 
-	// CTAs in order of their first warp.
-	var ctas []*ctaAgg
+// fromKernelStart reports whether the trace's timestamps count from the
+// kernel's start: the model's clocks do (cycle 0 and %globaltimer 0 are the
+// launch).
+func fromKernelStart(h *trace.Header) bool {
+	return h.Meta.Source == "model" || h.Meta.TotalCycles > 0
+}
+
+// ctaAggs groups the warps into CTAs, in order of their first warp, and
+// sums everything into total.
+func (e *Exporter) ctaAggs() (ctas []*ctaAgg, total ctaAgg) {
 	byCTA := map[uint32]*ctaAgg{}
 	for _, seg := range e.wseq {
 		a := e.warp[seg]
 		lin := seg
-		if h.WarpsPerCTA > 0 {
-			lin = seg / h.WarpsPerCTA
+		if e.h.WarpsPerCTA > 0 {
+			lin = seg / e.h.WarpsPerCTA
 		}
 		c := byCTA[lin]
 		if c == nil {
@@ -310,138 +358,158 @@ func (e *Exporter) End() (err error) {
 			ctas = append(ctas, c)
 		}
 		c.warps = append(c.warps, a)
-		if a.n > 0 {
-			if c.n == 0 {
-				c.start, c.end = a.start, a.end
-			}
-			c.start, c.end = min(c.start, a.start), max(c.end, a.end)
-		}
-		c.n += a.n
-		c.memN += a.memN
-		c.cyc += a.cyc
-		c.memC += a.memC
+		c.add(a.n, a.start, a.end, a.memN, a.cyc, a.memC)
 	}
-	var total ctaAgg
 	for _, c := range ctas {
-		if c.n > 0 {
-			if total.n == 0 {
-				total.start, total.end = c.start, c.end
-			}
-			total.start, total.end = min(total.start, c.start), max(total.end, c.end)
-		}
-		total.n += c.n
-		total.memN += c.memN
-		total.cyc += c.cyc
-		total.memC += c.memC
+		total.add(c.n, c.start, c.end, c.memN, c.cyc, c.memC)
 	}
+	return ctas, total
+}
 
-	runEnd := at(total.end)
-	if h.Meta.TotalCycles > 0 && h.HasNs() {
-		if t := base.Add(time.Duration(math.Round(h.Ns(h.Meta.TotalCycles)))); t.After(runEnd) {
-			runEnd = t
+func (c *ctaAgg) add(n int64, start, end uint64, memN int64, cyc, memC uint64) {
+	if n > 0 {
+		if c.n == 0 {
+			c.start, c.end = start, end
+		}
+		c.start, c.end = min(c.start, start), max(c.end, end)
+	}
+	c.n += n
+	c.memN += memN
+	c.cyc += cyc
+	c.memC += memC
+}
+
+// spanner creates spans under the span budget.
+type spanner struct {
+	tracer  oteltrace.Tracer
+	clk     *clock
+	budget  int
+	dropped int64 // spans refused for the budget with no open parent to count them
+}
+
+func (s *spanner) grant() bool {
+	if s.budget > 0 {
+		s.budget--
+		return true
+	}
+	s.dropped++
+	return false
+}
+
+// open is a started span that ends after its children.
+type open struct {
+	ctx  context.Context
+	span oteltrace.Span
+	end  time.Time
+	drop int64
+}
+
+// top is the run span and the launch span under it.
+type top struct {
+	open
+	run oteltrace.Span
+}
+
+// startTop starts the run and launch spans. Both span the kernel: from
+// the origin to TotalCycles when known, else to the last region end.
+func (e *Exporter) startTop(s *spanner, total ctaAgg) *top {
+	h := e.h
+	start := s.clk.base
+	end := s.clk.at(total.end)
+	if h.Meta.TotalCycles > 0 && fromKernelStart(h) {
+		if t := s.clk.at(h.Meta.TotalCycles); t.After(end) {
+			end = t
 		}
 	}
-	budget -= 2
-	runCtx, runSpan := tracer.Start(e.ctx, "ptxtrace.run", oteltrace.WithTimestamp(base),
+	runCtx, run := s.tracer.Start(e.ctx, "ptxtrace.run", oteltrace.WithTimestamp(start),
 		oteltrace.WithSpanKind(oteltrace.SpanKindInternal), oteltrace.WithAttributes(e.runAttrs()...))
-	lctx, launch := tracer.Start(runCtx, h.Kernel, oteltrace.WithTimestamp(base),
+	lctx, launch := s.tracer.Start(runCtx, h.Kernel, oteltrace.WithTimestamp(start),
 		oteltrace.WithAttributes(append(e.launchAttrs(), aggAttrs(total.n, total.memN, total.cyc, total.memC)...)...))
+	return &top{open: open{ctx: lctx, span: launch, end: end}, run: run}
+}
 
-	var dropped int64
-	grant := func() bool {
-		if budget > 0 {
-			budget--
-			return true
+func (e *Exporter) startCTAs(s *spanner, ctas []*ctaAgg, parent context.Context) map[uint32]*open {
+	spans := map[uint32]*open{}
+	if e.opt.Granularity < CTA {
+		return spans
+	}
+	for _, c := range ctas {
+		if c.n == 0 || !s.grant() {
+			continue
 		}
-		dropped++
-		return false
+		ctx, sp := s.tracer.Start(parent, "cta", oteltrace.WithTimestamp(s.clk.at(c.start)), oteltrace.WithAttributes(
+			append([]attribute.KeyValue{
+				attribute.Int64("gpu.cta.x", int64(c.cta[0])), attribute.Int64("gpu.cta.y", int64(c.cta[1])),
+				attribute.Int64("gpu.cta.z", int64(c.cta[2])), attribute.Int64("gpu.cta.linear", int64(c.linear)),
+				attribute.Int64("gpu.sm", int64(c.sm)), attribute.Int("ptxtrace.warps", len(c.warps)),
+			}, aggAttrs(c.n, c.memN, c.cyc, c.memC)...)...))
+		spans[c.linear] = &open{ctx: ctx, span: sp, end: s.clk.at(c.end)}
 	}
-	type open struct {
-		ctx  context.Context
-		span oteltrace.Span
-		end  time.Time
-		drop int64
+	return spans
+}
+
+func (e *Exporter) startWarps(s *spanner, ctas []*ctaAgg, ctaSpans map[uint32]*open) map[uint32]*open {
+	spans := map[uint32]*open{}
+	if e.opt.Granularity < Warp {
+		return spans
 	}
-	ctaSpans := map[uint32]*open{}
-	warpSpans := map[uint32]*open{}
-	if e.opt.Granularity >= CTA {
-		for _, c := range ctas {
-			if c.n == 0 || !grant() {
+	for _, c := range ctas {
+		p := ctaSpans[c.linear]
+		for _, a := range c.warps {
+			if a.n == 0 {
 				continue
 			}
-			ctx, sp := tracer.Start(lctx, "cta", oteltrace.WithTimestamp(at(c.start)), oteltrace.WithAttributes(
-				append([]attribute.KeyValue{
-					attribute.Int64("gpu.cta.x", int64(c.cta[0])), attribute.Int64("gpu.cta.y", int64(c.cta[1])),
-					attribute.Int64("gpu.cta.z", int64(c.cta[2])), attribute.Int64("gpu.cta.linear", int64(c.linear)),
-					attribute.Int64("gpu.sm", int64(c.sm)), attribute.Int("ptxtrace.warps", len(c.warps)),
-				}, aggAttrs(c.n, c.memN, c.cyc, c.memC)...)...))
-			ctaSpans[c.linear] = &open{ctx: ctx, span: sp, end: at(c.end)}
-		}
-	}
-	if e.opt.Granularity >= Warp {
-		for _, c := range ctas {
-			p := ctaSpans[c.linear]
-			for _, a := range c.warps {
-				if a.n == 0 {
-					continue
-				}
-				if p == nil || !grant() {
-					if p != nil {
-						p.drop++
-					}
-					continue
-				}
-				ctx, sp := tracer.Start(p.ctx, "warp", oteltrace.WithTimestamp(at(a.start)), oteltrace.WithAttributes(
-					append([]attribute.KeyValue{
-						attribute.Int64("gpu.warp", int64(a.inCTA)), attribute.Int64("gpu.warp.segment", int64(a.seg)),
-						attribute.Int64("gpu.sm", int64(a.sm)),
-					}, aggAttrs(a.n, a.memN, a.cyc, a.memC)...)...))
-				warpSpans[a.seg] = &open{ctx: ctx, span: sp, end: at(a.end), drop: a.dropped}
-			}
-		}
-	}
-	if e.opt.Granularity >= Region {
-		for i := range e.regs {
-			r := &e.regs[i]
-			p := warpSpans[r.Warp]
-			if p == nil || !grant() {
+			if p == nil || !s.grant() {
 				if p != nil {
 					p.drop++
 				}
 				continue
 			}
-			ri := h.Region(r.ID)
-			_, sp := tracer.Start(p.ctx, regionSpanName(ri), oteltrace.WithTimestamp(at(r.Start)),
-				oteltrace.WithAttributes(regionAttrs(r, ri)...))
-			sp.End(oteltrace.WithTimestamp(at(r.End)))
+			ctx, sp := s.tracer.Start(p.ctx, "warp", oteltrace.WithTimestamp(s.clk.at(a.start)), oteltrace.WithAttributes(
+				append([]attribute.KeyValue{
+					attribute.Int64("gpu.warp", int64(a.inCTA)), attribute.Int64("gpu.warp.segment", int64(a.seg)),
+					attribute.Int64("gpu.sm", int64(a.sm)),
+				}, aggAttrs(a.n, a.memN, a.cyc, a.memC)...)...))
+			spans[a.seg] = &open{ctx: ctx, span: sp, end: s.clk.at(a.end), drop: a.dropped}
 		}
 	}
-	endAll := func(m map[uint32]*open) {
-		keys := make([]uint32, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			o := m[k]
-			if o.drop > 0 {
-				o.span.SetAttributes(attribute.Int64("ptxtrace.spans.dropped", o.drop))
+	return spans
+}
+
+func (e *Exporter) emitRegions(s *spanner, warpSpans map[uint32]*open) {
+	if e.opt.Granularity < Region {
+		return
+	}
+	for i := range e.regs {
+		r := &e.regs[i]
+		p := warpSpans[r.Warp]
+		if p == nil || !s.grant() {
+			if p != nil {
+				p.drop++
 			}
-			o.span.End(oteltrace.WithTimestamp(o.end))
+			continue
 		}
+		ri := e.h.Region(r.ID)
+		_, sp := s.tracer.Start(p.ctx, regionSpanName(ri), oteltrace.WithTimestamp(s.clk.at(r.Start)),
+			oteltrace.WithAttributes(regionAttrs(r, ri)...))
+		sp.End(oteltrace.WithTimestamp(s.clk.at(r.End)))
 	}
-	endAll(warpSpans)
-	endAll(ctaSpans)
-	if d := dropped + e.drop; d > 0 {
-		launch.SetAttributes(attribute.Int64("ptxtrace.spans.dropped", d))
+}
+
+// endAll ends the spans of m in key order, recording what they lost.
+func endAll(m map[uint32]*open) {
+	keys := make([]uint32, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	launch.End(oteltrace.WithTimestamp(runEnd))
-	runSpan.SetStatus(codes.Ok, "")
-	runSpan.End(oteltrace.WithTimestamp(runEnd))
-	if ferr := tp.ForceFlush(e.ctx); ferr != nil {
-		return fmt.Errorf("otlp: %w", ferr)
+	slices.Sort(keys)
+	for _, k := range keys {
+		o := m[k]
+		if o.drop > 0 {
+			o.span.SetAttributes(attribute.Int64("ptxtrace.spans.dropped", o.drop))
+		}
+		o.span.End(oteltrace.WithTimestamp(o.end))
 	}
-	return nil
 }
 
 func aggAttrs(n, memN int64, cyc, memC uint64) []attribute.KeyValue {
@@ -563,7 +631,7 @@ type idGen struct {
 	n    uint64
 }
 
-func newIDGen(h *trace.Header) *idGen {
+func newIDGen(h *trace.Header, salt string) *idGen {
 	s := sha256.New()
 	s.Write(h.InstrumentationID[:])
 	s.Write([]byte(h.Kernel))
@@ -571,6 +639,9 @@ func newIDGen(h *trace.Header) *idGen {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(h.Meta.StartUnixNs))
 	s.Write(b[:])
+	if salt != "" {
+		s.Write([]byte("\x00salt\x00" + salt))
+	}
 	g := &idGen{}
 	copy(g.seed[:], s.Sum(nil))
 	return g

@@ -10,7 +10,8 @@
 // (DuckDB, Spark, Arrow) read with kernel and run as partition columns.
 //
 // Invariants: rows appear in the order the exporter receives them (warp
-// segment, then begin record); nullable columns (ns times, ground truth) are
-// null exactly when the trace does not know them; the output depends only
+// segment, then begin record); nullable columns (ns times, ground truth,
+// space, loc_file, loc_line) are null exactly when the trace does not know
+// them, the same cells the CSV exporter leaves empty; the output depends only
 // on the trace (no wall-clock time is written).
 package parquet

@@ -26,7 +26,7 @@ type Row struct {
 	SM            uint32   `parquet:"sm"`
 	Region        int32    `parquet:"region"`
 	RegionKind    string   `parquet:"region_kind,dict"`
-	Space         string   `parquet:"space,dict"`
+	Space         string   `parquet:"space,dict,optional"` // null when unknown (user regions)
 	Mode          string   `parquet:"mode,dict"`
 	Instance      uint32   `parquet:"instance"`
 	Depth         uint32   `parquet:"depth"`
@@ -40,8 +40,8 @@ type Row struct {
 	EndNs         *float64 `parquet:"end_ns,optional"`
 	DurNs         *float64 `parquet:"dur_ns,optional"`
 	PTXLine       int32    `parquet:"ptx_line"`
-	LocFile       string   `parquet:"loc_file,dict"`
-	LocLine       int32    `parquet:"loc_line"`
+	LocFile       string   `parquet:"loc_file,dict,optional"` // null without .loc
+	LocLine       int32    `parquet:"loc_line,optional"`      // null without .loc
 	TruthIssue    *uint64  `parquet:"truth_issue,optional"`
 	TruthComplete *uint64  `parquet:"truth_complete,optional"`
 }
@@ -83,7 +83,7 @@ type flatRow struct {
 	SM            uint32  `parquet:"sm"`
 	Region        int32   `parquet:"region"`
 	RegionKind    string  `parquet:"region_kind,dict"`
-	Space         string  `parquet:"space,dict"`
+	Space         string  `parquet:"space,dict,optional"`
 	Mode          string  `parquet:"mode,dict"`
 	Instance      uint32  `parquet:"instance"`
 	Depth         uint32  `parquet:"depth"`
@@ -97,8 +97,8 @@ type flatRow struct {
 	EndNs         float64 `parquet:"end_ns,optional"`
 	DurNs         float64 `parquet:"dur_ns,optional"`
 	PTXLine       int32   `parquet:"ptx_line"`
-	LocFile       string  `parquet:"loc_file,dict"`
-	LocLine       int32   `parquet:"loc_line"`
+	LocFile       string  `parquet:"loc_file,dict,optional"`
+	LocLine       int32   `parquet:"loc_line,optional"`
 	TruthIssue    uint64  `parquet:"truth_issue,optional"`
 	TruthComplete uint64  `parquet:"truth_complete,optional"`
 }
@@ -289,10 +289,27 @@ func (e *Exporter) writeValues(rs []trace.Region) error {
 			for i := range rs {
 				vals[i] = k
 			}
-		case 8, 9, 10, 23:
+		case 8, 10:
 			for i := range rs {
 				info := rs[i].Info
-				vals[i] = str([...]string{8: info.Kind, 9: info.Space, 10: info.Mode, 23: info.LocFile}[j])
+				vals[i] = str([...]string{8: info.Kind, 10: info.Mode}[j])
+			}
+		case 9, 23: // optional: "" (unknown) is null
+			for i := range rs {
+				info := rs[i].Info
+				if v := [...]string{9: info.Space, 23: info.LocFile}[j]; v != "" {
+					vals[i] = str(v).Level(0, 1, col)
+				} else {
+					vals[i] = pq.Value{}
+				}
+			}
+		case 24: // optional: 0 (no .loc) is null
+			for i := range rs {
+				if l := rs[i].Info.LocLine; l != 0 {
+					vals[i] = pq.Int32Value(int32(l)).Level(0, 1, col)
+				} else {
+					vals[i] = pq.Value{}
+				}
 			}
 		case 16, 17, 18:
 			for i := range rs {
@@ -324,7 +341,7 @@ func (e *Exporter) writeValues(rs []trace.Region) error {
 					1: int32(r.Warp), 2: int32(r.CTA[0]), 3: int32(r.CTA[1]), 4: int32(r.CTA[2]),
 					5: int32(r.WarpInCTA), 6: int32(r.SM), 7: int32(r.ID),
 					11: int32(r.Instance), 12: int32(r.Depth), 13: int32(r.BeginRec), 14: int32(r.EndRec), 15: int32(r.EndProbe),
-					22: int32(r.Info.Line), 24: int32(r.Info.LocLine),
+					22: int32(r.Info.Line),
 				}[j])
 			}
 		}

@@ -27,6 +27,9 @@ type Summary struct {
 	Counters     int64 // counter events
 	Slices       map[string]*SliceStats
 	MaxDepth     int
+	Sequences    int    // trusted packet sequences
+	MinTs, MaxTs uint64 // first and last track event timestamps
+	haveTs       bool
 }
 
 // maxPacket bounds one packet's size in Check.
@@ -46,189 +49,252 @@ type openSlice struct {
 	regs   uint64
 }
 
+// seqState is the incremental state of one trusted packet sequence.
+type seqState struct {
+	cleared  bool
+	names    map[uint64]string
+	cats     map[uint64]bool
+	annNames map[uint64]string
+	lastTs   uint64
+	haveTs   bool
+}
+
+// checker is Check's state.
+type checker struct {
+	s      *Summary
+	tracks map[uint64]*trackState
+	seqs   map[uint64]*seqState
+}
+
 // Check decodes a Perfetto protobuf trace with protowire and checks what
 // this package promises: every top-level field is Trace.packet; packet and
 // message fields are the known ones with the right wire types (no unknown
-// fields); the sequence starts by clearing incremental state and interning
-// names, and interned ids are defined before use; a track is declared
-// before any event or child uses it, its uuid is unique and its parent
-// exists; slices begin and end in a stack per track (an end closes the
-// innermost open slice, never before it began) and all are closed at the
-// end; counter events go to counter tracks. It returns per-name slice
-// counts and sums.
+// fields); every packet has a trusted_packet_sequence_id, and per sequence
+// the timestamps never decrease, the sequence clears incremental state
+// before it interns names, and interned ids are defined (on the same
+// sequence) before use; a track is declared before any event or child uses
+// it, its uuid is unique and its parent exists; slices begin and end in a
+// stack per track (an end closes the innermost open slice, never before it
+// began) and all are closed at the end; counter events go to counter
+// tracks. It returns per-name slice counts and sums.
 func Check(r io.Reader) (*Summary, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	s := &Summary{Slices: map[string]*SliceStats{}}
-	tracks := map[uint64]*trackState{}
-	names := map[uint64]string{}
-	cats := map[uint64]bool{}
-	annNames := map[uint64]string{}
-	cleared := false
+	c := &checker{s: &Summary{Slices: map[string]*SliceStats{}}, tracks: map[uint64]*trackState{}, seqs: map[uint64]*seqState{}}
 	var pkt []byte
 	for {
-		tag, err := readVarint(br)
+		var err error
+		pkt, err = c.readPacket(br, pkt)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		num, typ := protowire.DecodeTag(tag)
-		if num != fTracePacket || typ != protowire.BytesType {
-			return nil, fmt.Errorf("perfetto: packet %d: top-level field %d type %d, want Trace.packet (1, bytes)", s.Packets+1, num, typ)
-		}
-		n, err := readVarint(br)
-		if err != nil {
-			return nil, noEOF(err)
-		}
-		if n > maxPacket {
-			return nil, fmt.Errorf("perfetto: packet %d of %d bytes is too large", s.Packets+1, n)
-		}
-		if cap(pkt) < int(n) {
-			pkt = make([]byte, n)
-		}
-		pkt = pkt[:n]
-		if _, err := io.ReadFull(br, pkt); err != nil {
-			return nil, noEOF(err)
-		}
-		s.Packets++
-		where := func(format string, a ...any) error {
-			return fmt.Errorf("perfetto: packet %d: %s", s.Packets, fmt.Sprintf(format, a...))
-		}
-		p, err := parsePacket(pkt)
-		if err != nil {
-			return nil, where("%v", err)
-		}
-		if p.seq == 0 {
-			return nil, where("no trusted_packet_sequence_id")
-		}
-		if p.flags&seqIncrClear != 0 {
-			cleared = true
-			clear(names)
-			clear(cats)
-			clear(annNames)
-		}
-		for _, e := range p.interned {
-			var dst map[uint64]string
-			switch e.field {
-			case fIDEventNames:
-				dst = names
-			case fIDDebugAnnNames:
-				dst = annNames
-			case fIDEventCategories:
-				cats[e.iid] = true
-				continue
-			}
-			if _, dup := dst[e.iid]; dup || e.iid == 0 {
-				return nil, where("interned id %d of field %d defined twice or zero", e.iid, e.field)
-			}
-			dst[e.iid] = e.name
-		}
-		if len(p.interned) > 0 && !cleared {
-			return nil, where("interned data before incremental state was cleared")
-		}
-		if td := p.track; td != nil {
-			if td.uuid == 0 {
-				return nil, where("track descriptor without uuid")
-			}
-			if _, dup := tracks[td.uuid]; dup {
-				return nil, where("track %#x declared twice", td.uuid)
-			}
-			if td.parent != 0 {
-				if _, ok := tracks[td.parent]; !ok {
-					return nil, where("track %#x names parent %#x before it is declared", td.uuid, td.parent)
-				}
-			}
-			tracks[td.uuid] = &trackState{parent: td.parent, name: td.name, counter: td.counter}
-			s.Tracks++
-			if td.counter {
-				s.CounterTrack++
-			}
-		}
-		if te := p.event; te != nil {
-			if !p.hasTs {
-				return nil, where("track event without timestamp")
-			}
-			if p.flags&seqNeedsIncrState != 0 && !cleared {
-				return nil, where("event needs incremental state that was never cleared")
-			}
-			ts := p.ts
-			tr, ok := tracks[te.track]
-			if !ok {
-				return nil, where("event on track %#x before the track is declared", te.track)
-			}
-			name := te.name
-			if te.nameIID != 0 {
-				if name, ok = names[te.nameIID]; !ok {
-					return nil, where("name iid %d not interned", te.nameIID)
-				}
-			}
-			for _, c := range te.catIIDs {
-				if !cats[c] {
-					return nil, where("category iid %d not interned", c)
-				}
-			}
-			var cycles, regs uint64
-			for _, a := range te.anns {
-				an, ok := annNames[a.nameIID]
-				if a.nameIID != 0 && !ok {
-					return nil, where("debug annotation name iid %d not interned", a.nameIID)
-				}
-				switch an {
-				case "cycles":
-					cycles = a.u
-				case "regions":
-					regs = a.u
-				}
-			}
-			switch te.typ {
-			case TypeSliceBegin:
-				if tr.counter {
-					return nil, where("slice on counter track %#x", te.track)
-				}
-				if name == "" {
-					return nil, where("slice begin without a name")
-				}
-				tr.open = append(tr.open, openSlice{ts: ts, name: name, cycles: cycles, regs: regs})
-				s.MaxDepth = max(s.MaxDepth, len(tr.open))
-			case TypeSliceEnd:
-				if len(tr.open) == 0 {
-					return nil, where("slice end on track %#x (%s) with no open slice", te.track, tr.name)
-				}
-				o := tr.open[len(tr.open)-1]
-				tr.open = tr.open[:len(tr.open)-1]
-				if ts < o.ts {
-					return nil, where("slice %q on track %s ends at %d before it begins at %d", o.name, tr.name, ts, o.ts)
-				}
-				st := s.Slices[o.name]
-				if st == nil {
-					st = &SliceStats{}
-					s.Slices[o.name] = st
-				}
-				st.Count++
-				st.DurNs += ts - o.ts
-				st.Cycles += o.cycles
-				st.Regions += o.regs
-			case TypeCounter:
-				if !tr.counter {
-					return nil, where("counter event on non-counter track %#x", te.track)
-				}
-				if !te.hasValue {
-					return nil, where("counter event without a value")
-				}
-				s.Counters++
-			case TypeInstant:
-			default:
-				return nil, where("track event type %d", te.typ)
-			}
+		if err := c.packet(pkt); err != nil {
+			return nil, fmt.Errorf("perfetto: packet %d: %w", c.s.Packets, err)
 		}
 	}
-	for u, tr := range tracks {
+	for u, tr := range c.tracks {
 		if len(tr.open) > 0 {
 			return nil, fmt.Errorf("perfetto: %d slices never end on track %#x (%s), e.g. %q", len(tr.open), u, tr.name, tr.open[0].name)
 		}
 	}
-	return s, nil
+	c.s.Sequences = len(c.seqs)
+	return c.s, nil
+}
+
+// readPacket reads the next Trace.packet into buf; io.EOF at a clean end.
+func (c *checker) readPacket(br *bufio.Reader, buf []byte) ([]byte, error) {
+	tag, err := readVarint(br)
+	if err != nil {
+		return buf, err
+	}
+	num, typ := protowire.DecodeTag(tag)
+	if num != fTracePacket || typ != protowire.BytesType {
+		return buf, fmt.Errorf("perfetto: packet %d: top-level field %d type %d, want Trace.packet (1, bytes)", c.s.Packets+1, num, typ)
+	}
+	n, err := readVarint(br)
+	if err != nil {
+		return buf, noEOF(err)
+	}
+	if n > maxPacket {
+		return buf, fmt.Errorf("perfetto: packet %d of %d bytes is too large", c.s.Packets+1, n)
+	}
+	if cap(buf) < int(n) {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(br, buf); err != nil {
+		return buf, noEOF(err)
+	}
+	c.s.Packets++
+	return buf, nil
+}
+
+// packet checks one packet.
+func (c *checker) packet(pkt []byte) error {
+	p, err := parsePacket(pkt)
+	if err != nil {
+		return err
+	}
+	if p.seq == 0 {
+		return errors.New("no trusted_packet_sequence_id")
+	}
+	sq := c.seqs[p.seq]
+	if sq == nil {
+		sq = &seqState{names: map[uint64]string{}, cats: map[uint64]bool{}, annNames: map[uint64]string{}}
+		c.seqs[p.seq] = sq
+	}
+	if p.hasTs {
+		if sq.haveTs && p.ts < sq.lastTs {
+			return fmt.Errorf("timestamp %d before %d, the previous one of sequence %d", p.ts, sq.lastTs, p.seq)
+		}
+		sq.lastTs, sq.haveTs = p.ts, true
+	}
+	if p.flags&seqIncrClear != 0 {
+		sq.cleared = true
+		clear(sq.names)
+		clear(sq.cats)
+		clear(sq.annNames)
+	}
+	if err := sq.intern(p.interned); err != nil {
+		return err
+	}
+	if td := p.track; td != nil {
+		if err := c.track(td); err != nil {
+			return err
+		}
+	}
+	if te := p.event; te != nil {
+		if !p.hasTs {
+			return errors.New("track event without timestamp")
+		}
+		if p.flags&seqNeedsIncrState != 0 && !sq.cleared {
+			return errors.New("event needs incremental state that was never cleared")
+		}
+		return c.event(sq, p.ts, te)
+	}
+	return nil
+}
+
+func (sq *seqState) intern(entries []internEntry) error {
+	for _, e := range entries {
+		var dst map[uint64]string
+		switch e.field {
+		case fIDEventNames:
+			dst = sq.names
+		case fIDDebugAnnNames:
+			dst = sq.annNames
+		case fIDEventCategories:
+			sq.cats[e.iid] = true
+			continue
+		}
+		if _, dup := dst[e.iid]; dup || e.iid == 0 {
+			return fmt.Errorf("interned id %d of field %d defined twice or zero", e.iid, e.field)
+		}
+		dst[e.iid] = e.name
+	}
+	if len(entries) > 0 && !sq.cleared {
+		return errors.New("interned data before incremental state was cleared")
+	}
+	return nil
+}
+
+func (c *checker) track(td *trackDesc) error {
+	if td.uuid == 0 {
+		return errors.New("track descriptor without uuid")
+	}
+	if _, dup := c.tracks[td.uuid]; dup {
+		return fmt.Errorf("track %#x declared twice", td.uuid)
+	}
+	if td.parent != 0 {
+		if _, ok := c.tracks[td.parent]; !ok {
+			return fmt.Errorf("track %#x names parent %#x before it is declared", td.uuid, td.parent)
+		}
+	}
+	c.tracks[td.uuid] = &trackState{parent: td.parent, name: td.name, counter: td.counter}
+	c.s.Tracks++
+	if td.counter {
+		c.s.CounterTrack++
+	}
+	return nil
+}
+
+func (c *checker) event(sq *seqState, ts uint64, te *trackEvent) error {
+	s := c.s
+	if !s.haveTs {
+		s.MinTs, s.MaxTs, s.haveTs = ts, ts, true
+	}
+	s.MinTs, s.MaxTs = min(s.MinTs, ts), max(s.MaxTs, ts)
+	tr, ok := c.tracks[te.track]
+	if !ok {
+		return fmt.Errorf("event on track %#x before the track is declared", te.track)
+	}
+	name := te.name
+	if te.nameIID != 0 {
+		if name, ok = sq.names[te.nameIID]; !ok {
+			return fmt.Errorf("name iid %d not interned", te.nameIID)
+		}
+	}
+	for _, cat := range te.catIIDs {
+		if !sq.cats[cat] {
+			return fmt.Errorf("category iid %d not interned", cat)
+		}
+	}
+	var cycles, regs uint64
+	for _, a := range te.anns {
+		an, ok := sq.annNames[a.nameIID]
+		if a.nameIID != 0 && !ok {
+			return fmt.Errorf("debug annotation name iid %d not interned", a.nameIID)
+		}
+		switch an {
+		case "cycles":
+			cycles = a.u
+		case "regions":
+			regs = a.u
+		}
+	}
+	switch te.typ {
+	case TypeSliceBegin:
+		if tr.counter {
+			return fmt.Errorf("slice on counter track %#x", te.track)
+		}
+		if name == "" {
+			return errors.New("slice begin without a name")
+		}
+		tr.open = append(tr.open, openSlice{ts: ts, name: name, cycles: cycles, regs: regs})
+		s.MaxDepth = max(s.MaxDepth, len(tr.open))
+	case TypeSliceEnd:
+		if len(tr.open) == 0 {
+			return fmt.Errorf("slice end on track %#x (%s) with no open slice", te.track, tr.name)
+		}
+		o := tr.open[len(tr.open)-1]
+		tr.open = tr.open[:len(tr.open)-1]
+		if ts < o.ts {
+			return fmt.Errorf("slice %q on track %s ends at %d before it begins at %d", o.name, tr.name, ts, o.ts)
+		}
+		st := s.Slices[o.name]
+		if st == nil {
+			st = &SliceStats{}
+			s.Slices[o.name] = st
+		}
+		st.Count++
+		st.DurNs += ts - o.ts
+		st.Cycles += o.cycles
+		st.Regions += o.regs
+	case TypeCounter:
+		if !tr.counter {
+			return fmt.Errorf("counter event on non-counter track %#x", te.track)
+		}
+		if !te.hasValue {
+			return errors.New("counter event without a value")
+		}
+		s.Counters++
+	case TypeInstant:
+	default:
+		return fmt.Errorf("track event type %d", te.typ)
+	}
+	return nil
 }
 
 func noEOF(err error) error {

@@ -6,23 +6,28 @@
 //
 // A file is a concatenation of Trace.packet fields (tag 0x0a, length,
 // TracePacket), built with protowire from the field numbers of Perfetto's
-// perfetto_trace.proto (no generated code). All packets are on one
-// sequence (trusted_packet_sequence_id 1). The first packet clears the
-// sequence's incremental state and interns the event names (one per probe
-// region: kind, space and CUDA file:line or PTX line), categories (load,
+// perfetto_trace.proto (no generated code). Sequences: 1 is the kernel
+// (its track and the counters), 2 + s is warp segment s (its tracks and
+// slices); warps come in segment order and each warp's events in time
+// order, so timestamps never decrease within a sequence (Check asserts it).
+// The first packet of each sequence clears its incremental state and
+// interns the event names (one per probe region: kind, space and the base
+// name of the CUDA file:line, or the PTX line), categories (load,
 // user, summary) and debug annotation names; slice packets refer to them by
 // iid and set SEQ_NEEDS_INCREMENTAL_STATE. Timestamps are absolute ns:
 // %globaltimer values, cycles at the run's clock rate, or cycles as ns when
 // the rate is unknown (%clock/%clock64 are per SM, so SMs share an axis only
-// as far as their counters started together).
+// as far as their counters started together), plus Options.BaseTime for
+// model runs.
 //
 // Tracks: "kernel NAME" → "SM n" → "CTA (x,y,z)" → "warp w", each declared
 // (TrackDescriptor with parent_uuid, explicit child order) before its first
 // use. Regions are TYPE_SLICE_BEGIN/END pairs on their warp's track; a
 // region that overlaps an open region without nesting in it goes to an
 // extra track "warp w overlap k", so slices nest on every track. Slice
-// arguments: cycles, region, instance, probe and truth_cycles (Options.NoArgs
-// drops them). Model counters (Options.Counters) become counter tracks under
+// arguments: cycles, region, instance, probe (the region's begin probe id,
+// as in every format), end_probe, loc_file (full path) and truth_cycles
+// (Options.NoArgs drops them). Model counters (Options.Counters) become counter tracks under
 // their SM (or the kernel) with their value at the first and last timestamp.
 //
 // # JSON model

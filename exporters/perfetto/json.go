@@ -2,6 +2,7 @@ package perfetto
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,7 +32,8 @@ type JSONExporter struct {
 	lanes  int
 	stride uint64
 	names  map[int]string
-	cur    *trace.Region // region whose arguments regionArgs writes
+	cur    *trace.Region  // region whose arguments regionArgs writes
+	locArg map[int][]byte // region id → `,"loc_file":"…"` (none without .loc)
 }
 
 // NewJSON returns an exporter writing Chrome JSON to w.
@@ -49,11 +51,23 @@ func (e *JSONExporter) Begin(h *trace.Header) error {
 	}
 	e.began = true
 	e.h = h
+	if !e.opt.BaseTime.IsZero() {
+		return errors.New("perfetto: Chrome JSON cannot carry a wall-clock base time exactly (readers parse ts as a double of µs); use the perfetto format")
+	}
 	e.w = bufio.NewWriterSize(e.out, 1<<16)
 	e.smSeen = map[uint32]bool{}
 	e.names = make(map[int]string, len(h.Regions))
+	e.locArg = map[int][]byte{}
 	for i := range h.Regions {
-		e.names[h.Regions[i].ID] = RegionName(&h.Regions[i])
+		ri := &h.Regions[i]
+		e.names[ri.ID] = RegionName(ri)
+		if ri.LocFile != "" {
+			q, err := json.Marshal(ri.LocFile)
+			if err != nil {
+				return err
+			}
+			e.locArg[ri.ID] = append([]byte(`,"loc_file":`), q...)
+		}
 	}
 	e.stride = uint64(h.Segments) + 1
 	if h.Segments == 0 {
@@ -245,7 +259,9 @@ func (e *JSONExporter) regionArgs(b []byte) []byte {
 	b = appendArg(b, true, "cycles", r.Cycles)
 	b = appendArg(b, false, "region", uint64(r.ID))
 	b = appendArg(b, false, "instance", uint64(r.Instance))
-	b = appendArg(b, false, "probe", uint64(r.EndProbe))
+	b = appendArg(b, false, "probe", beginProbe(r))
+	b = appendArg(b, false, "end_probe", uint64(r.EndProbe))
+	b = append(b, e.locArg[r.ID]...)
 	if r.HasTruth && r.TruthComplete >= r.TruthIssue {
 		b = appendArg(b, false, "truth_cycles", r.TruthComplete-r.TruthIssue)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/ptxtrace/ptxtrace/trace"
 )
@@ -22,9 +24,19 @@ type Options struct {
 	// or the kernel for SM −1). Each gets its value at the first and the
 	// last timestamp of the trace.
 	Counters []trace.Counter
-	// NoArgs drops the per-slice arguments (cycles, region, instance, probe,
+	// NoArgs drops the per-slice arguments (cycles, region, instance,
+	// probe = the begin probe id, end_probe, loc_file = the full .loc path,
 	// ground truth): smaller files, same slices.
 	NoArgs bool
+	// BaseTime, when not zero, is the wall-clock time of kernel start for
+	// traces whose timestamps count from kernel start (model runs: source
+	// "model" or a known TotalCycles): every timestamp is shifted by its
+	// Unix ns, so the trace shows wall-clock times. It is ignored for other
+	// traces (their timestamps are the GPU's own). Only the protobuf
+	// exporter takes it: Chrome JSON readers parse ts as a double of µs,
+	// which cannot hold Unix-epoch ns exactly, so NewJSON's Begin refuses
+	// it.
+	BaseTime time.Time
 }
 
 // Track uuids: the top byte says what the track is.
@@ -40,7 +52,7 @@ func warpUUID(seg uint32, lane int) uint64 { return uuidWarp | uint64(lane)<<40 
 
 // annotationNames are the interned debug annotation names (iid = index + 1).
 func annotationNames() []string {
-	return []string{"cycles", "region", "instance", "probe", "truth_cycles", "regions", "memory_regions", "memory_cycles"}
+	return []string{"cycles", "region", "instance", "probe", "truth_cycles", "regions", "memory_regions", "memory_cycles", "end_probe", "loc_file"}
 }
 
 const (
@@ -52,6 +64,8 @@ const (
 	annRegions
 	annMemRegions
 	annMemCycles
+	annEndProbe
+	annLocFile
 )
 
 // categoryNames are the interned categories (iid = index + 1).
@@ -64,7 +78,8 @@ const (
 )
 
 // RegionName is the slice name of a region: its kind and space, and the
-// CUDA source position from .loc when known, else the PTX line.
+// CUDA source position from .loc when known (the file's base name; the
+// full path is the slice's loc_file argument), else the PTX line.
 func RegionName(ri *trace.RegionInfo) string {
 	kind := "user region"
 	if ri.Memory() {
@@ -75,9 +90,27 @@ func RegionName(ri *trace.RegionInfo) string {
 		kind = sp + " load"
 	}
 	if ri.LocFile != "" {
-		return kind + " " + ri.LocFile + ":" + strconv.Itoa(ri.LocLine)
+		return kind + " " + baseName(ri.LocFile) + ":" + strconv.Itoa(ri.LocLine)
 	}
 	return kind + " ptx:" + strconv.Itoa(ri.Line)
+}
+
+// baseName is the last element of a / or \\ separated path, whatever
+// the host's separator.
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 && i < len(p)-1 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// beginProbe is the probe argument of a region: its begin probe id (the
+// same in every format).
+func beginProbe(r *trace.Region) uint64 {
+	if r.Info == nil {
+		return 0
+	}
+	return uint64(r.Info.BeginProbe)
 }
 
 // timeline is what both exporters share: warp bookkeeping, lanes, the
@@ -95,6 +128,7 @@ type timeline struct {
 	haveTs   bool
 	minTs    uint64
 	maxTs    uint64
+	base     uint64 // ns added to every timestamp (Options.BaseTime)
 	began    bool
 	ended    bool
 	emitFunc func(*laneEvent) error
@@ -113,9 +147,23 @@ func (t *timeline) nsOf(ticks uint64, ns float64) uint64 {
 		if ns < 0 {
 			return 0
 		}
-		return uint64(math.Round(ns))
+		return t.base + uint64(math.Round(ns))
 	}
-	return ticks
+	return t.base + ticks
+}
+
+// setBase sets the timestamp offset from Options.BaseTime.
+func (t *timeline) setBase() error {
+	m := &t.h.Meta
+	if t.opt.BaseTime.IsZero() || (m.Source != "model" && m.TotalCycles == 0) {
+		return nil
+	}
+	ns := t.opt.BaseTime.UnixNano()
+	if ns < 0 {
+		return fmt.Errorf("perfetto: base time %v is before the Unix epoch", t.opt.BaseTime)
+	}
+	t.base = uint64(ns)
+	return nil
 }
 
 func (t *timeline) startTs(r *trace.Region) uint64 { return t.nsOf(r.Start, r.StartNs) }
@@ -200,7 +248,18 @@ type Exporter struct {
 	nameBase map[int]uint64
 	aggName  uint64
 	anns     []Annotation
+	names    []string // interned event names (iid = index + 1)
+	seqOpen  bool     // the current warp's sequence has its interned data
 }
+
+// Sequences: kernelSeq holds the interned data, the kernel track and the
+// counters; warp segment s writes its tracks and slices on warpSeqBase + s,
+// in time order (warps in segment order), so timestamps never decrease
+// within a sequence.
+const (
+	kernelSeq   = 1
+	warpSeqBase = 2
+)
 
 // New returns an exporter writing a .pftrace (protobuf) to w.
 func New(w io.Writer, opt Options) *Exporter {
@@ -218,6 +277,9 @@ func (e *Exporter) Begin(h *trace.Header) error {
 	}
 	e.began = true
 	e.h = h
+	if err := e.setBase(); err != nil {
+		return err
+	}
 	e.w = NewWriter(e.out, 1)
 	e.smSeen, e.ctaSeen = map[uint32]bool{}, map[uint32]bool{}
 	e.nameBase = make(map[int]uint64, len(h.Regions))
@@ -228,6 +290,7 @@ func (e *Exporter) Begin(h *trace.Header) error {
 	}
 	names = append(names, "aggregated regions")
 	e.aggName = uint64(len(names))
+	e.names = names
 	if err := e.w.Interned(categoryNames(), names, annotationNames()); err != nil {
 		return err
 	}
@@ -258,13 +321,25 @@ func (e *Exporter) startWarp(w *trace.Warp) error {
 	e.agg = false
 	e.aggSum = summary{}
 	e.lanes = 0
+	e.seqOpen = false
 	e.lay.reset()
 	return nil
 }
 
-// declareWarp declares SM, CTA and lane tracks up to lane.
+// declareLane starts the warp's packet sequence (first call of a warp)
+// and declares SM, CTA and lane tracks up to lane.
 func (e *Exporter) declareLane(lane int) error {
 	w := &e.warp
+	if !e.seqOpen {
+		if w.Segment > math.MaxUint32-warpSeqBase {
+			return fmt.Errorf("perfetto: warp segment %d has no packet sequence id", w.Segment)
+		}
+		e.w.SetSequence(warpSeqBase + w.Segment)
+		if err := e.w.Interned(categoryNames(), e.names, annotationNames()); err != nil {
+			return err
+		}
+		e.seqOpen = true
+	}
 	if !e.smSeen[w.SM] {
 		e.smSeen[w.SM] = true
 		if err := e.w.Track(&Track{UUID: uuidSM | uint64(w.SM), Parent: uuidKernel, Name: "SM " + strconv.Itoa(int(w.SM)), Explicit: true, SiblingRank: int32(min(w.SM, math.MaxInt32))}); err != nil {
@@ -325,7 +400,11 @@ func (e *Exporter) emit(ev *laneEvent) error {
 			Annotation{NameIID: annCycles, Kind: 'u', U: r.Cycles},
 			Annotation{NameIID: annRegion, Kind: 'i', I: int64(r.ID)},
 			Annotation{NameIID: annInstance, Kind: 'u', U: uint64(r.Instance)},
-			Annotation{NameIID: annProbe, Kind: 'u', U: uint64(r.EndProbe)})
+			Annotation{NameIID: annProbe, Kind: 'u', U: beginProbe(r)},
+			Annotation{NameIID: annEndProbe, Kind: 'u', U: uint64(r.EndProbe)})
+		if r.Info != nil && r.Info.LocFile != "" {
+			e.anns = append(e.anns, Annotation{NameIID: annLocFile, Kind: 's', S: r.Info.LocFile})
+		}
 		if r.HasTruth && r.TruthComplete >= r.TruthIssue {
 			e.anns = append(e.anns, Annotation{NameIID: annTruth, Kind: 'u', U: r.TruthComplete - r.TruthIssue})
 		}
@@ -382,6 +461,7 @@ func (e *Exporter) End() error {
 		return err
 	}
 	e.ended = true
+	e.w.SetSequence(kernelSeq)
 	for i, c := range e.opt.Counters {
 		parent := uint64(uuidKernel)
 		if c.SM >= 0 {
@@ -398,8 +478,12 @@ func (e *Exporter) End() error {
 		if err := e.w.Track(&Track{UUID: u, Parent: parent, Name: c.Name, Counter: true, SiblingRank: -1}); err != nil {
 			return err
 		}
-		for _, ts := range []uint64{e.minTs, e.maxTs} {
-			if err := e.w.Counter(ts, u, c.Value); err != nil {
+	}
+	// Every counter at the first timestamp, then every one at the last:
+	// time order on the kernel's sequence.
+	for _, ts := range []uint64{e.minTs, e.maxTs} {
+		for i, c := range e.opt.Counters {
+			if err := e.w.Counter(ts, uuidCounter|uint64(i), c.Value); err != nil {
 				return err
 			}
 		}

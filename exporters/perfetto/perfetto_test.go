@@ -3,13 +3,16 @@ package perfetto
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptxtrace/ptxtrace/exporters"
 	"github.com/ptxtrace/ptxtrace/trace"
@@ -23,10 +26,48 @@ func run(t testing.TB, tr *trace.Trace, e exporters.Exporter) {
 	}
 }
 
+// exportProto exports tr and runs Check on the result (every test trace
+// goes through the checker, per-sequence monotonicity included).
 func exportProto(t testing.TB, tr *trace.Trace, opt Options) []byte {
+	t.Helper()
 	var b bytes.Buffer
 	run(t, tr, New(&b, opt))
+	if _, err := Check(bytes.NewReader(b.Bytes())); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
 	return b.Bytes()
+}
+
+// TestBaseTime: a model run's timestamps shift by the base time's Unix
+// ns; a hardware run's do not; Chrome JSON refuses a base time.
+func TestBaseTime(t *testing.T) {
+	tr := tracetest.Fixture(2, 2, 5, trace.TimerClock64)
+	tr.Header.Meta.Source, tr.Header.Meta.TotalCycles = "gpu", 0
+	plain, err := Check(bytes.NewReader(exportProto(t, tr, Options{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	hw, err := Check(bytes.NewReader(exportProto(t, tr, Options{BaseTime: base})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hw.MinTs != plain.MinTs {
+		t.Errorf("hardware run shifted: %d, want %d", hw.MinTs, plain.MinTs)
+	}
+	tr.Header.Meta.Source = "model"
+	m, err := Check(bytes.NewReader(exportProto(t, tr, Options{BaseTime: base})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := uint64(base.UnixNano())
+	if m.MinTs != plain.MinTs+b || m.MaxTs != plain.MaxTs+b {
+		t.Errorf("model run: [%d,%d], want [%d,%d]+%d", m.MinTs, m.MaxTs, plain.MinTs, plain.MaxTs, b)
+	}
+	var out bytes.Buffer
+	if err := exporters.Run(context.Background(), tr.Source(), NewJSON(&out, Options{BaseTime: base})); err == nil {
+		t.Error("Chrome JSON accepted a base time")
+	}
 }
 
 func exportJSON(t testing.TB, tr *trace.Trace, opt Options) []byte {
@@ -177,7 +218,26 @@ func TestCheckRejects(t *testing.T) {
 		{"undeclared track", func(w *Writer) { w.SliceBegin(1, 8, 1, 1, nil); w.SliceEnd(2, 8) }, "before the track is declared"},
 		{"unbalanced end", func(w *Writer) { w.SliceEnd(2, 7) }, "no open slice"},
 		{"never ends", func(w *Writer) { w.SliceBegin(1, 7, 1, 1, nil) }, "never end"},
-		{"end before begin", func(w *Writer) { w.SliceBegin(5, 7, 1, 1, nil); w.SliceEnd(2, 7) }, "before it begins"},
+		{"end before begin", func(w *Writer) {
+			// The end comes on another sequence, so that only the slice
+			// stack can see it.
+			w.SliceBegin(5, 7, 1, 1, nil)
+			w.SetSequence(2)
+			w.Interned([]string{"c"}, []string{"n"}, nil)
+			w.SliceEnd(2, 7)
+		}, "before it begins"},
+		{"time goes back on a sequence", func(w *Writer) {
+			w.SliceBegin(5, 7, 1, 1, nil)
+			w.SliceEnd(6, 7)
+			w.SliceBegin(3, 7, 1, 1, nil)
+			w.SliceEnd(4, 7)
+		}, "timestamp 3 before 6"},
+		{"interned on another sequence", func(w *Writer) {
+			w.SetSequence(2)
+			w.Interned([]string{"c"}, nil, nil)
+			w.SliceBegin(1, 7, 1, 1, nil)
+			w.SliceEnd(2, 7)
+		}, "not interned"},
 		{"name not interned", func(w *Writer) { w.SliceBegin(1, 7, 9, 1, nil); w.SliceEnd(2, 7) }, "not interned"},
 		{"parent undeclared", func(w *Writer) { w.Track(&Track{UUID: 9, Parent: 10}) }, "parent"},
 		{"counter on slice track", func(w *Writer) { w.Counter(1, 7, 3) }, "non-counter"},
@@ -262,5 +322,56 @@ func TestCheckJSONRejects(t *testing.T) {
 	ok := head + `{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":5},{"ph":"X","name":"b","pid":1,"tid":1,"ts":3,"dur":3}]}`
 	if _, err := CheckJSON(strings.NewReader(ok)); err != nil {
 		t.Errorf("nested slices rejected: %v", err)
+	}
+}
+
+// TestSliceNamesAndProbe: slice names carry the .loc file's base name, the
+// loc_file argument the full path, and probe the region's begin probe id
+// (end_probe the instance's end probe), in Chrome JSON and protobuf.
+func TestSliceNamesAndProbe(t *testing.T) {
+	tr := tracetest.Fixture(1, 2, 3, trace.TimerClock64)
+	for i := range tr.Header.Regions {
+		tr.Header.Regions[i].LocFile = "/src/dir/kern.cu"
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Name string
+			Args     map[string]any
+		}
+	}
+	if err := json.Unmarshal(exportJSON(t, tr, Options{}), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ev := range doc.TraceEvents {
+		if ev.Ph != "X" {
+			continue
+		}
+		n++
+		ri := tr.Header.Region(int(ev.Args["region"].(float64)))
+		if ri == nil {
+			t.Fatalf("event %v: no region", ev)
+		}
+		if want := " kern.cu:" + strconv.Itoa(ri.LocLine); !strings.HasSuffix(ev.Name, want) || strings.Contains(ev.Name, "/") {
+			t.Errorf("slice name %q, want a base name ending in %q", ev.Name, want)
+		}
+		if ev.Args["loc_file"] != "/src/dir/kern.cu" || ev.Args["probe"] != float64(ri.BeginProbe) {
+			t.Errorf("args %v, want loc_file /src/dir/kern.cu and probe %d", ev.Args, ri.BeginProbe)
+		}
+		if _, ok := ev.Args["end_probe"]; !ok {
+			t.Errorf("args %v lack end_probe", ev.Args)
+		}
+	}
+	if n != len(tr.Regions) {
+		t.Errorf("%d slices, want %d", n, len(tr.Regions))
+	}
+	s, err := Check(bytes.NewReader(exportProto(t, tr, Options{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range s.Slices {
+		if strings.Contains(name, "/") {
+			t.Errorf("protobuf slice name %q has a path", name)
+		}
 	}
 }

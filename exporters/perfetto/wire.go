@@ -91,14 +91,16 @@ type Annotation struct {
 }
 
 // Writer writes a Perfetto trace: a sequence of Trace.packet fields, each
-// a length-delimited TracePacket. All packets are on one sequence.
+// a length-delimited TracePacket, on the sequence last set (NewWriter,
+// SetSequence).
 type Writer struct {
 	w    *bufio.Writer
 	seq  uint32
 	pkt  []byte
 	body []byte
 	sub  []byte
-	n    int64 // packets written
+	ann  []byte // one debug annotation, reused
+	n    int64  // packets written
 }
 
 // NewWriter returns a Writer whose packets carry trusted_packet_sequence_id
@@ -106,6 +108,11 @@ type Writer struct {
 func NewWriter(w io.Writer, seq uint32) *Writer {
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), seq: seq}
 }
+
+// SetSequence makes the following packets carry
+// trusted_packet_sequence_id seq (non-zero). A new sequence starts without
+// incremental state: write Interned on it before events that use names.
+func (w *Writer) SetSequence(seq uint32) { w.seq = seq }
 
 // Packets returns the number of packets written.
 func (w *Writer) Packets() int64 { return w.n }
@@ -158,9 +165,9 @@ func (w *Writer) Interned(categories, names, annNames []string) error {
 		ss []string
 	}{{fIDEventCategories, categories}, {fIDEventNames, names}, {fIDDebugAnnNames, annNames}} {
 		for i, s := range l.ss {
-			var e []byte
-			e = appendVarint(e, fInternIID, uint64(i+1))
+			e := appendVarint(w.ann[:0], fInternIID, uint64(i+1))
 			e = appendString(e, fInternName, s)
+			w.ann = e
 			w.sub = appendBytes(w.sub, l.f, e)
 		}
 	}
@@ -213,7 +220,7 @@ func (w *Writer) SliceBegin(ts, track, nameIID, catIID uint64, anns []Annotation
 		e = appendVarint(e, fTECategoryIIDs, catIID)
 	}
 	for i := range anns {
-		e = appendAnnotation(e, &anns[i])
+		e = w.appendAnnotation(e, &anns[i])
 	}
 	return w.event(ts, e)
 }
@@ -243,9 +250,8 @@ func (w *Writer) event(ts uint64, e []byte) error {
 	return w.packet(b)
 }
 
-func appendAnnotation(b []byte, a *Annotation) []byte {
-	var m [32]byte
-	d := appendVarint(m[:0], fDANameIID, a.NameIID)
+func (w *Writer) appendAnnotation(b []byte, a *Annotation) []byte {
+	d := appendVarint(w.ann[:0], fDANameIID, a.NameIID)
 	switch a.Kind {
 	case 'u':
 		d = appendVarint(d, fDAUint, a.U)
@@ -259,5 +265,6 @@ func appendAnnotation(b []byte, a *Annotation) []byte {
 	case 's':
 		d = appendString(d, fDAString, a.S)
 	}
+	w.ann = d // reused: string values can outgrow any fixed buffer
 	return appendBytes(b, fTEDebugAnn, d)
 }

@@ -1,6 +1,7 @@
 package pprof
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,12 +25,28 @@ const (
 
 // Options tunes the exporter.
 type Options struct {
-	// PTXFile is the file name used for regions without a .loc source
-	// position (their line is the PTX line); default "<kernel>.ptx".
+	// PTXFile is the file name of the mapping and of the locations of
+	// regions without a .loc source position (their line is the PTX line);
+	// default: the input PTX file the manifest names (its "input", as
+	// given to instrument), so that `go tool pprof -list KERNEL
+	// -source_path DIR` finds it; "<kernel>.ptx" when the trace has no
+	// manifest or the manifest no input.
 	PTXFile string
 	// BySM adds an "sm" numeric label and keeps one sample per region and
 	// SM instead of one per region.
 	BySM bool
+}
+
+// InputFile is the input PTX file the trace's manifest names, or
+// "<kernel>.ptx" when it names none.
+func InputFile(h *trace.Header) string {
+	var m struct {
+		Input string `json:"input"`
+	}
+	if len(h.ManifestJSON) > 0 && json.Unmarshal(h.ManifestJSON, &m) == nil && m.Input != "" {
+		return m.Input
+	}
+	return h.Kernel + ".ptx"
 }
 
 // Exporter builds a pprof profile (github.com/google/pprof/profile) from a
@@ -142,7 +159,7 @@ func (e *Exporter) Profile() (*profile.Profile, error) {
 	}
 	ptxFile := e.opt.PTXFile
 	if ptxFile == "" {
-		ptxFile = h.Kernel + ".ptx"
+		ptxFile = InputFile(h)
 	}
 	m := &profile.Mapping{ID: 1, Start: 0x10000, File: ptxFile, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
 	p.Mapping = []*profile.Mapping{m}

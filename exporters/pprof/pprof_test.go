@@ -153,4 +153,33 @@ func TestGoToolPprof(t *testing.T) {
 	if tf := pp("-top", "-tagfocus", "state_space=tex", "-sample_index=regions", f); !strings.Contains(tf, "kern") {
 		t.Errorf("-tagfocus: %s", tf)
 	}
+
+	// Without .loc, -list shows the input PTX file the manifest names,
+	// found under -source_path by its name as given to instrument.
+	for i := range tr.Header.Regions {
+		tr.Header.Regions[i].LocFile, tr.Header.Regions[i].LocLine = "", 0
+	}
+	tr.Header.ManifestJSON = []byte(`{"version": 1, "input": "ptx/kern.sm_80.ptx", "kernels": []}`)
+	if got := InputFile(&tr.Header); got != "ptx/kern.sm_80.ptx" {
+		t.Fatalf("InputFile = %q", got)
+	}
+	f2 := filepath.Join(dir, "noloc.pb.gz")
+	if err := os.WriteFile(f2, export(t, tr, Options{}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ptxSrc strings.Builder
+	for i := 1; i <= 30; i++ {
+		ptxSrc.WriteString("\tinsn" + strconv.Itoa(i) + ";\n")
+	}
+	os.MkdirAll(filepath.Join(dir, "ptx"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "ptx", "kern.sm_80.ptx"), []byte(ptxSrc.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list = pp("-list", "kern", "-source_path", dir, f2)
+	for id := 1; id <= 4; id++ {
+		re := regexp.MustCompile(`(?m)^\s*` + strconv.FormatInt(mem[id], 10) + `\s+` + strconv.FormatInt(mem[id], 10) + `\s+` + strconv.Itoa(10+id) + `:\s+insn` + strconv.Itoa(10+id))
+		if !re.MatchString(list) {
+			t.Errorf("-list lacks %d cycles on PTX line %d:\n%s", mem[id], 10+id, list)
+		}
+	}
 }
