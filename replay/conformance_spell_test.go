@@ -32,6 +32,9 @@ func spellingCases() []ccase {
 		}
 		return el(j, g, 2*q) | el(j, g, 2*q+1)<<16
 	}
+	// cp.async 16-byte slots: %off = cpbuf + 16*tid
+	const cpMod = ".shared .align 16 .b8 cpbuf[512];\n"
+	const cpSlot = "mov.u64 %off, cpbuf; mul.wide.u32 %t64, %tid, 16; add.u64 %off, %off, %t64; "
 	const ldmAddr = "st.shared.u64 [%sm], $a; bar.sync 0; and.b32 %t32, %tid, 15; mul.wide.u32 %t64, %t32, 16; add.u64 %t64, %sm0, %t64; "
 	return []ccase{
 		// integer widths and forms
@@ -291,6 +294,35 @@ func spellingCases() []ccase {
 		k("setmaxnreg.inc.sync.aligned.u32 64; mov.b32 $d, $a", "32:32", 1, 1),
 		k("bar.warp.sync 0xffffffff; mov.b32 $d, $a", "32:32", 1, 1),
 		k("cp.async.commit_group; cp.async.wait_group 0; cp.async.wait_all; mov.b32 $d, $a", "32:32", 1, 1),
+		// cp.async: each lane copies its own input words (at %rin) to its
+		// shared word %sm or to its 16-byte slot of cpbuf (%off).
+		k("cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.commit_group; cp.async.wait_group 0; ld.shared.b64 $d, [%sm]",
+			"64:64", 0x1122334455667788, 0x1122334455667788),
+		// 16 bytes with src-size 12: bytes 0..11 from a, b; 12..15 zero, so
+		// the high word reads b's low 4 bytes
+		k(cpSlot+"cp.async.cg.shared::cta.global [%off], [%rin], 16, 12; cp.async.wait_all; ld.shared.b64 $d, [%off+8]",
+			"64:64,64", 0x0c0b0a09, 0x0807060504030201, 0x100f0e0d0c0b0a09).withModule(cpMod),
+		k(cpSlot+"cp.async.cg.shared.global [%off], [%rin], 16, 12; cp.async.wait_all; ld.shared.b64 $d, [%off]",
+			"64:64,64", 0x0807060504030201, 0x0807060504030201, 0x100f0e0d0c0b0a09).withModule(cpMod),
+		// src-size 0: all zero
+		k("st.shared.b64 [%sm], $a; cp.async.ca.shared.global [%sm], [%rin], 8, 0; cp.async.wait_all; ld.shared.b64 $d, [%sm]",
+			"64:64", 0, 0x1122334455667788),
+		// ignore-src: 4 bytes of b over a's low word, or zeros when true
+		k("st.shared.b64 [%sm], $a; cp.async.ca.shared.global [%sm], [%rin+8], 4, $c; cp.async.wait_all; ld.shared.b64 $d, [%sm]",
+			"64:64,64,p", 0xaaaaaaaa22222222, 0xaaaaaaaabbbbbbbb, 0x1111111122222222, 0),
+		k("st.shared.b64 [%sm], $a; cp.async.ca.shared.global [%sm], [%rin+8], 4, $c; cp.async.wait_all; ld.shared.b64 $d, [%sm]",
+			"64:64,64,p", 0xaaaaaaaa00000000, 0xaaaaaaaabbbbbbbb, 0x1111111122222222, 1),
+		// wait_group 1 completes the older of two committed groups
+		k(cpSlot+"cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.commit_group; cp.async.ca.shared.global [%off], [%rin+8], 8; cp.async.commit_group; cp.async.wait_group 1; ld.shared.b64 $d, [%sm]",
+			"64:64,64", 5, 5, 6).withModule(cpMod),
+		// reading a destination before its wait is a race: a fault
+		{asm: cpSlot + "cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.commit_group; cp.async.ca.shared.global [%off], [%rin+8], 8; cp.async.commit_group; cp.async.wait_group 1; ld.shared.b64 $d, [%off]",
+			sig: "64:64,64", in: []uint64{5, 6}, module: cpMod, fault: "async-race"},
+		{asm: "cp.async.ca.shared.global [%sm], [%rin], 8; ld.shared.b64 $d, [%sm]", sig: "64:64", in: []uint64{1}, fault: "async-race"},
+		// an uncommitted copy is not covered by wait_group 0
+		{asm: "cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.wait_group 0; ld.shared.b64 $d, [%sm]", sig: "64:64", in: []uint64{1}, fault: "async-race"},
+		// all lanes copying to the same shared word race with each other
+		{asm: "cp.async.ca.shared.global [%sm0], [%rin], 8; cp.async.wait_all; ld.shared.b64 $d, [%sm0]", sig: "64:64", in: []uint64{1}, fault: "async-race"},
 		k("cp.async.bulk.commit_group; cp.async.bulk.wait_group 0; mov.b32 $d, $a", "32:32", 1, 1),
 		k("prefetch.global.L2 [%gm]; prefetchu.L1 [%gm]; mov.b32 $d, $a", "32:32", 1, 1),
 		k("applypriority.global.L2::evict_normal [%rin], 128; mov.b32 $d, $a", "32:32", 1, 1),
@@ -358,5 +390,10 @@ func (c ccase) withWant(w ...uint64) ccase {
 // withSig sets the operand signature of a case.
 func (c ccase) withSig(s string) ccase {
 	c.sig = s
+	return c
+}
+
+func (c ccase) withModule(m string) ccase {
+	c.module = m
 	return c
 }

@@ -31,7 +31,8 @@ func optixFile(name string) bool { return strings.Contains(name, "optix") }
 
 // runCorpusKernel runs one entry with synthetic inputs: every pointer-sized
 // parameter points to its own 1 MiB buffer of small values, 4-byte integers
-// are 64, floats 1.0; grid (2,1,1), block (64,1,1).
+// are 64, floats 1.0; grid (2,1,1), block (64,1,1), 160 KiB of dynamic
+// shared memory.
 func runCorpusKernel(prog *Program, entry string) corpusOutcome {
 	out := corpusOutcome{kernel: entry}
 	c, err := prog.Lower(entry)
@@ -62,7 +63,7 @@ func runCorpusKernel(prog *Program, entry string) corpusOutcome {
 			copy(params[p.Offset:p.Offset+p.Size], b)
 		}
 	}
-	k, err := NewKernel(Launch{Code: c, Grid: [3]int{2, 1, 1}, Block: [3]int{64, 1, 1}, DynShared: 16 << 10,
+	k, err := NewKernel(Launch{Code: c, Grid: [3]int{2, 1, 1}, Block: [3]int{64, 1, 1}, DynShared: 160 << 10,
 		Params: params, Dev: dev, Globals: globals, MaxWarpInsts: 2_000_000})
 	if err != nil {
 		out.class, out.detail = "error", err.Error()

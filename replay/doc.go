@@ -122,6 +122,12 @@
 // launch whose allocations reach GlobalLimit32; its windows are
 // SharedWindow32 … ParamWindow32 (Window32Size bytes each, ending at 4 GiB).
 //
+// cp.async (exec_async.go) copies at issue; its shared destination stays
+// pending (CTA.async) until the issuing thread's cp.async.wait_group covers
+// its group, and every shared access overlapping a pending destination is
+// an async-race fault, so no read observes a value the ISA leaves
+// undefined.
+//
 // Module-scope .reg declarations (PTX 1.x: %rv1, %ra1, …) are registers
 // of every function that does not declare the name itself. Each call frame
 // has its own registers, which is exact only while no value travels between

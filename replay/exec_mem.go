@@ -64,6 +64,9 @@ func (w *warp) span(in *inst, sp space, l int, a uint64, n int, write bool) []by
 			sp, accessWord(write), n, a, len(mem))
 		return nil
 	}
+	if sp == spShared && len(w.c.async) > 0 && !w.asyncCheck(in, l, a, n) {
+		return nil
+	}
 	if write && (sp == spConst || sp == spParam) {
 		w.faultf(in, l, FaultInvalid, "write to read-only %s space at %#x", sp, a)
 		return nil

@@ -203,6 +203,7 @@ type CTA struct {
 	tinsts uint64 // thread-instructions executed
 	winsts uint64 // warp-instructions executed
 	lastA  *Alloc
+	async  []asyncCopy // pending cp.async destinations (exec_async.go)
 	fault  *Fault
 	ndone  int // warps that have exited
 }

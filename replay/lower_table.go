@@ -131,8 +131,11 @@ func opTable() map[string]opSpec {
 		// sequentially consistent, one-warp-at-a-time execution
 		"membar": nop, "fence": nop, "nanosleep": nop, "brkpt": nop, "pmevent": nop,
 		"griddepcontrol": nop, "setmaxnreg": nop,
-		"bar.warp.sync":         m((*lowerer).lowerWarpSync),
-		"cp.async.commit_group": nop, "cp.async.wait_group": nop, "cp.async.wait_all": nop,
+		"bar.warp.sync":              m((*lowerer).lowerWarpSync),
+		"cp.async":                   m((*lowerer).lowerCpAsync, ".ca .cg .shared .shared::cta .global"),
+		"cp.async.commit_group":      m((*lowerer).lowerCpAsyncGroup),
+		"cp.async.wait_group":        m((*lowerer).lowerCpAsyncGroup),
+		"cp.async.wait_all":          m((*lowerer).lowerCpAsyncGroup),
 		"cp.async.bulk.commit_group": nop, "cp.async.bulk.wait_group": nop,
 
 		"shfl":       m((*lowerer).lowerShfl, ".sync .up .down .bfly .idx .b32"),
