@@ -398,7 +398,9 @@ func (p *Prepared) RefInput() RefInput {
 }
 
 // Warnings lists the lowering warnings of every kernel lowered so far (in
-// the order they were first launched), each once.
+// the order they were first launched), each once, followed per kernel by
+// its notices (instructions run with a documented numerical model, within a
+// tolerance of hardware: replay.Code.Notices).
 func (p *Prepared) Warnings() []string {
 	var out []string
 	seen := map[string]bool{}
@@ -408,7 +410,7 @@ func (p *Prepared) Warnings() []string {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		for _, w := range p.codes[n].Warnings {
+		for _, w := range append(append([]string(nil), p.codes[n].Warnings...), p.codes[n].Notices...) {
 			if !seen[w] {
 				seen[w] = true
 				out = append(out, w)

@@ -294,6 +294,16 @@ func spellingCases() []ccase {
 		k("setmaxnreg.inc.sync.aligned.u32 64; mov.b32 $d, $a", "32:32", 1, 1),
 		k("bar.warp.sync 0xffffffff; mov.b32 $d, $a", "32:32", 1, 1),
 		k("cp.async.commit_group; cp.async.wait_group 0; cp.async.wait_all; mov.b32 $d, $a", "32:32", 1, 1),
+		// mma.sync m16n8k16 with every lane supplying the same fragments:
+		// A all 1 (f16 0x3c00, bf16 0x3f80), B all 2 (0x4000), C all 0.5:
+		// D = 16*1*2 + 0.5 = 32.5 (f32 0x42020000, f16 0x5010); the fragment
+		// layouts are checked lane by lane in TestMmaFragments
+		k("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0x3c003c00, 0x40004000, 0x3f000000).withWant(0x42020000, 0x42020000, 0x42020000, 0x42020000),
+		k("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {$d, $q}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c}",
+			"32,32:32,32,32", 0, 0x3c003c00, 0x40004000, 0x38003800).withWant(0x50105010, 0x50105010),
+		k("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0x3f803f80, 0x40004000, 0x3f000000).withWant(0x42020000, 0x42020000, 0x42020000, 0x42020000),
 		// cp.async: each lane copies its own input words (at %rin) to its
 		// shared word %sm or to its 16-byte slot of cpbuf (%off).
 		k("cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.commit_group; cp.async.wait_group 0; ld.shared.b64 $d, [%sm]",

@@ -128,6 +128,11 @@
 // an async-race fault, so no read observes a value the ISA leaves
 // undefined.
 //
+// mma.sync m16n8k16 (exec_mma.go) follows the ISA's fragment layouts; its
+// floating-point result uses a documented numerical model (exact products,
+// float64 accumulation in k order, one rounding) and every such instruction
+// is listed in Code.Notices: within a tolerance of hardware, not bit-exact.
+//
 // Module-scope .reg declarations (PTX 1.x: %rv1, %ra1, …) are registers
 // of every function that does not declare the name itself. Each call frame
 // has its own registers, which is exact only while no value travels between

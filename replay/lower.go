@@ -36,6 +36,10 @@ type Code struct {
 	// Warnings lists instructions that could not be lowered; executing one
 	// is a fault.
 	Warnings []string
+	// Notices lists instructions that run with a documented numerical model
+	// whose results are within a tolerance of hardware rather than
+	// bit-exact (mma.sync on floating point), one positioned line each.
+	Notices  []string
 	nregs    int
 	maxFrame int
 	am       *addrMap // generic address map (64- or 32-bit module)
