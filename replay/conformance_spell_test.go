@@ -304,6 +304,18 @@ func spellingCases() []ccase {
 			"32,32:32,32,32", 0, 0x3c003c00, 0x40004000, 0x38003800).withWant(0x50105010, 0x50105010),
 		k("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
 			"32,32,32,32:32,32,32", 0, 0x3f803f80, 0x40004000, 0x3f000000).withWant(0x42020000, 0x42020000, 0x42020000, 0x42020000),
+		// m16n8k32 integer: every lane supplies the same bytes, so D =
+		// 32·a·b + c: s8 -2·3 → -192+5 = -187; u8 254 · s8 -1 → -8128;
+		// u8 255·255·32 = 2080800 + 0x7fffff00 saturates to 0x7fffffff
+		k("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0xfefefefe, 0x03030303, 5).withWant(0xffffff45, 0xffffff45, 0xffffff45, 0xffffff45),
+		k("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0xfefefefe, 0xffffffff, 0).withWant(0xffffe040, 0xffffe040, 0xffffe040, 0xffffe040),
+		k("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.u8.s32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0xffffffff, 0xffffffff, 0x7fffff00).withWant(0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff),
+		// m8n8k4 f64: 4 · 1.5·2 + 0.25 = 12.25
+		k("mma.sync.aligned.m8n8k4.row.col.rn.f64.f64.f64.f64 {$d, $q}, {$a}, {$b}, {$c, $c}",
+			"64,64:64,64,64", 0, 0x3ff8000000000000, 0x4000000000000000, 0x3fd0000000000000).withWant(0x4028800000000000, 0x4028800000000000),
 		// cp.async: each lane copies its own input words (at %rin) to its
 		// shared word %sm or to its 16-byte slot of cpbuf (%off).
 		k("cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.commit_group; cp.async.wait_group 0; ld.shared.b64 $d, [%sm]",

@@ -150,7 +150,7 @@ func opTable() map[string]opSpec {
 		"st":       mem(stMods(), ".release .wb .wt"),
 		"atom":     mem(mAtom),
 		"red":      mem(redMods()),
-		"mma":      m((*lowerer).lowerMma, ".sync .aligned .m16n8k16 .row .col .f16 .f32 .bf16"),
+		"mma":      m((*lowerer).lowerMma, ".sync .aligned .m16n8k16 .m16n8k32 .m8n8k4 .row .col .f16 .f32 .bf16 .s8 .u8 .s32 .f64 .satfinite .rn"),
 		"ldmatrix": mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
 		"stmatrix": mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
 		"prefetch": nop, "prefetchu": nop, "applypriority": nop, "discard": nop,
