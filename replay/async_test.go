@@ -94,3 +94,48 @@ func TestCpAsyncModelView(t *testing.T) {
 		t.Errorf("wait_group/wait_all classes %v %v, want fences", w1.Class, wall.Class)
 	}
 }
+
+// An mbarrier replaces a CTA barrier: thread t stores in[t] at sm[16+4t],
+// arrives on the barrier at sm[0] (initialised by thread 0 for 64
+// arrivals) and spins on try_wait.parity 0; after the phase completes it
+// reads its neighbour's word. Warp 0 spins until warp 1 arrives, so the
+// scheduler must interleave warps; functionally and under the model.
+const mbarrierExchange = `
+	.reg .pred %done;
+	.reg .b64 %t64;
+	setp.ne.u32 %p, %tid, 0;
+	@%p bra $Lskip;
+	mbarrier.init.shared.b64 [%s], 64;
+$Lskip:
+	bar.sync 0;
+	add.u64 %a, %in, %o;
+	ld.global.u32 %v, [%a];
+	add.u64 %a, %s, %o;
+	st.shared.u32 [%a+16], %v;
+	mbarrier.arrive.shared.b64 %t64, [%s];
+$Lwait:
+	mbarrier.try_wait.parity.shared.b64 %done, [%s], 0;
+	@!%done bra $Lwait;
+	add.u32 %j, %tid, 1;
+	and.b32 %j, %j, 63;
+	mul.wide.u32 %o, %j, 4;
+	add.u64 %a, %s, %o;
+	ld.shared.u32 %v, [%a+16];
+	mul.wide.u32 %o, %tid, 4;
+	add.u64 %a, %out, %o;
+	st.global.u32 [%a], %v;
+`
+
+func TestMbarrierExchange(t *testing.T) {
+	for _, timing := range []bool{false, true} {
+		out, err := runBar(t, mbarrierExchange, 64, 64, timing)
+		if err != nil {
+			t.Fatalf("timing=%v: %v", timing, err)
+		}
+		for i, v := range out {
+			if want := uint32(1000 + (i+1)%64); v != want {
+				t.Fatalf("timing=%v: thread %d = %d, want %d", timing, i, v, want)
+			}
+		}
+	}
+}

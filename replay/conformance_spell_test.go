@@ -316,6 +316,36 @@ func spellingCases() []ccase {
 		// m8n8k4 f64: 4 · 1.5·2 + 0.25 = 12.25
 		k("mma.sync.aligned.m8n8k4.row.col.rn.f64.f64.f64.f64 {$d, $q}, {$a}, {$b}, {$c, $c}",
 			"64,64:64,64,64", 0, 0x3ff8000000000000, 0x4000000000000000, 0x3fd0000000000000).withWant(0x4028800000000000, 0x4028800000000000),
+		// mbarrier: each lane owns the barrier at its shared word %sm.
+		// init count a, one arrival: the phase completes iff a == 1
+		k("mbarrier.init.shared::cta.b64 [%sm], $a; mbarrier.arrive.release.cta.shared::cta.b64 %t64, [%sm]; mbarrier.test_wait.acquire.cta.shared::cta.b64 $d, [%sm], %t64",
+			"p:32", 0, 2),
+		k("mbarrier.init.shared.b64 [%sm], $a; mbarrier.arrive.shared.b64 %t64, [%sm]; mbarrier.test_wait.shared.b64 $d, [%sm], %t64",
+			"p:32", 1, 1),
+		// parity: phase 0 completed, phase 1 not
+		k("mbarrier.init.shared.b64 [%sm], $a; mbarrier.arrive.shared.b64 _, [%sm]; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 $d, [%sm], 0; mbarrier.try_wait.parity.shared.b64 $q, [%sm], 1",
+			"p,p:32", 0, 1).withWant(1, 0),
+		k("mbarrier.init.shared.b64 [%sm], $a; mbarrier.arrive.shared.b64 %t64, [%sm]; mbarrier.try_wait.shared.b64 $d, [%sm], %t64; mbarrier.try_wait.acquire.cta.shared::cta.b64 $q, [%sm], %t64",
+			"p,p:32", 0, 2).withWant(0, 0),
+		k("mbarrier.init.shared.b64 [%sm], 1; mbarrier.arrive.shared.b64 %t64, [%sm]; mbarrier.test_wait.parity.shared.b64 $d, [%sm], $a; mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 $q, [%sm], 0",
+			"p,p:32", 0, 1).withWant(0, 1),
+		// expect_tx: the phase waits for the transaction bytes too
+		k("mbarrier.init.shared.b64 [%sm], 1; mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%sm], $a; mbarrier.test_wait.parity.shared.b64 $d, [%sm], 0; mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%sm], $a; mbarrier.test_wait.parity.shared.b64 $q, [%sm], 0",
+			"p,p:32", 0, 64).withWant(0, 1),
+		// init 3, expect 16 bytes, arrive with count a, complete 16 bytes:
+		// complete iff a == 3
+		k("mbarrier.init.shared.b64 [%sm], 3; mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%sm], 16; mbarrier.arrive.shared.b64 _, [%sm], $a; mbarrier.complete_tx.shared.b64 [%sm], 16; mbarrier.test_wait.parity.shared.b64 $d, [%sm], 0",
+			"p:32", 1, 3),
+		k("mbarrier.init.shared.b64 [%sm], 3; mbarrier.expect_tx.shared.b64 [%sm], 16; mbarrier.arrive.shared.b64 _, [%sm], $a; mbarrier.complete_tx.shared.b64 [%sm], 16; mbarrier.test_wait.parity.shared.b64 $d, [%sm], 0",
+			"p:32", 0, 2),
+		// arrive_drop lowers the expected count for the next phases too
+		k("mbarrier.init.shared.b64 [%sm], 2; mbarrier.arrive_drop.release.cta.shared::cta.b64 _, [%sm]; mbarrier.arrive.shared.b64 _, [%sm]; mbarrier.test_wait.parity.shared.b64 $d, [%sm], 0; mbarrier.arrive_drop.shared.b64 _, [%sm]; mbarrier.test_wait.parity.shared.b64 $q, [%sm], 1",
+			"p,p:32", 0, 1).withWant(1, 1),
+		// an invalidated (or never initialised) object faults
+		{asm: "mbarrier.init.shared::cta.b64 [%sm], 1; mbarrier.inval.shared::cta.b64 [%sm]; mbarrier.arrive.shared.b64 _, [%sm]; mov.b32 $d, $a", sig: "32:32", in: []uint64{1}, fault: "not an initialised mbarrier"},
+		{asm: "mbarrier.inval.shared.b64 [%sm]; mbarrier.test_wait.parity.shared.b64 %skip, [%sm], 0; mov.b32 $d, $a", sig: "32:32", in: []uint64{1}, fault: "not an initialised mbarrier"},
+		// more arrivals than pending is undefined: a fault
+		{asm: "mbarrier.init.shared.b64 [%sm], 1; mbarrier.arrive.shared.b64 _, [%sm], 2; mov.b32 $d, $a", sig: "32:32", in: []uint64{1}, fault: "arrival count"},
 		// cp.async: each lane copies its own input words (at %rin) to its
 		// shared word %sm or to its 16-byte slot of cpbuf (%off).
 		k("cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.commit_group; cp.async.wait_group 0; ld.shared.b64 $d, [%sm]",

@@ -133,6 +133,10 @@
 // float64 accumulation in k order, one rounding) and every such instruction
 // is listed in Code.Notices: within a tolerance of hardware, not bit-exact.
 //
+// mbarrier objects (exec_mbarrier.go) live in shared memory in replay's own
+// 64-bit encoding (pending and expected counts, tx-count, valid bit, phase
+// parity); try_wait answers like test_wait.
+//
 // Module-scope .reg declarations (PTX 1.x: %rv1, %ra1, …) are registers
 // of every function that does not declare the name itself. Each call frame
 // has its own registers, which is exact only while no value travels between
