@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -102,7 +103,7 @@ type SASSInst struct {
 
 // reSASSLine matches one instruction line; the last instruction of a
 // dual-issue pair ("{ A ;" / "B }") has no ';'.
-var reSASSLine = regexp.MustCompile(`/\*[0-9a-f]{4,}\*/\s*(.*?)\s*(?:;|\}\s*$)`)
+var reSASSLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/\*[0-9a-f]{4,}\*/\s*(.*?)\s*(?:;|\}\s*$)`) })
 
 // ParseSASS splits nvdisasm/cuobjdump output into per-function
 // instruction lists.
@@ -126,7 +127,7 @@ func ParseSASS(text string) map[string][]SASSInst {
 		if cur == "" {
 			continue
 		}
-		m := reSASSLine.FindStringSubmatch(t)
+		m := reSASSLine().FindStringSubmatch(t)
 		if m == nil {
 			continue
 		}

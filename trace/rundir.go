@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 )
@@ -43,7 +44,9 @@ func RunBundleName(index int, multi bool) string {
 	return fmt.Sprintf("run.%03d.bundle", index)
 }
 
-var runFileRE = regexp.MustCompile(`^(?:run\.([0-9]{3,})\.bundle|trace\.([0-9]{3,})\.bin|run\.bundle|trace\.bin)$`)
+var runFileRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:run\.([0-9]{3,})\.bundle|trace\.([0-9]{3,})\.bin|run\.bundle|trace\.bin)$`)
+})
 
 // RunDirWriter writes a run directory. Every file is replaced atomically
 // (a reader never sees a partial file); Outputs lists what was written in
@@ -130,7 +133,7 @@ func (w *RunDirWriter) Close() error {
 		return err
 	}
 	for _, e := range ents {
-		if e.Type().IsRegular() && runFileRE.MatchString(e.Name()) && !w.written[e.Name()] {
+		if e.Type().IsRegular() && runFileRE().MatchString(e.Name()) && !w.written[e.Name()] {
 			if err := os.Remove(filepath.Join(w.dir, e.Name())); err != nil {
 				return err
 			}
@@ -158,7 +161,7 @@ func RunBundles(path string) ([]RunBundle, error) {
 	}
 	if !fi.IsDir() {
 		rb := RunBundle{Launch: 0, Path: path}
-		if m := runFileRE.FindStringSubmatch(filepath.Base(path)); m != nil && m[1] != "" {
+		if m := runFileRE().FindStringSubmatch(filepath.Base(path)); m != nil && m[1] != "" {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				rb.Launch, rb.Multi = n, true
 			}
@@ -172,7 +175,7 @@ func RunBundles(path string) ([]RunBundle, error) {
 	var out []RunBundle
 	single := false
 	for _, e := range ents {
-		m := runFileRE.FindStringSubmatch(e.Name())
+		m := runFileRE().FindStringSubmatch(e.Name())
 		switch {
 		case m == nil || !e.Type().IsRegular():
 		case e.Name() == "run.bundle":
