@@ -11,8 +11,11 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 # urfave_cli_no_docs drops urfave/cli's man/markdown generator (App.ToMan,
 # App.ToMarkdown; ptxtrace calls neither) and with it go-md2man and
-# blackfriday, whose package init ran on every invocation (docs/startup.md).
-TAGS     ?= urfave_cli_no_docs
+# blackfriday, whose package init ran on every invocation; grpcnotrace drops
+# gRPC's golang.org/x/net/trace debug pages (/debug/requests handlers
+# registered on http.DefaultServeMux at init; ptxtrace serves no HTTP and
+# never enables gRPC tracing). See docs/startup.md.
+TAGS     ?= urfave_cli_no_docs grpcnotrace
 GOTAGS   := -tags '$(TAGS)'
 
 .DEFAULT_GOAL := build

@@ -26,7 +26,7 @@ func BenchmarkStartupFmt(b *testing.B) {
 	}
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "ptxtrace")
-	build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, ".")
+	build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs grpcnotrace", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
