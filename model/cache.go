@@ -52,6 +52,7 @@ type mshr struct {
 	tag         uint64
 	entry       int32 // index of the line in cache.lines
 	outstanding int32 // fill requests not yet returned
+	since       Time  // time of the miss that allocated it (observers)
 	waiters     []int32
 }
 

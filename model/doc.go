@@ -2,7 +2,23 @@
 // model. Replay (the functional core) decides what each warp does; this
 // package decides when: it dispatches CTAs to SMs, picks a warp per
 // scheduler per cycle, calls Warp.Issue at the cycle the instruction
-// issues, and times the instruction's effect. The contract is iface.go.
+// issues, and times the instruction's effect. The contract is iface.go,
+// including which goroutine calls each Warp, CTA and Kernel method when.
+//
+// # Seams
+//
+//   - Issue policy (sched.go): a warp scheduler asks its IssuePolicy, once
+//     per simulated cycle, to try its warps in the policy's order
+//     (IssueQueue.TryIssue). Whether a warp can issue is the SM's rule
+//     (below), not the policy's. GTO, LRR and TwoLevel are built in and
+//     chosen by Spec.SM.Scheduler; Options.Policy supplies any other.
+//   - Observers (hooks.go): per-SM and memory-side Observers receive
+//     issue, unit-busy, stall, CTA and memory-level events. They cannot
+//     change the result, their event streams are deterministic, and
+//     nothing attached costs one nil test per event site.
+//   - Lookahead (iface.go, Windowed): a warp may expose decoded
+//     instructions past its head for a future out-of-order issue model;
+//     today only the head issues.
 //
 // # Why naive clock probes are wrong here
 //
@@ -28,7 +44,8 @@
 // # Timing rules (what the microbenchmark tests derive their numbers from)
 //
 //   - A warp issues at most one instruction per cycle; each scheduler
-//     issues at most one per cycle (GTO, LRR or two-level). A warp
+//     issues at most one per cycle, from the first warp its policy tries
+//     that can issue (GTO, LRR, two-level or Options.Policy). A warp
 //     instruction occupies an instance of its unit for
 //     ceil(32/(Lanes*ClockMul)) * Interval cycles; its result is ready
 //     Latency cycles after issue. A branch blocks its warp for the branch
@@ -96,10 +113,15 @@
 //
 // # Invariants
 //
-//   - Results are identical across runs, Options.Workers and GOMAXPROCS.
+//   - Results are identical across runs, Options.Workers and GOMAXPROCS,
+//     and with or without observers; so is each observer's event stream.
 //   - A clock read returns its issue cycle; probe ground truth records the
 //     issue and completion cycle of every probed access per warp in issue
 //     order (Result.Probes).
+//   - Events are (time, seq)-ordered where order matters: the memory side
+//     and each SM's response inbox are one min-heap (heap.go);
+//     seq breaks ties in creation order, so equal times pop
+//     deterministically.
 //   - No allocation per instruction in steady state: warp, memory-op and
 //     request records are pooled; idle cycles are skipped, not stepped.
 //   - A Spec is a value; nothing here modifies one or keeps global state.

@@ -8,13 +8,9 @@ import (
 	"sync/atomic"
 )
 
-// Options are run-time settings of one simulation; none changes its
-// result.
+// Options are run-time settings of one simulation. Workers and Observe
+// never change the result; Policy replaces the issue policy and so can.
 type Options struct {
-	// Hooks observe activity (nil fields cost nothing). When SMs run in
-	// parallel, hooks of different SMs may be called concurrently; the
-	// calls of one SM are sequential and in cycle order.
-	Hooks Hooks
 	// Workers is the number of goroutines simulating SMs within an epoch
 	// (0: runtime.GOMAXPROCS(0)). SMs run concurrently only for a kernel
 	// that is a ConcurrentKernel answering true; otherwise, and with 1,
@@ -22,6 +18,19 @@ type Options struct {
 	Workers int
 	// MaxCycles aborts the simulation after that many cycles (0: none).
 	MaxCycles Time
+	// Policy, when non-nil, makes the issue policy of warp scheduler sched
+	// of SM sm in place of the built-in one Spec.SM.Scheduler names. Run
+	// calls it once per scheduler, on its own goroutine, before the first
+	// cycle; each call must return a distinct, non-nil value (a policy
+	// keeps per-scheduler state). The policy is then called only on its
+	// SM's goroutine (see IssuePolicy).
+	Policy func(sm, sched int) IssuePolicy
+	// Observe, when non-nil, attaches observers to the SMs and the memory
+	// side (hooks.go states on which goroutine and in which order each is
+	// called). Nothing attached costs nothing.
+	Observe func(part int) Observer
+	// Progress, when non-nil, is called every 64 quanta (progress.go).
+	Progress ProgressFunc
 }
 
 // ConcurrentKernel is implemented by kernels whose warps on different SMs
@@ -39,30 +48,70 @@ type ConcurrentKernel interface {
 // timing result. An error from Warp.Issue or Kernel.NewCTA (a kernel
 // fault) ends the run and is returned wrapped with the SM and cycle.
 func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error) {
-	if err := spec.Validate(); err != nil {
+	g, err := newGPU(&spec, k, &opt)
+	if err != nil {
 		return nil, err
 	}
-	s := &spec
-	var hooks *Hooks
-	if opt.Hooks.Issue != nil || opt.Hooks.UnitBusy != nil {
-		h := opt.Hooks
-		hooks = &h
-	}
-	threads := k.ThreadsPerCTA()
-	if threads <= 0 {
-		return nil, fmt.Errorf("model: kernel has %d threads per CTA", threads)
-	}
-	regs := regsPerCTA(s, k.RegsPerThread(), threads)
-	shared := roundUp(k.SharedPerCTA(), s.SM.SharedAllocUnit)
-	if err := checkFits(s, threads, regs, shared); err != nil {
+	defer g.close()
+	if err := g.dispatchInitial(); err != nil {
 		return nil, err
 	}
+	if err := g.simulate(ctx, opt.MaxCycles, opt.Progress); err != nil {
+		return nil, err
+	}
+	return collect(g.spec, g.sms, g.mem, g.ncta), nil
+}
 
-	q := Time(s.Quantum())
-	mem := newMemSide(s)
-	sms := make([]*smState, s.NumSMs)
-	for i := range sms {
-		sms[i] = newSM(i, s, hooks)
+// gpu is one simulation in progress.
+type gpu struct {
+	spec *Spec
+	k    Kernel
+	sms  []*smState
+	mem  *memSide
+	wp   *workerPool // nil: SMs run one after another on Run's goroutine
+
+	threads, regs, shared int // per CTA
+	ncta, next            int // CTAs in the grid, next CTA to dispatch
+	frees                 []freed
+}
+
+// freed is a CTA slot of SM sm freed at cycle at.
+type freed struct {
+	at Time
+	sm int
+}
+
+// newGPU validates the spec and the kernel's needs and builds the SMs, the
+// memory side, their policies and observers, and the worker pool.
+func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	g := &gpu{spec: s, k: k, ncta: k.NumCTAs()}
+	g.threads = k.ThreadsPerCTA()
+	if g.threads <= 0 {
+		return nil, fmt.Errorf("model: kernel has %d threads per CTA", g.threads)
+	}
+	g.regs = regsPerCTA(s, k.RegsPerThread(), g.threads)
+	g.shared = roundUp(k.SharedPerCTA(), s.SM.SharedAllocUnit)
+	if err := checkFits(s, g.threads, g.regs, g.shared); err != nil {
+		return nil, err
+	}
+	g.mem = newMemSide(s)
+	if opt.Observe != nil {
+		g.mem.obs = opt.Observe(MemorySide)
+	}
+	g.sms = make([]*smState, s.NumSMs)
+	for i := range g.sms {
+		pols, err := policiesOf(s, i, opt.Policy)
+		if err != nil {
+			return nil, err
+		}
+		var obs Observer
+		if opt.Observe != nil {
+			obs = opt.Observe(i)
+		}
+		g.sms[i] = newSM(i, s, pols, obs)
 	}
 	workers := opt.Workers
 	if workers <= 0 {
@@ -71,128 +120,96 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 	if ck, ok := k.(ConcurrentKernel); !ok || !ck.ConcurrentIssue() {
 		workers = 1
 	}
-	if workers > len(sms) {
-		workers = len(sms)
-	}
-
-	var wp *workerPool
+	workers = min(workers, len(g.sms))
 	if workers > 1 {
-		wp = newWorkerPool(sms, k, workers)
-		defer wp.stop()
+		g.wp = newWorkerPool(g.sms, k, workers)
 	}
+	return g, nil
+}
 
-	ncta := k.NumCTAs()
-	next := 0
-	dispatch := func(sm *smState, at Time) error {
-		c, err := k.NewCTA(next, sm.id)
-		if err != nil {
-			return fmt.Errorf("model: CTA %d on SM %d: %w", next, sm.id, err)
+// policiesOf makes the issue policies of SM sm's schedulers: the caller's
+// when given, else the built-in one the spec names.
+func policiesOf(s *Spec, sm int, custom func(sm, sched int) IssuePolicy) ([]IssuePolicy, error) {
+	pols := make([]IssuePolicy, s.SM.Schedulers)
+	for i := range pols {
+		if custom != nil {
+			pols[i] = custom(sm, i)
+			if pols[i] == nil {
+				return nil, fmt.Errorf("model: Options.Policy returned nil for SM %d scheduler %d", sm, i)
+			}
+			continue
 		}
-		sm.reserve(at, next, c, threads, regs, shared)
-		next++
+		p, err := NewPolicy(s, s.SM.Scheduler)
+		if err != nil {
+			return nil, err
+		}
+		pols[i] = p
+	}
+	return pols, nil
+}
+
+func (g *gpu) close() {
+	if g.wp != nil {
+		g.wp.stop()
+	}
+}
+
+// dispatch creates the next CTA on sm, starting at cycle at.
+func (g *gpu) dispatch(sm *smState, at Time) error {
+	c, err := g.k.NewCTA(g.next, sm.id)
+	if err != nil {
+		return fmt.Errorf("model: CTA %d on SM %d: %w", g.next, sm.id, err)
+	}
+	sm.reserve(at, g.next, c, g.threads, g.regs, g.shared)
+	g.next++
+	return nil
+}
+
+// dispatchInitial hands out one CTA per SM per round, as long as they fit
+// (SM.CTAPlacement "consolidate": each SM in turn as many as fit).
+func (g *gpu) dispatchInitial() error {
+	if g.spec.SM.CTAPlacement == "consolidate" {
+		for _, sm := range g.sms {
+			for g.next < g.ncta && sm.fits(g.threads, g.regs, g.shared) {
+				if err := g.dispatch(sm, 0); err != nil {
+					return err
+				}
+			}
+		}
 		return nil
 	}
-	// Initial dispatch: one CTA per SM per round, as long as they fit.
-	for progress := true; progress && next < ncta; {
+	for progress := true; progress && g.next < g.ncta; {
 		progress = false
-		for _, sm := range sms {
-			if next < ncta && sm.fits(threads, regs, shared) {
-				if err := dispatch(sm, 0); err != nil {
-					return nil, err
+		for _, sm := range g.sms {
+			if g.next < g.ncta && sm.fits(g.threads, g.regs, g.shared) {
+				if err := g.dispatch(sm, 0); err != nil {
+					return err
 				}
 				progress = true
 			}
 		}
 	}
+	return nil
+}
 
-	type freed struct {
-		at Time
-		sm int
-	}
-	var frees []freed
+// simulate runs epochs until every CTA has finished.
+func (g *gpu) simulate(ctx context.Context, maxCycles Time, progress ProgressFunc) error {
+	q := Time(g.spec.Quantum())
 	var b Time
 	for epoch := 0; ; epoch++ {
 		if epoch%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
+			progress.report(b, g.next, g.ncta)
 		}
 		end := b + q
-		for _, sm := range sms {
-			sm.freed = sm.freed[:0]
-		}
-		if wp != nil {
-			wp.runEpoch(end)
-		} else {
-			runEpoch(sms, end, k)
-		}
-		for _, sm := range sms {
-			if sm.err != nil {
-				return nil, fmt.Errorf("model: SM %d cycle %d: %w", sm.id, sm.now, sm.err)
-			}
-		}
-		// memory side: requests in SM order, then everything earlier than
-		// the horizon no later request can precede
-		for _, sm := range sms {
-			for _, r := range sm.outbox {
-				mem.submit(r)
-			}
-			sm.outbox = sm.outbox[:0]
-		}
-		// The memory side and the CTA refill below touch disjoint state
-		// (memSide vs. the SMs' CTA queues and the kernel), so with workers
-		// the memory side runs on a worker while this goroutine refills.
-		if wp != nil {
-			wp.startJob(func() { mem.advance(end + mem.icnt) })
-		} else {
-			mem.advance(end + mem.icnt)
-		}
-		// refill freed CTA slots in (time, SM) order
-		frees = frees[:0]
-		for _, sm := range sms {
-			for _, t := range sm.freed {
-				frees = append(frees, freed{t, sm.id})
-			}
-		}
-		sort.Slice(frees, func(i, j int) bool {
-			if frees[i].at != frees[j].at {
-				return frees[i].at < frees[j].at
-			}
-			return frees[i].sm < frees[j].sm
-		})
-		var derr error
-		for _, f := range frees {
-			sm := sms[f.sm]
-			if next < ncta && sm.fits(threads, regs, shared) {
-				at := f.at + Time(s.SM.CTALaunchLatency)
-				if at < end {
-					at = end
-				}
-				if err := dispatch(sm, at); err != nil {
-					derr = err
-					break
-				}
-			}
-		}
-		if wp != nil {
-			wp.waitJob()
-		}
-		for i, sm := range sms {
-			for _, r := range mem.out[i] {
-				if r.t < end {
-					return nil, fmt.Errorf("model: internal error: response at %d before epoch end %d", r.t, end)
-				}
-				sm.inbox.push(r)
-			}
-			mem.out[i] = mem.out[i][:0]
-		}
-		if derr != nil {
-			return nil, derr
+		if err := g.epoch(end); err != nil {
+			return err
 		}
 		b = end
-
 		busy, stuck := false, true
-		for _, sm := range sms {
+		for _, sm := range g.sms {
 			if sm.busy() {
 				busy = true
 				if !sm.stuck || len(sm.inbox) > 0 || len(sm.start) > 0 {
@@ -200,17 +217,94 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 				}
 			}
 		}
-		if !busy && next >= ncta {
-			break
+		if !busy && g.next >= g.ncta {
+			return nil
 		}
-		if busy && stuck && mem.idle() {
-			return nil, deadlock(sms, b)
+		if busy && stuck && g.mem.idle() {
+			return deadlock(g.sms, b)
 		}
-		if opt.MaxCycles > 0 && b >= opt.MaxCycles {
-			return nil, fmt.Errorf("model: kernel still running after %d cycles (MaxCycles)", b)
+		if maxCycles > 0 && b >= maxCycles {
+			return fmt.Errorf("model: kernel still running after %d cycles (MaxCycles)", b)
 		}
 	}
-	return collect(s, sms, mem, ncta), nil
+}
+
+// epoch simulates the SMs up to end (parallel phase), then, serially,
+// hands their requests to the memory side, advances it, refills freed CTA
+// slots and delivers the responses.
+func (g *gpu) epoch(end Time) error {
+	for _, sm := range g.sms {
+		sm.freed = sm.freed[:0]
+	}
+	if g.wp != nil {
+		g.wp.runEpoch(end)
+	} else {
+		runEpoch(g.sms, end, g.k)
+	}
+	for _, sm := range g.sms {
+		if sm.err != nil {
+			return fmt.Errorf("model: SM %d cycle %d: %w", sm.id, sm.now, sm.err)
+		}
+	}
+	// memory side: requests in SM order, then everything earlier than
+	// the horizon no later request can precede
+	mem := g.mem
+	for _, sm := range g.sms {
+		for _, r := range sm.outbox {
+			mem.submit(r)
+		}
+		sm.outbox = sm.outbox[:0]
+	}
+	// The memory side and the CTA refill below touch disjoint state
+	// (memSide vs. the SMs' CTA queues and the kernel), so with workers
+	// the memory side runs on a worker while this goroutine refills.
+	if g.wp != nil {
+		g.wp.startJob(func() { mem.advance(end + mem.icnt) })
+	} else {
+		mem.advance(end + mem.icnt)
+	}
+	derr := g.refill(end)
+	if g.wp != nil {
+		g.wp.waitJob()
+	}
+	for i, sm := range g.sms {
+		for _, r := range mem.out[i] {
+			if r.t < end {
+				return fmt.Errorf("model: internal error: response at %d before epoch end %d", r.t, end)
+			}
+			sm.inbox.push(r)
+		}
+		mem.out[i] = mem.out[i][:0]
+	}
+	return derr
+}
+
+// refill dispatches CTAs into the slots freed in the epoch ending at end,
+// in (free time, SM) order.
+func (g *gpu) refill(end Time) error {
+	frees := g.frees[:0]
+	for _, sm := range g.sms {
+		for _, t := range sm.freed {
+			frees = append(frees, freed{t, sm.id})
+		}
+	}
+	g.frees = frees
+	sort.Slice(frees, func(i, j int) bool {
+		if frees[i].at != frees[j].at {
+			return frees[i].at < frees[j].at
+		}
+		return frees[i].sm < frees[j].sm
+	})
+	for _, f := range frees {
+		sm := g.sms[f.sm]
+		if g.next < g.ncta && sm.fits(g.threads, g.regs, g.shared) {
+			at := max(f.at+Time(g.spec.SM.CTALaunchLatency), end)
+			if err := g.dispatch(sm, at); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // runEpoch simulates every SM up to end, one after another.

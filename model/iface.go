@@ -125,10 +125,58 @@ type Clocks struct {
 	SMID        int
 }
 
+// # Call phases
+//
+// Run simulates in epochs (doc.go). Each epoch has a parallel phase, in
+// which every SM simulates its own cycles, and a serial phase at the
+// boundary. The methods of Warp, CTA and Kernel are called as follows, and
+// an implementation may rely on it:
+//
+//   - Kernel.NumCTAs, ThreadsPerCTA, RegsPerThread, SharedPerCTA: on the
+//     goroutine that called Run, before the first epoch (and again, for
+//     ThreadsPerCTA and the resources, when an SM starts a CTA: on that
+//     SM's goroutine; the answers must not change during a run).
+//   - Kernel.NewCTA: only on the goroutine that called Run, only in serial
+//     phases (the initial dispatch and epoch boundaries), never while any
+//     SM is simulating. CTA ids are handed out in increasing order.
+//   - CTA.Warps: once per CTA, on the goroutine of the SM the CTA was
+//     dispatched to, in that SM's parallel phase, when the CTA starts
+//     (CTALaunchLatency after its slot freed).
+//   - Warp.Peek, Warp.Issue, Warp.ID and Windowed.Window: on the goroutine
+//     of the warp's SM, in the parallel phase. The calls of one SM are
+//     sequential and in cycle order. Different SMs run on different
+//     goroutines concurrently only when the kernel implements
+//     ConcurrentKernel and answers true and Options.Workers > 1; otherwise
+//     the SMs of an epoch run one after another on the goroutine that called
+//     Run, SM 0 first, and all calls happen on that goroutine.
+//   - Warp.ID may also be called in a serial phase, on the goroutine that
+//     called Run, to name a warp in a deadlock error.
+//   - After Run returns no method is called again.
+//
+// Between the phases there is a happens-before edge (channel operations),
+// so state written by one SM's goroutine in one epoch is visible to any
+// goroutine in later phases.
+//
+// # Execution point and lookahead
+//
+// The contract is in-order issue with execution at issue: Peek shows the
+// head instruction, and Issue executes exactly that instruction, now. A
+// warp may also expose a window of decoded instructions past the head
+// (Windowed): their registers and classes are known, so an issue policy can
+// reason about independence, and a future out-of-order issue model can
+// pick a younger instruction. Executing out of program order will add a
+// method to issue the k-th instruction of the window; replay then has to
+// buffer the functional effect of skipped instructions, which it can do
+// only for straight-line code (it cannot know what follows a branch
+// without executing it). The window therefore ends at the first
+// instruction whose successor is not known without executing it (a branch,
+// call, return, exit or barrier).
+
 // Warp is one warp of a running CTA, implemented by replay.
 type Warp interface {
 	// Peek returns the next instruction the warp will issue, or nil once
-	// the warp has exited. It does not execute anything.
+	// the warp has exited. It does not execute anything. Called after
+	// every Issue and once when the CTA starts.
 	Peek() *Inst
 	// Issue executes Peek()'s instruction functionally, now. An error is
 	// a kernel fault (replay formats it with CTA/warp/lane/PC).
@@ -137,8 +185,35 @@ type Warp interface {
 	ID() int
 }
 
+// Windowed is implemented by warps that can show decoded instructions past
+// their head (see "Execution point and lookahead" above). Window appends
+// to buf up to n instructions in program order, Peek()'s first, and stops
+// early where the warp cannot know the next instruction without executing
+// (after a branch, call, return, exit or barrier, or whatever the warp
+// chooses). It executes nothing and must not change what Peek and Issue
+// do. With n <= 0 or an exited warp it appends nothing.
+type Windowed interface {
+	Window(buf []*Inst, n int) []*Inst
+}
+
+// Window appends up to n instructions of w's window to buf: w's own Window
+// when it implements Windowed, else the head alone (the in-order default).
+func Window(w Warp, buf []*Inst, n int) []*Inst {
+	if n <= 0 {
+		return buf
+	}
+	if ww, ok := w.(Windowed); ok {
+		return ww.Window(buf, n)
+	}
+	if in := w.Peek(); in != nil {
+		buf = append(buf, in)
+	}
+	return buf
+}
+
 // CTA is one thread block, created by replay when the model dispatches it.
 type CTA interface {
+	// Warps returns the CTA's warps, warp i at index i; see Call phases.
 	Warps() []Warp
 }
 
@@ -150,16 +225,6 @@ type Kernel interface {
 	ThreadsPerCTA() int
 	RegsPerThread() int
 	SharedPerCTA() int // static + dynamic bytes
-	// NewCTA creates CTA number i (linear id) on SM sm.
+	// NewCTA creates CTA number i (linear id) on SM sm; see Call phases.
 	NewCTA(i int, sm int) (CTA, error)
-}
-
-// Hooks observes activity; all fields may be nil and cost nothing then.
-// Power-gating analyses attach here.
-type Hooks struct {
-	// Issue is called for every issued warp-instruction.
-	Issue func(sm int, cycle Time, warp int, in *Inst, active uint32)
-	// UnitBusy is called when a SIMD unit / pipeline of an SM is busy for
-	// [from, to) cycles with the given active-lane mask.
-	UnitBusy func(sm int, unit int, from, to Time, active uint32)
 }

@@ -37,12 +37,9 @@ type memReq struct {
 	units uint32 // 32-byte units of the line the request covers
 }
 
-// memResp is one response packet arriving at an SM.
-type memResp struct {
-	t   Time
-	seq uint64
-	tag int32
-}
+// memResp is one response packet arriving at an SM at t; its payload is
+// the request's tag (uint32).
+type memResp = timed
 
 const unitBytes = 32
 
@@ -55,62 +52,9 @@ const (
 	evDramDone
 )
 
-type event struct {
-	t    Time
-	seq  uint64
-	kind evKind
-	id   int32
-}
-
-func evLess(a, b *event) bool {
-	if a.t != b.t {
-		return a.t < b.t
-	}
-	return a.seq < b.seq
-}
-
-// evHeap is a binary min-heap of events by (t, seq).
-type evHeap []event
-
-func (h *evHeap) push(e event) {
-	*h = append(*h, e)
-	a := *h
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !evLess(&a[i], &a[p]) {
-			break
-		}
-		a[i], a[p] = a[p], a[i]
-		i = p
-	}
-}
-
-func (h *evHeap) pop() event {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && evLess(&a[r], &a[l]) {
-			m = r
-		}
-		if !evLess(&a[m], &a[i]) {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
-	return top
-}
+// event is one memory-side event at t; its payload packs the kind (bits
+// 32-39) and the request, op or channel id (bits 0-31).
+type event = timed
 
 type l2slice struct {
 	c                         *cache
@@ -126,6 +70,7 @@ type dramOp struct {
 	row    uint64
 	bytes  int32
 	arrive Time
+	addr   uint64 // the L2 line (observers)
 }
 
 type bank struct {
@@ -147,7 +92,8 @@ const fpShift = 8
 
 type memSide struct {
 	spec  *Spec
-	ev    evHeap
+	obs   Observer // nil: none attached
+	ev    timeHeap
 	seq   uint64
 	now   Time
 	sl    []l2slice
@@ -207,7 +153,7 @@ func (m *memSide) flits(bytes int) Time {
 
 func (m *memSide) push(t Time, k evKind, id int32) {
 	m.seq++
-	m.ev.push(event{t: t, seq: m.seq, kind: k, id: id})
+	m.ev.push(event{t: t, seq: m.seq, v: uint64(k)<<32 | uint64(uint32(id))})
 }
 
 // submit takes a request from an SM (in deterministic order).
@@ -252,9 +198,10 @@ func (m *memSide) advance(horizon Time) {
 	for len(m.ev) > 0 && m.ev[0].t < horizon {
 		e := m.ev.pop()
 		m.now = e.t
-		switch e.kind {
+		id := int32(uint32(e.v))
+		switch evKind(e.v >> 32) {
 		case evSliceIn:
-			r := &m.reqs[e.id]
+			r := &m.reqs[id]
 			sl := &m.sl[m.sliceOf(r.addr)]
 			at := m.now
 			if sl.inFree > at {
@@ -264,16 +211,16 @@ func (m *memSide) advance(horizon Time) {
 			sl.inFree = at + fl
 			m.icst.Flits += uint64(fl)
 			if at == m.now {
-				m.lookup(e.id)
+				m.lookup(id)
 			} else {
-				m.push(at, evLookup, e.id)
+				m.push(at, evLookup, id)
 			}
 		case evLookup:
-			m.lookup(e.id)
+			m.lookup(id)
 		case evChanTick:
-			m.tick(int(e.id))
+			m.tick(int(id))
 		case evDramDone:
-			m.dramDone(e.id)
+			m.dramDone(id)
 		}
 	}
 }
@@ -302,6 +249,9 @@ func (m *memSide) lookup(id int32) {
 		l.valid |= mask
 		l.dirty |= mask
 		c.touch(i)
+		if m.obs != nil {
+			m.observe(r, Write, m.now)
+		}
 		m.respond(sl, id, m.now)
 		return
 	}
@@ -311,6 +261,9 @@ func (m *memSide) lookup(id int32) {
 		if l.valid&mask == mask {
 			c.stats.Hits++
 			c.touch(i)
+			if m.obs != nil {
+				m.observe(r, Hit, m.now)
+			}
 			m.done(sl, id, m.now)
 			return
 		}
@@ -318,6 +271,9 @@ func (m *memSide) lookup(id int32) {
 			c.stats.Merged++
 			e := &c.mshrs[l.mshr]
 			e.waiters = append(e.waiters, id)
+			if m.obs != nil {
+				m.observe(r, Merged, 0)
+			}
 			return
 		}
 	}
@@ -343,6 +299,10 @@ func (m *memSide) lookup(id int32) {
 	mi := l.mshr
 	if mi < 0 {
 		mi = c.allocMSHR(i, tag)
+		c.mshrs[mi].since = m.now
+	}
+	if m.obs != nil {
+		m.observe(r, Miss, 0)
 	}
 	missing := mask &^ (l.valid | l.pending)
 	l.pending |= missing
@@ -412,7 +372,7 @@ func (m *memSide) respond(sl *l2slice, id int32, t Time) {
 	m.icst.Responses++
 	m.icst.Flits += uint64(fl)
 	m.seq++
-	m.out[r.sm] = append(m.out[r.sm], memResp{t: arr, seq: m.seq, tag: r.tag})
+	m.out[r.sm] = append(m.out[r.sm], memResp{t: arr, seq: m.seq, v: uint64(uint32(r.tag))})
 	m.rfree = append(m.rfree, id)
 }
 
@@ -425,7 +385,7 @@ func (m *memSide) dramAccess(si int, mshr int32, write bool, addr uint64, bytes 
 	rowSpan := uint64(d.RowBytes)
 	op := dramOp{slice: int32(si), mshr: mshr, write: write,
 		bank: int32(local / rowSpan % uint64(d.Banks)), row: local / (rowSpan * uint64(d.Banks)),
-		bytes: int32(bytes), arrive: m.now}
+		bytes: int32(bytes), arrive: m.now, addr: addr}
 	var id int32
 	if n := len(m.ofree); n > 0 {
 		id = m.ofree[n-1]
@@ -496,6 +456,7 @@ func (m *memSide) tick(ci int) {
 	op := &m.ops[id]
 	b := &ch.banks[op.bank]
 	m.dram.QueueWait += uint64(now - op.arrive)
+	rowHit := b.open && b.row == op.row
 	var col Time
 	switch {
 	case b.open && b.row == op.row:
@@ -522,6 +483,9 @@ func (m *memSide) tick(ci int) {
 	}
 	ch.busFree = start + uint64(op.bytes)*m.burstFP
 	end := Time((ch.busFree + 1<<fpShift - 1) >> fpShift)
+	if m.obs != nil {
+		m.observeDRAM(op, rowHit, end)
+	}
 	if op.write {
 		m.dram.Writes++
 		m.dram.BytesWritten += uint64(op.bytes)
@@ -551,6 +515,9 @@ func (m *memSide) dramDone(id int32) {
 	}
 	l := &c.lines[e.entry]
 	l.valid |= l.pending
+	if m.obs != nil {
+		m.obs.Mem(MemEvent{Level: LevelL2, Outcome: Fill, SM: -1, Addr: (e.tag - 1) << c.lineShift, Issue: e.since, Complete: m.now})
+	}
 	for _, w := range e.waiters {
 		m.done(sl, w, m.now)
 	}
@@ -579,4 +546,23 @@ func (m *memSide) l2Stats() CacheStats {
 		s.add(m.sl[i].c.stats)
 	}
 	return s
+}
+
+// observe reports L2 lookup of request r with the given outcome.
+func (m *memSide) observe(r *memReq, o MemOutcome, complete Time) {
+	ls := m.sl[0].c.lineShift
+	m.obs.Mem(MemEvent{Level: LevelL2, Outcome: o, SM: int(r.sm), Write: r.kind != reqRead,
+		Addr: r.addr >> ls << ls, Issue: m.now, Complete: complete})
+}
+
+// observeDRAM reports a DRAM transfer whose last data cycle is end.
+func (m *memSide) observeDRAM(op *dramOp, rowHit bool, end Time) {
+	o := Miss
+	if rowHit {
+		o = Hit
+	}
+	if !op.write {
+		end += Time(m.spec.DRAM.Latency)
+	}
+	m.obs.Mem(MemEvent{Level: LevelDRAM, Outcome: o, SM: -1, Write: op.write, Addr: op.addr, Issue: op.arrive, Complete: end})
 }

@@ -375,7 +375,7 @@ func TestCTAResourceLimits(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			warpsPer := ceilDiv(c.threads, WarpSize)
-			sm := newSM(0, &s, nil)
+			sm := newSM(0, &s, nil, nil)
 			n := 0
 			for sm.fits(c.threads, regsPerCTA(&s, c.regs, c.threads), roundUp(c.shared, s.SM.SharedAllocUnit)) {
 				sm.reserve(0, n, nil, c.threads, regsPerCTA(&s, c.regs, c.threads), roundUp(c.shared, s.SM.SharedAllocUnit))

@@ -18,7 +18,7 @@ func GTX480() Spec {
 			MaxThreads: 1536, MaxWarps: 48, MaxCTAs: 8,
 			Registers: 32768, RegAllocUnit: 64, SharedAllocUnit: 128,
 			CTALaunchLatency: 64,
-			Schedulers:       2, Scheduler: "gto", TwoLevelActive: 6,
+			Schedulers:       2, Scheduler: GTO, TwoLevelActive: 6,
 			Units: Units{
 				SP:   UnitSpec{Count: 2, Lanes: 16, ClockMul: 2},
 				SFU:  UnitSpec{Count: 1, Lanes: 4, ClockMul: 2},
@@ -68,7 +68,7 @@ func RTX3080() Spec {
 			MaxThreads: 2048, MaxWarps: 64, MaxCTAs: 32,
 			Registers: 65536, RegAllocUnit: 256, SharedAllocUnit: 128,
 			CTALaunchLatency: 64,
-			Schedulers:       4, Scheduler: "gto", TwoLevelActive: 8, Partitioned: true,
+			Schedulers:       4, Scheduler: GTO, TwoLevelActive: 8, Partitioned: true,
 			Units: Units{
 				SP:     UnitSpec{Count: 8, Lanes: 16, ClockMul: 1},
 				INT:    UnitSpec{Count: 4, Lanes: 16, ClockMul: 1},
@@ -120,7 +120,7 @@ func A100() Spec {
 			MaxThreads: 2048, MaxWarps: 64, MaxCTAs: 32,
 			Registers: 65536, RegAllocUnit: 256, SharedAllocUnit: 128,
 			CTALaunchLatency: 64,
-			Schedulers:       4, Scheduler: "gto", TwoLevelActive: 8, Partitioned: true,
+			Schedulers:       4, Scheduler: GTO, TwoLevelActive: 8, Partitioned: true,
 			Units: Units{
 				SP:     UnitSpec{Count: 4, Lanes: 16, ClockMul: 1},
 				INT:    UnitSpec{Count: 4, Lanes: 16, ClockMul: 1},

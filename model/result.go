@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // Result is what one kernel launch on the model produced.
 type Result struct {
 	Spec        string  `json:"spec" yaml:"spec"`
@@ -61,21 +63,35 @@ func (s Stalls) Total() uint64 {
 	return s.Pipeline + s.Interconnect + s.Scoreboard + s.Memory + s.Fence + s.Barrier + s.NoWarp
 }
 
-type stallReason uint8
+// StallReason is why a warp scheduler issued nothing in a cycle: the reason
+// of its most nearly ready warp. The order is from most to least nearly
+// ready, as in Stalls.
+type StallReason uint8
 
+// Stall reasons.
 const (
-	stallPipeline stallReason = iota
-	stallInterconnect
-	stallScoreboard
-	stallMemory
-	stallFence
-	stallBarrier
-	stallNoWarp
-	numStallReasons
+	StallPipeline     StallReason = iota // a ready warp's unit or the memory pipeline was busy
+	StallInterconnect                    // the memory pipeline waits for a miss-queue slot
+	StallScoreboard                      // waiting for an ALU result (RAW/WAW) or a branch to resolve
+	StallMemory                          // waiting for a load, atomic or texture result
+	StallFence                           // membar/fence waiting for the warp's memory operations
+	StallBarrier                         // waiting at bar.sync for other warps
+	StallNoWarp                          // no resident warp (or none that has not exited)
+	NumStallReasons
 )
 
-func stallsOf(a *[numStallReasons]uint64) Stalls {
-	return Stalls{a[stallPipeline], a[stallInterconnect], a[stallScoreboard], a[stallMemory], a[stallFence], a[stallBarrier], a[stallNoWarp]}
+var stallNames = [NumStallReasons]string{"pipeline", "interconnect", "scoreboard", "memory", "fence", "barrier", "no_warp"}
+
+// String returns the reason's name as in Stalls' JSON fields.
+func (r StallReason) String() string {
+	if r < NumStallReasons {
+		return stallNames[r]
+	}
+	return fmt.Sprintf("StallReason(%d)", int(r))
+}
+
+func stallsOf(a *[NumStallReasons]uint64) Stalls {
+	return Stalls{a[StallPipeline], a[StallInterconnect], a[StallScoreboard], a[StallMemory], a[StallFence], a[StallBarrier], a[StallNoWarp]}
 }
 
 func (s *Stalls) add(o Stalls) {

@@ -18,6 +18,7 @@ type classInfo struct {
 
 type unitInst struct {
 	kind   int
+	index  int // instance number within its kind
 	sched  int // owning scheduler, -1 = shared
 	freeAt Time
 }
@@ -38,7 +39,7 @@ type warpState struct {
 	// scheduler skips the warp until then. Events that may make it ready
 	// earlier (responses, barrier releases) reset it.
 	notBefore   Time
-	reason      stallReason
+	reason      StallReason
 	outstanding int32 // memory operations whose completion time is unknown
 	memDoneAt   Time  // latest known completion of its memory operations
 	atBarrier   bool
@@ -68,12 +69,6 @@ type pendingCTA struct {
 	cta CTA
 }
 
-type scheduler struct {
-	warps  []*warpState // age order (oldest first)
-	last   int          // LRR: index of the last issued; two-level: round-robin pointer
-	greedy *warpState   // GTO: last issued warp
-}
-
 // memOp is one in-flight warp memory instruction with responses pending.
 type memOp struct {
 	w       *warpState
@@ -92,30 +87,23 @@ type txn struct {
 	lanes int32
 }
 
-// Scheduler policies.
-const (
-	policyGTO = iota
-	policyLRR
-	policyTwoLevel
-)
-
 type smState struct {
-	policy int
-	id     int
-	spec   *Spec
-	hooks  *Hooks
-	now    Time
-	nsch   int
+	id   int
+	spec *Spec
+	obs  Observer // nil: none attached
+	now  Time
+	nsch int
 
 	classes [NumClasses]classInfo
 	units   []unitInst
-	byKind  [numUnitKinds][]int // instance indices per kind
+	byKind  [NumUnitKinds][]int // instance indices per kind
 
-	scheds []scheduler
-	slots  []*warpState // hardware warp slots (nil = free)
-	pool   []*warpState // retired warpStates for reuse
-	ctas   []*ctaState
-	start  []pendingCTA
+	scheds   []IssueQueue  // per warp scheduler: its warps in age order
+	policies []IssuePolicy // per warp scheduler
+	slots    []*warpState  // hardware warp slots (nil = free)
+	pool     []*warpState  // retired warpStates for reuse
+	ctas     []*ctaState
+	start    []pendingCTA
 
 	// resources in use
 	usedThreads, usedWarps, usedRegs, usedShared int
@@ -145,14 +133,14 @@ type smState struct {
 	ops    []memOp
 	opfree []int32
 	outbox []memReq
-	inbox  respHeap
+	inbox  timeHeap // responses; the payload is the request tag
 
 	// words scratch for bank conflicts / const serialisation
 	words []uint64
 
 	// statistics
 	warpInsts, threadInsts uint64
-	stalls                 [numStallReasons]uint64
+	stalls                 [NumStallReasons]uint64
 	active                 Time
 	lastActive             Time
 	ctasDone               int
@@ -162,62 +150,14 @@ type smState struct {
 	probes                 []ProbeAccess
 	lastDone               Time
 	freed                  []Time // CTA completions this epoch
-	reasons                []stallReason
+	reasons                []StallReason
 	err                    error
 	stuck                  bool
 }
 
-// respHeap is a min-heap of responses by (t, seq).
-type respHeap []memResp
-
-func (h *respHeap) push(r memResp) {
-	*h = append(*h, r)
-	a := *h
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if a[p].t < a[i].t || (a[p].t == a[i].t && a[p].seq < a[i].seq) {
-			break
-		}
-		a[i], a[p] = a[p], a[i]
-		i = p
-	}
-}
-
-func (h *respHeap) pop() memResp {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && (a[r].t < a[l].t || (a[r].t == a[l].t && a[r].seq < a[l].seq)) {
-			m = r
-		}
-		if a[i].t < a[m].t || (a[i].t == a[m].t && a[i].seq < a[m].seq) {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
-	return top
-}
-
-func newSM(id int, s *Spec, hooks *Hooks) *smState {
-	sm := &smState{id: id, spec: s, hooks: hooks, nsch: s.SM.Schedulers}
-	switch s.SM.Scheduler {
-	case "lrr":
-		sm.policy = policyLRR
-	case "two-level":
-		sm.policy = policyTwoLevel
-	}
+// newSM makes SM id of s with one issue policy per scheduler.
+func newSM(id int, s *Spec, policies []IssuePolicy, obs Observer) *smState {
+	sm := &smState{id: id, spec: s, obs: obs, nsch: s.SM.Schedulers, policies: policies}
 	kinds := s.SM.Units.list()
 	for k, u := range kinds {
 		for i := 0; i < u.Count; i++ {
@@ -226,7 +166,7 @@ func newSM(id int, s *Spec, hooks *Hooks) *smState {
 				owner = i % sm.nsch
 			}
 			sm.byKind[k] = append(sm.byKind[k], len(sm.units))
-			sm.units = append(sm.units, unitInst{kind: k, sched: owner})
+			sm.units = append(sm.units, unitInst{kind: k, index: i, sched: owner})
 		}
 	}
 	for c := Class(0); c < NumClasses; c++ {
@@ -236,8 +176,11 @@ func newSM(id int, s *Spec, hooks *Hooks) *smState {
 		passes := (WarpSize + u.Lanes*u.ClockMul - 1) / (u.Lanes * u.ClockMul)
 		sm.classes[c] = classInfo{unit: k, lat: Time(cs.Latency), occ: Time(passes * cs.Interval)}
 	}
-	sm.scheds = make([]scheduler, sm.nsch)
-	sm.reasons = make([]stallReason, sm.nsch)
+	sm.scheds = make([]IssueQueue, sm.nsch)
+	for i := range sm.scheds {
+		sm.scheds[i] = IssueQueue{sm: sm, s: i, wake: never}
+	}
+	sm.reasons = make([]StallReason, sm.nsch)
 	sm.slots = make([]*warpState, s.SM.MaxWarps)
 	sm.l1 = newCache(s.L1D.Sets, s.L1D.Ways, s.L1D.LineBytes, s.L1D.SectorBytes, s.L1D.MSHRs)
 	sm.tex = newCache(s.Tex.Sets, s.Tex.Ways, s.Tex.LineBytes, s.Tex.SectorBytes, s.Tex.MSHRs)
@@ -344,6 +287,9 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 		sc.warps = append(sc.warps, st)
 	}
 	sm.ctas = append(sm.ctas, cs)
+	if sm.obs != nil {
+		sm.obs.CTAStart(CTAEvent{SM: sm.id, CTA: cs.id, Warps: len(cs.warps), Cycle: sm.now})
+	}
 	// warps that have nothing to run retire at once
 	for _, st := range cs.warps {
 		if st.exited {
@@ -363,16 +309,9 @@ func (sm *smState) retire(w *warpState) {
 	sc := &sm.scheds[w.sched]
 	for i, x := range sc.warps {
 		if x == w {
-			copy(sc.warps[i:], sc.warps[i+1:])
-			sc.warps = sc.warps[:len(sc.warps)-1]
-			if sc.last >= i && sc.last > 0 {
-				sc.last--
-			}
+			sc.remove(i, sm.policies[w.sched])
 			break
 		}
-	}
-	if sc.greedy == w {
-		sc.greedy = nil
 	}
 	sm.slots[w.slot] = nil
 	w.slot = -1
@@ -397,6 +336,9 @@ func (sm *smState) finishCTA(cs *ctaState) {
 	sm.usedShared -= cs.shared
 	sm.ctasDone++
 	sm.freed = append(sm.freed, sm.now)
+	if sm.obs != nil {
+		sm.obs.CTAFinish(CTAEvent{SM: sm.id, CTA: cs.id, Warps: len(cs.warps), Cycle: sm.now})
+	}
 	end := sm.now
 	if sm.lastDone < end {
 		sm.lastDone = end
@@ -449,6 +391,9 @@ func (sm *smState) run(until Time, k Kernel) {
 			}
 			sm.reasons[s] = r
 			sm.stalls[r]++
+			if sm.obs != nil {
+				sm.obs.Stall(StallEvent{SM: sm.id, Sched: s, From: sm.now, To: sm.now + 1, Reason: r})
+			}
 		}
 		if issued > 0 || len(sm.ctas) == 0 {
 			sm.now++
@@ -462,6 +407,11 @@ func (sm *smState) run(until Time, k Kernel) {
 		if span := uint64(next - sm.now - 1); span > 0 {
 			for s := range sm.scheds {
 				sm.stalls[sm.reasons[s]] += span
+			}
+			if sm.obs != nil {
+				for s, r := range sm.reasons {
+					sm.obs.Stall(StallEvent{SM: sm.id, Sched: s, From: sm.now + 1, To: next, Reason: r})
+				}
 			}
 		}
 		sm.now = next
@@ -489,6 +439,11 @@ func (sm *smState) nextEvent() Time {
 	if sm.blocked && sm.retryAt != never {
 		up(sm.retryAt)
 	}
+	for i := range sm.scheds {
+		if t := sm.scheds[i].wake; t != never {
+			up(t)
+		}
+	}
 	for _, w := range sm.slots {
 		if w != nil && !w.exited && w.notBefore != never {
 			if w.notBefore > sm.now {
@@ -510,123 +465,43 @@ func (sm *smState) nextEvent() Time {
 	return next
 }
 
-// schedule lets scheduler s issue at most one instruction now. When it
-// issues nothing it returns the stall reason of its most nearly ready warp.
-func (sm *smState) schedule(s int) (bool, stallReason) {
-	sc := &sm.scheds[s]
-	n := len(sc.warps)
-	if n == 0 {
-		return false, stallNoWarp
+// schedule lets scheduler s issue at most one instruction now, in the
+// order its policy tries its warps. When it issues nothing it returns the
+// stall reason of its most nearly ready warp.
+func (sm *smState) schedule(s int) (bool, StallReason) {
+	q := &sm.scheds[s]
+	if len(q.warps) == 0 {
+		q.wake = never
+		return false, StallNoWarp
 	}
-	now := sm.now
-	best := stallNoWarp
-	switch sm.policy {
-	case policyGTO:
-		if g := sc.greedy; g != nil && g.notBefore <= now {
-			ok, r := sm.ready(g, s)
-			if ok {
-				sm.issue(g, s)
-				return true, 0
-			}
-			best = min(best, r)
-		} else if g != nil {
-			best = min(best, g.reason)
-		}
-		for _, w := range sc.warps {
-			if w.notBefore > now {
-				best = min(best, w.reason)
-				continue
-			}
-			if w == sc.greedy {
-				continue
-			}
-			ok, r := sm.ready(w, s)
-			if ok {
-				sc.greedy = w
-				sm.issue(w, s)
-				return true, 0
-			}
-			best = min(best, r)
-		}
-	case policyLRR:
-		for i := 1; i <= n; i++ {
-			j := sc.last + i
-			if j >= n {
-				j -= n
-			}
-			w := sc.warps[j]
-			if w.notBefore > now {
-				best = min(best, w.reason)
-				continue
-			}
-			ok, r := sm.ready(w, s)
-			if ok {
-				sc.last = j
-				sm.issue(w, s)
-				return true, 0
-			}
-			best = min(best, r)
-		}
-	default: // two-level: round robin over the active pool (the first
-		// TwoLevelActive warps); warps waiting for memory move to the back
-		// of the queue, the pending pool, and the next ones move up
-		act := min(sm.spec.SM.TwoLevelActive, n)
-		issued := false
-		for i := 0; i < act; i++ {
-			j := (sc.last + 1 + i) % act
-			w := sc.warps[j]
-			if w.notBefore > now {
-				best = min(best, w.reason)
-				continue
-			}
-			ok, r := sm.ready(w, s)
-			if ok {
-				sc.last = j
-				sm.issue(w, s)
-				issued = true
-				break
-			}
-			best = min(best, r)
-		}
-		if sm.err != nil {
-			return false, best
-		}
-		for i := 0; i < act && act < len(sc.warps); i++ {
-			w := sc.warps[i]
-			if w.notBefore == never && w.reason == stallMemory {
-				copy(sc.warps[i:], sc.warps[i+1:])
-				sc.warps[len(sc.warps)-1] = w
-				act--
-				i--
-			}
-		}
-		if issued {
-			return true, 0
-		}
-		// the pending pool still counts for the next-event search
-		for _, w := range sc.warps[act:] {
-			if w.notBefore <= now {
-				sm.ready(w, s)
-			}
-		}
+	// IssueQueue.run, inlined by hand: this runs every simulated cycle
+	p := sm.policies[s]
+	q.now, q.best, q.issued, q.inIssue, q.wake = sm.now, StallNoWarp, false, true, never
+	p.Issue(q)
+	q.inIssue = false
+	if len(q.removed) > 0 {
+		q.reportRemoved(p)
 	}
-	return false, best
+	if q.issued && sm.err == nil {
+		return true, 0
+	}
+	return false, q.best
 }
 
 // ready reports whether w can issue now on scheduler s, else why not. It
 // updates w.notBefore.
-func (sm *smState) ready(w *warpState, s int) (bool, stallReason) {
+func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 	if w.exited {
-		return false, stallNoWarp
+		return false, StallNoWarp
 	}
 	if w.notBefore > sm.now {
 		return false, w.reason
 	}
 	in := w.next
 	t := w.blockedUntil
-	reason := stallScoreboard
+	reason := StallScoreboard
 	if w.atBarrier {
-		t, reason = never, stallBarrier
+		t, reason = never, StallBarrier
 	} else {
 		if t > sm.now {
 			reason = w.reason
@@ -634,26 +509,26 @@ func (sm *smState) ready(w *warpState, s int) (bool, stallReason) {
 		for _, r := range in.Src {
 			if int(r) < len(w.regReady) && w.regReady[r] > t {
 				t = w.regReady[r]
-				reason = stallScoreboard
+				reason = StallScoreboard
 				if w.regMem[r] {
-					reason = stallMemory
+					reason = StallMemory
 				}
 			}
 		}
 		for _, r := range in.Dst {
 			if int(r) < len(w.regReady) && w.regReady[r] > t {
 				t = w.regReady[r]
-				reason = stallScoreboard
+				reason = StallScoreboard
 				if w.regMem[r] {
-					reason = stallMemory
+					reason = StallMemory
 				}
 			}
 		}
 		if in.Class == ClassFence && t <= sm.now {
 			if w.outstanding > 0 {
-				t, reason = never, stallFence
+				t, reason = never, StallFence
 			} else if w.memDoneAt > t {
-				t, reason = w.memDoneAt, stallFence
+				t, reason = w.memDoneAt, StallFence
 			}
 		}
 	}
@@ -666,18 +541,18 @@ func (sm *smState) ready(w *warpState, s int) (bool, stallReason) {
 	if in.Class == ClassLdSt {
 		if sm.blocked {
 			if sm.blockedIcnt {
-				return false, stallInterconnect
+				return false, StallInterconnect
 			}
-			return false, stallPipeline
+			return false, StallPipeline
 		}
 		// the instruction reaches the memory pipeline after address
 		// generation; it issues when the pipeline is free by then
 		if sm.l1Free > sm.now+sm.classes[ClassLdSt].lat {
-			return false, stallPipeline
+			return false, StallPipeline
 		}
 	}
 	if sm.freeUnit(ci.unit, s) < 0 {
-		return false, stallPipeline
+		return false, StallPipeline
 	}
 	return true, 0
 }
@@ -722,13 +597,8 @@ func (sm *smState) issue(w *warpState, s int) {
 	sm.threadInsts += uint64(bits.OnesCount32(eff.Active))
 	occ := ci.occ
 	sm.units[u].freeAt = now + occ
-	if h := sm.hooks; h != nil {
-		if h.Issue != nil {
-			h.Issue(sm.id, now, w.slot, in, eff.Active)
-		}
-		if h.UnitBusy != nil {
-			h.UnitBusy(sm.id, u, now, now+occ, eff.Active)
-		}
+	if sm.obs != nil {
+		sm.observeIssue(w, s, in, u, eff.Active)
 	}
 	for _, r := range in.Dst {
 		if int(r) >= len(w.regReady) {
@@ -746,10 +616,10 @@ func (sm *smState) issue(w *warpState, s int) {
 		sm.issueMem(w, in, eff)
 	case ClassBranch:
 		w.blockedUntil = now + ci.lat
-		w.reason = stallScoreboard
+		w.reason = StallScoreboard
 	case ClassFence:
 		w.blockedUntil = now + Time(sm.spec.SM.FenceLatency)
-		w.reason = stallFence
+		w.reason = StallFence
 	case ClassBarrier:
 		if eff.Barrier {
 			sm.barrier(w, eff)
@@ -796,7 +666,7 @@ func (sm *smState) barrier(w *warpState, eff *Effect) {
 	if !eff.Arrive {
 		w.atBarrier = true
 		w.notBefore = never
-		w.reason = stallBarrier
+		w.reason = StallBarrier
 		b.waiting = append(b.waiting, w)
 	}
 	sm.checkBarrier(cs, id)
@@ -821,7 +691,7 @@ func (sm *smState) checkBarrier(cs *ctaState, id int) {
 		x.atBarrier = false
 		x.blockedUntil = rel
 		x.notBefore = rel
-		x.reason = stallBarrier
+		x.reason = StallBarrier
 	}
 	b.waiting = b.waiting[:0]
 	b.arrived = 0
@@ -829,8 +699,9 @@ func (sm *smState) checkBarrier(cs *ctaState, id int) {
 
 // deliver applies one response.
 func (sm *smState) deliver(r memResp) {
-	idx := r.tag & tgtMask
-	switch r.tag >> tgtShift {
+	tag := int32(uint32(r.v))
+	idx := tag & tgtMask
+	switch tag >> tgtShift {
 	case tgtOp:
 		sm.opDone(idx, 1)
 	case tgtL1:
@@ -853,6 +724,9 @@ func (sm *smState) fill(c *cache, m int32) {
 	}
 	l := &c.lines[e.entry]
 	l.valid |= l.pending
+	if sm.obs != nil {
+		sm.observe(c, (e.tag-1)<<c.lineShift, Fill, e.since, sm.now)
+	}
 	for _, op := range e.waiters {
 		sm.opDone(op, 1)
 	}
@@ -896,4 +770,14 @@ func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int
 	if w.notBefore > sm.now {
 		w.notBefore = sm.now
 	}
+}
+
+// observeIssue reports an issue of in by w on unit instance u.
+func (sm *smState) observeIssue(w *warpState, s int, in *Inst, u int, active uint32) {
+	ui := &sm.units[u]
+	occ := sm.classes[in.Class].occ
+	k := UnitKind(ui.kind)
+	sm.obs.Issue(IssueEvent{SM: sm.id, Sched: s, Slot: w.slot, CTA: w.cta.id, Warp: w.w.ID(), Inst: in,
+		Cycle: sm.now, Active: active, Unit: k, UnitIndex: ui.index, Busy: occ})
+	sm.obs.UnitBusy(UnitEvent{SM: sm.id, Unit: k, Index: ui.index, Sched: ui.sched, From: sm.now, To: sm.now + occ, Active: active})
 }

@@ -57,7 +57,12 @@ func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
 		sm.l1Free = start + deg*cpw
 		sm.shared.Insts++
 		sm.shared.Cycles += uint64(deg * cpw)
-		sm.complete(w, in, load, start+Time(sm.spec.Shared.Latency)+(deg-1)*cpw, probe)
+		done := start + Time(sm.spec.Shared.Latency) + (deg-1)*cpw
+		if sm.obs != nil {
+			sm.obs.Mem(MemEvent{Level: LevelShared, Outcome: Hit, SM: sm.id, Write: !load,
+				Issue: start, Complete: done, Ways: int(deg)})
+		}
+		sm.complete(w, in, load, done, probe)
 		return
 	case SpaceConst, SpaceParam:
 		c, target = sm.cnst, tgtConst
@@ -202,6 +207,9 @@ func (sm *smState) doTxn(x *txn, t Time) bool {
 			if r := t + lat; r > op.readyAt {
 				op.readyAt = r
 			}
+			if sm.obs != nil {
+				sm.observe(c, x.addr, Hit, t, t+lat)
+			}
 			return true
 		}
 		if l.mshr >= 0 && (l.valid|l.pending)&x.mask == x.mask {
@@ -211,6 +219,9 @@ func (sm *smState) doTxn(x *txn, t Time) bool {
 			e := &c.mshrs[l.mshr]
 			e.waiters = append(e.waiters, b.op)
 			op.pending++
+			if sm.obs != nil {
+				sm.observe(c, x.addr, Merged, t, 0)
+			}
 			return true
 		}
 	}
@@ -238,6 +249,10 @@ func (sm *smState) doTxn(x *txn, t Time) bool {
 	m := l.mshr
 	if m < 0 {
 		m = c.allocMSHR(i, tag)
+		c.mshrs[m].since = t
+	}
+	if sm.obs != nil {
+		sm.observe(c, x.addr, Miss, t, 0)
 	}
 	missing := x.mask &^ (l.valid | l.pending)
 	l.pending |= missing
@@ -464,4 +479,16 @@ func (sm *smState) uniqueWords(addrs []uint64, active uint32) int {
 		}
 	}
 	return n
+}
+
+// observe reports an access to line addr of SM cache c.
+func (sm *smState) observe(c *cache, addr uint64, o MemOutcome, issue, complete Time) {
+	lv := LevelL1
+	switch c {
+	case sm.tex:
+		lv = LevelTex
+	case sm.cnst:
+		lv = LevelConst
+	}
+	sm.obs.Mem(MemEvent{Level: lv, Outcome: o, SM: sm.id, Addr: addr, Issue: issue, Complete: complete})
 }

@@ -60,14 +60,22 @@ type SMSpec struct {
 	// launch) and the next CTA's first issue on that SM.
 	CTALaunchLatency int `yaml:"cta_launch_latency" json:"cta_launch_latency"`
 
-	Schedulers int    `yaml:"schedulers" json:"schedulers"` // warp schedulers; each issues ≤ 1 instruction per cycle
-	Scheduler  string `yaml:"scheduler" json:"scheduler"`   // "lrr", "gto" or "two-level"
+	Schedulers int `yaml:"schedulers" json:"schedulers"` // warp schedulers; each issues ≤ 1 instruction per cycle
+	// Scheduler is the built-in issue policy: GTO, LRR or TwoLevel
+	// (Options.Policy replaces it with a caller's own).
+	Scheduler PolicyName `yaml:"scheduler" json:"scheduler"`
 	// TwoLevelActive is the active-pool size per scheduler of "two-level".
 	TwoLevelActive int `yaml:"two_level_active" json:"two_level_active"`
 	// Partitioned: unit instances belong to one scheduler each (instance i
 	// to scheduler i mod Schedulers, Volta and later); otherwise any
 	// scheduler may use any free instance (Fermi).
 	Partitioned bool `yaml:"partitioned" json:"partitioned"`
+	// CTAPlacement is how the first CTAs of a kernel are spread over the
+	// SMs: "" (round robin: one CTA per SM per round while they fit) or
+	// "consolidate" (fill SM 0 to its resource limits, then SM 1, …; seed
+	// 000 §3.1.1, for power-gating idle SMs). Freed slots are refilled in
+	// place either way. Functional results do not depend on it.
+	CTAPlacement string `yaml:"cta_placement,omitempty" json:"cta_placement,omitempty"`
 
 	// Execution units. A warp instruction occupies one instance of its
 	// unit for ceil(32/(Lanes*ClockMul)) * Interval cycles.
@@ -286,11 +294,13 @@ func (s *Spec) Validate() error {
 	pos("sm.shared_alloc_unit", sm.SharedAllocUnit)
 	pos("sm.cta_launch_latency", sm.CTALaunchLatency)
 	pos("sm.schedulers", sm.Schedulers)
-	check("sm.scheduler", sm.Scheduler == "lrr" || sm.Scheduler == "gto" || sm.Scheduler == "two-level",
-		"must be lrr, gto or two-level, got %q", sm.Scheduler)
-	if sm.Scheduler == "two-level" {
+	check("sm.scheduler", sm.Scheduler == LRR || sm.Scheduler == GTO || sm.Scheduler == TwoLevel,
+		"must be lrr, gto or two-level, got %q", string(sm.Scheduler))
+	if sm.Scheduler == TwoLevel {
 		pos("sm.two_level_active", sm.TwoLevelActive)
 	}
+	check("sm.cta_placement", sm.CTAPlacement == "" || sm.CTAPlacement == "consolidate",
+		"must be empty (round robin) or consolidate, got %q", sm.CTAPlacement)
 	nonneg("sm.barrier_latency", sm.BarrierLatency)
 	nonneg("sm.fence_latency", sm.FenceLatency)
 	for i, u := range sm.Units.list() {
@@ -371,6 +381,9 @@ func (s *Spec) Validate() error {
 	nonneg("dram.t_ras", d.TRAS)
 	pos("dram.t_ccd", d.TCCD)
 	nonneg("dram.latency", d.Latency)
+	if err == nil {
+		err = s.checkLimits() // physical ranges (limits.go)
+	}
 	return err
 }
 
@@ -390,9 +403,31 @@ func (s *Spec) validateCache(name string, c *CacheSpec, check func(string, bool,
 
 func isPow2(v int) bool { return v > 0 && v&(v-1) == 0 }
 
-var unitNames = [...]string{"sp", "int", "dp", "sfu", "tensor", "ldst", "branch"}
+// UnitKind is a kind of SIMD execution unit of an SM: a field of Units, and
+// the names ClassSpec.Unit uses.
+type UnitKind uint8
 
-const numUnitKinds = len(unitNames)
+// Unit kinds.
+const (
+	UnitSP     UnitKind = iota // single-precision / general ALU lanes ("sp")
+	UnitINT                    // integer ALU lanes ("int")
+	UnitDP                     // double precision ("dp")
+	UnitSFU                    // special function unit ("sfu")
+	UnitTensor                 // tensor core ("tensor")
+	UnitLdSt                   // load/store unit, address generation ("ldst")
+	UnitBranch                 // branch unit ("branch")
+	NumUnitKinds
+)
+
+var unitNames = [NumUnitKinds]string{"sp", "int", "dp", "sfu", "tensor", "ldst", "branch"}
+
+// String returns the unit's name as in Spec files.
+func (k UnitKind) String() string {
+	if k < NumUnitKinds {
+		return unitNames[k]
+	}
+	return fmt.Sprintf("UnitKind(%d)", int(k))
+}
 
 func unitIndex(name string) int {
 	for i, n := range unitNames {
@@ -403,8 +438,8 @@ func unitIndex(name string) int {
 	return -1
 }
 
-func (u *Units) list() [numUnitKinds]UnitSpec {
-	return [numUnitKinds]UnitSpec{u.SP, u.INT, u.DP, u.SFU, u.Tensor, u.LdSt, u.Branch}
+func (u *Units) list() [NumUnitKinds]UnitSpec {
+	return [NumUnitKinds]UnitSpec{u.SP, u.INT, u.DP, u.SFU, u.Tensor, u.LdSt, u.Branch}
 }
 
 var classNames = [NumClasses]string{"int", "fp32", "fp64", "sfu", "conv", "tensor", "ldst", "branch", "barrier", "fence", "warp_sync", "misc"}

@@ -70,7 +70,8 @@ func newApp(s streams) *cli.App {
 			newVerifyCommand(),
 			newExportCommand(), newReportCommand(), newConvertCommand(),
 			newRunCommand(),
-			newModelCommand(), newSamplesCommand(), newSweepCommand(), newFramesCommand(),
+			newModelCommand(), newSamplesCommand(), newSweepCommand(), newFramesCommand(), newViewCommand(),
+			newPowerCommand(),
 		},
 		// Never let the cli package call os.Exit: run decides the status.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -110,7 +111,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = exitError
 		}
 	}()
-	err := newApp(streams{Stdin: stdin, Stdout: stdout, Stderr: stderr}).RunContext(ctx, args)
+	app := newApp(streams{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	norm, err := normalizeArgs(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, norm)
+	}
 	return report(stderr, err)
 }
 

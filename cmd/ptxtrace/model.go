@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/model"
@@ -52,7 +53,7 @@ func loadSpec(arg string) (model.Spec, error) {
 	if s, ok := model.Preset(arg); ok {
 		return s, nil
 	}
-	data, err := os.ReadFile(arg)
+	data, err := readCapped(arg, "model spec", maxSpecBytes)
 	if err != nil {
 		if os.IsNotExist(err) && !strings.ContainsAny(arg, "./\\") {
 			return model.Spec{}, fmt.Errorf("unknown model %q: not a preset (%s) nor a file",
@@ -63,6 +64,10 @@ func loadSpec(arg string) (model.Spec, error) {
 	s, err := model.ParseSpec(data)
 	if err != nil {
 		return model.Spec{}, fmt.Errorf("%s: %w", arg, err)
+	}
+	if !bytesHasKey(data, "name") {
+		// an override file is reported by its own name, not its base preset's
+		s.Name = filepath.Base(arg)
 	}
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
 	htmlreport "github.com/ptxtrace/ptxtrace/viewers/report"
@@ -169,14 +170,22 @@ func warpCharts(mode string, s Shape, warps []analysis.WarpStats, series []float
 	fig10 := &svg.BarChart{Title: fmt.Sprintf("Mean memory time per warp, SM 0, %s %s", mode, s),
 		XLabel: "warp (segment index)", YLabel: "cycles per access", Desc: "volrender on " + model}
 	vals := svg.BarSeries{Name: "mean memory time"}
+	var idle []string
 	for _, w := range warps {
 		if w.SM != 0 {
+			continue
+		}
+		if w.Accesses == 0 { // no access: no mean to draw
+			idle = append(idle, fmt.Sprint(w.Warp))
 			continue
 		}
 		fig10.Categories = append(fig10.Categories, fmt.Sprint(w.Warp))
 		vals.Values = append(vals.Values, w.MeanAccess)
 	}
 	fig10.Series = []svg.BarSeries{vals}
+	if len(idle) > 0 {
+		fig10.Notes = append(fig10.Notes, fmt.Sprintf("Not shown: warp(s) %s on SM 0 made no texture access in this run, so they have no mean memory time per access.", strings.Join(idle, ", ")))
+	}
 	fig11 := &svg.LineChart{Title: fmt.Sprintf("Memory time per access, warp %d, %s %s", seriesWarp, mode, s),
 		XLabel: "n-th tex access of the warp", YLabel: "cycles", YZero: true, Desc: "volrender on " + model,
 		Series: []svg.LineSeries{{Name: fmt.Sprintf("warp %d", seriesWarp), Y: series}}}

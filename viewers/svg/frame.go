@@ -100,7 +100,7 @@ type legendItem struct {
 	color  string
 	kind   legendKind
 	marker Marker
-	dashed bool
+	dash   string // stroke-dasharray of a line item ("" solid)
 }
 
 // frame is the layout shared by all charts: title, plot area, axes,
@@ -456,8 +456,8 @@ func (f *frame) legendItem(d *doc, it legendItem, x, cy float64) {
 		d.attr("d", "M"+Num(x)+" "+Num(cy)+"h"+Num(sw))
 		d.attr("stroke", it.color)
 		d.s(` stroke-width="2"`)
-		if it.dashed {
-			d.s(` stroke-dasharray="5 3"`)
+		if it.dash != "" {
+			d.attr("stroke-dasharray", it.dash)
 		}
 		d.s(` fill="none"/>` + "\n")
 		if it.kind == legendLineMarker {

@@ -111,7 +111,11 @@ func (c *LineChart) Render(w io.Writer) error {
 		case Markers:
 			kind = legendMarker
 		}
-		f.legend = append(f.legend, legendItem{label: name, color: o.color(i), kind: kind, marker: Marker(i % int(numMarkers))})
+		dash := ""
+		if c.Style != Markers {
+			dash = lineDash(i)
+		}
+		f.legend = append(f.legend, legendItem{label: name, color: o.color(i), kind: kind, marker: Marker(i % int(numMarkers)), dash: dash})
 		parts = append(parts, fmt.Sprintf("%s: %s", name, plural(good, "point", "points")))
 	}
 	if len(c.Series) == 1 && c.Series[0].Name == "" {
@@ -126,6 +130,7 @@ func (c *LineChart) Render(w io.Writer) error {
 	if unpaired > 0 {
 		f.notes = append(f.notes, fmt.Sprintf("%s without a matching x or y not drawn.", plural(unpaired, "value", "values")))
 	}
+	f.notes = append(f.notes, coincideNotes(c, xAt, count)...)
 	f.notes = append(f.notes, o.Notes...)
 
 	var xr axisRange
@@ -194,6 +199,9 @@ func (c *LineChart) Render(w io.Writer) error {
 				d.attr("class", fmt.Sprintf("line s%d", i))
 				d.attr("d", b.String())
 				d.attr("stroke", o.color(i))
+				if dash := lineDash(i); dash != "" {
+					d.attr("stroke-dasharray", dash)
+				}
 				d.s(` stroke-width="1.5" stroke-linejoin="round" fill="none"/>` + "\n")
 			}
 		}
@@ -216,4 +224,48 @@ func (c *LineChart) Render(w io.Writer) error {
 	f.end(&d)
 	_, err := w.Write(d.Bytes())
 	return err
+}
+
+// lineDash is series i's dash pattern: solid, then dashed, dotted and
+// dash-dot, so that series drawn over each other stay distinguishable.
+func lineDash(i int) string {
+	return [...]string{"", "6 3", "2 2", "8 3 2 3"}[i%4]
+}
+
+// coincideNotes names the series whose points are all equal to an earlier
+// series' (drawn on top of it): "B coincides with A (drawn over it, dashed)."
+func coincideNotes(c *LineChart, xAt func(LineSeries, int) float64, count func(LineSeries) int) []string {
+	var notes []string
+	name := func(i int) string {
+		if c.Series[i].Name != "" {
+			return c.Series[i].Name
+		}
+		return fmt.Sprintf("series %d", i+1)
+	}
+	same := func(a, b int) bool {
+		sa, sb := c.Series[a], c.Series[b]
+		na, nb := count(sa), count(sb)
+		if na != nb || na == 0 {
+			return false
+		}
+		for j := 0; j < na; j++ {
+			if xAt(sa, j) != xAt(sb, j) || sa.Y[j] != sb.Y[j] {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 1; i < len(c.Series); i++ {
+		for j := 0; j < i; j++ {
+			if same(j, i) {
+				notes = append(notes, fmt.Sprintf("%s coincides with %s (drawn over it, %s).", name(i), name(j), dashName(i)))
+				break
+			}
+		}
+	}
+	return notes
+}
+
+func dashName(i int) string {
+	return [...]string{"solid", "dashed", "dotted", "dash-dotted"}[i%4]
 }

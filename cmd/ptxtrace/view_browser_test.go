@@ -1,0 +1,294 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/ptxtrace/ptxtrace/trace"
+	tt "github.com/ptxtrace/ptxtrace/trace/tracetest"
+)
+
+// chromium returns the path of a Chromium binary or skips the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("chromium not installed (apt-get install chromium); browser tests skipped")
+	return ""
+}
+
+// browser starts a headless Chromium and records every URL the page
+// requests.
+type browser struct {
+	ctx  context.Context
+	mu   sync.Mutex
+	reqs []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	exe := chromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.WindowSize(1400, 900), chromedp.Flag("disable-gpu", true))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(bctx, 3*time.Minute)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	b := &browser{ctx: ctx}
+	// The first Run starts the browser; it must not carry the timeout.
+	if _, err := chromedp.Run(bctx, chromedp.Location()); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			b.mu.Lock()
+			b.reqs = append(b.reqs, e.Request.URL)
+			b.mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return b
+}
+
+func (b *browser) run(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// evalInt evaluates a JS expression to an int.
+func (b *browser) evalInt(t *testing.T, expr string) int {
+	t.Helper()
+	return int(eval[float64](t, b, expr))
+}
+
+// waitFor polls the JS condition cond until it holds.
+func (b *browser) waitFor(t *testing.T, cond string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool]("!!("+cond+")")); err == nil && ok {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", cond)
+}
+
+// screenshot saves a PNG of the page (in $PTXTRACE_SCREENSHOTS when set)
+// and returns it decoded.
+func (b *browser) screenshot(t *testing.T, name string) image.Image {
+	t.Helper()
+	buf, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("PTXTRACE_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// colours counts the distinct colours in rect of img (device pixels).
+func colours(img image.Image, r image.Rectangle) int {
+	seen := map[[3]uint32]bool{}
+	r = r.Intersect(img.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y += 2 {
+		for x := r.Min.X; x < r.Max.X; x += 2 {
+			c0, c1, c2, _ := img.At(x, y).RGBA()
+			seen[[3]uint32{c0 >> 8, c1 >> 8, c2 >> 8}] = true
+		}
+	}
+	return len(seen)
+}
+
+// eval evaluates a JS expression.
+func eval[T any](t *testing.T, b *browser, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// rect returns the bounding box of the first element matching sel.
+func (b *browser) rect(t *testing.T, sel string) image.Rectangle {
+	t.Helper()
+	r := eval[[]float64](t, b, fmt.Sprintf(`(()=>{const r=document.querySelector(%q).getBoundingClientRect();return [r.left,r.top,r.right,r.bottom]})()`, sel))
+	return image.Rect(int(r[0]), int(r[1]), int(r[2]), int(r[3]))
+}
+
+func (b *browser) text(t *testing.T, sel string) string {
+	t.Helper()
+	return eval[string](t, b, fmt.Sprintf(`(document.querySelector(%q)||{}).textContent||""`, sel))
+}
+
+// TestViewBrowser drives the viewer in headless Chromium on the demo's
+// naive and auto runs side by side: rows, expand, zoom, selection, search,
+// source view and charts, checked in the DOM; screenshots compared
+// structurally; every request stays on the server.
+func TestViewBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	if r := runCLI(t, "", "demo", "-o", dir); r.code != 0 {
+		t.Fatalf("demo: %s", r.stderr)
+	}
+	u := startView(t, filepath.Join(dir, "naive-1x128.bundle"), filepath.Join(dir, "auto-1x128.bundle"))
+	b.run(t, "load", chromedp.Navigate(u))
+	b.waitFor(t, `document.body.dataset.ready==="1" && document.querySelectorAll(".panel").length===2`)
+	b.waitFor(t, `+document.querySelector(".panel canvas.track, .panel .track canvas").dataset.drawn > 0`)
+
+	// Rows: GPU expanded into its SMs; expanding the first SM adds its CTAs.
+	rows := b.evalInt(t, `document.querySelectorAll(".panel")[0].querySelectorAll(".rowlabels div").length`)
+	sms := b.evalInt(t, `document.querySelectorAll(".panel")[0].querySelectorAll(".rowlabels div.sm").length`)
+	if sms < 1 || rows != sms+1 {
+		t.Fatalf("rows %d, SM rows %d", rows, sms)
+	}
+	b.run(t, "expand SM", chromedp.Click(chromedp.CSS(`.panel .rowlabels div.sm .tog`)))
+	b.waitFor(t, `document.querySelectorAll(".panel")[0].querySelectorAll(".rowlabels div.cta").length > 0`)
+
+	// Zoom with the keyboard: W narrows the view, S widens it.
+	view := func() (int64, int64) {
+		s := eval[string](t, b, `document.querySelector(".panel .track canvas").dataset.view`)
+		f := strings.Split(s, ",")
+		v0, _ := strconv.ParseInt(f[0], 10, 64)
+		v1, _ := strconv.ParseInt(f[1], 10, 64)
+		return v0, v1
+	}
+	a0, a1 := view()
+	b.run(t, "zoom in", chromedp.KeyEvent("w"), chromedp.KeyEvent("w"), chromedp.KeyEvent("w"))
+	b.waitFor(t, fmt.Sprintf(`(()=>{const v=document.querySelector(".panel .track canvas").dataset.view.split(",");return v[1]-v[0] < %d})()`, (a1-a0)*6/10))
+	z0, z1 := view()
+	b.run(t, "zoom out", chromedp.KeyEvent("s"), chromedp.KeyEvent("s"))
+	b.waitFor(t, fmt.Sprintf(`(()=>{const v=document.querySelector(".panel .track canvas").dataset.view.split(",");return v[1]-v[0] > %d})()`, (z1-z0)*14/10))
+	b.run(t, "pan", chromedp.KeyEvent("d"))
+
+	// Search by PTX line of the slowest source line: the first instance is
+	// selected and its details shown.
+	b.run(t, "source tab", chromedp.Click(chromedp.CSS(`#tab-source`)))
+	b.waitFor(t, `document.querySelectorAll("table.src tr.line").length > 0`)
+	nLines := b.evalInt(t, `document.querySelectorAll("table.src")[0].querySelectorAll("tr.line").length`)
+	heat := b.evalInt(t, `Math.max(...[...document.querySelectorAll("table.src")[0].querySelectorAll(".heat")].map(e=>e.getBoundingClientRect().width))`)
+	if nLines < 2 || heat < 100 {
+		t.Errorf("source view: %d lines, widest heat bar %d px", nLines, heat)
+	}
+	srcShot := b.screenshot(t, "viewer-source")
+	if c := colours(srcShot, b.rect(t, "table.src")); c < 4 {
+		t.Errorf("source view screenshot: %d colours", c)
+	}
+	// Click the hottest texture/global line → its regions, first selected.
+	eval[string](t, b, `(()=>{const rs=[...document.querySelectorAll("table.src")[0].querySelectorAll("tr.line")];
+	  rs.sort((a,b)=>b.querySelector(".heat").getBoundingClientRect().width-a.querySelector(".heat").getBoundingClientRect().width); rs[0].click(); return rs[0].dataset.line})()`)
+	b.waitFor(t, `document.querySelector("#timeline").classList.contains("active") && document.querySelector("#detailTable")`)
+	det := b.text(t, "#detailTable")
+	for _, want := range []string{"PTX line", "CUDA line", "measured", "ground truth"} {
+		if !strings.Contains(det, want) {
+			t.Errorf("details lack %q: %s", want, det)
+		}
+	}
+	if !strings.Contains(b.text(t, "#hitCount"), "instance") {
+		t.Errorf("hit count %q", b.text(t, "#hitCount"))
+	}
+	b.waitFor(t, `+document.querySelector(".panel .track canvas").dataset.drawn > 0`)
+	tl := b.screenshot(t, "viewer-timeline")
+	if c := colours(tl, b.rect(t, ".panel .track canvas")); c < 4 {
+		t.Errorf("timeline canvas: %d colours (blank?)", c)
+	}
+	if r := b.rect(t, ".panel .track canvas"); r.Dx() < 600 || r.Dy() < 18 {
+		t.Errorf("timeline canvas %v too small", r)
+	}
+
+	// Search box: text search.
+	b.run(t, "search", chromedp.SetValue(chromedp.CSS(`#search`), "tex"), chromedp.Click(chromedp.CSS(`#searchForm button`)))
+	b.waitFor(t, `document.querySelector("#hits h3") && document.querySelector("#hits h3").textContent.includes("tex")`)
+
+	// Charts tab: the report's charts for both runs.
+	b.run(t, "charts tab", chromedp.Click(chromedp.CSS(`#tab-charts`)))
+	b.waitFor(t, `document.querySelectorAll(".chart svg").length >= 4`)
+	ch := b.screenshot(t, "viewer-charts")
+	if c := colours(ch, b.rect(t, ".chart svg")); c < 4 {
+		t.Errorf("chart: %d colours", c)
+	}
+	checkRequests(t, b, u)
+}
+
+func checkRequests(t *testing.T, b *browser, u string) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.reqs) < 5 {
+		t.Errorf("only %d requests recorded", len(b.reqs))
+	}
+	for _, r := range b.reqs {
+		if !strings.HasPrefix(r, u) && !strings.HasPrefix(r, "data:") {
+			t.Errorf("page requested %s (not from %s)", r, u)
+		}
+	}
+}
+
+// TestViewBrowserLarge loads a synthetic run (1M regions; set
+// PTXTRACE_VIEW_REGIONS for more) and checks that the zoomed-out timeline
+// is drawn from aggregated buckets and that zooming and expanding work.
+func TestViewBrowserLarge(t *testing.T) {
+	b := newBrowser(t)
+	regions := int64(1_000_000)
+	if v := os.Getenv("PTXTRACE_VIEW_REGIONS"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		regions = n
+	}
+	s := tt.Synth{Warps: 2048, WarpsPerCTA: 8, Loads: 4, NumSMs: 16, Timer: 1}
+	s.Iters = int(max(1, regions/int64(s.Warps*(s.Loads+1))))
+	path := filepath.Join(t.TempDir(), "large.bundle")
+	writeBundle(t, path, s, trace.RunMeta{ClockHz: 1.4e9})
+	u := startView(t, path)
+	b.run(t, "load", chromedp.Navigate(u))
+	b.waitFor(t, `document.body.dataset.ready==="1" && +document.querySelector(".panel .track canvas").dataset.drawn > 0`)
+	if h := b.text(t, ".panel h4"); !strings.Contains(h, strconv.FormatInt(s.Regions(), 10)+" regions") {
+		t.Errorf("header %q, want %d regions", h, s.Regions())
+	}
+	b.run(t, "expand SM", chromedp.Click(chromedp.CSS(`.panel .rowlabels div.sm .tog`)))
+	b.waitFor(t, `document.querySelectorAll(".rowlabels div.cta").length === 2048/8/16`)
+	b.run(t, "expand CTA", chromedp.Click(chromedp.CSS(`.panel .rowlabels div.cta .tog`)))
+	b.waitFor(t, `document.querySelectorAll(".rowlabels div.warp").length === 8`)
+	for i := 0; i < 25; i++ {
+		b.run(t, "zoom", chromedp.KeyEvent("w"))
+	}
+	b.waitFor(t, `+document.querySelector(".panel .track canvas").dataset.drawn > 0`)
+	img := b.screenshot(t, "viewer-large")
+	if c := colours(img, b.rect(t, ".panel .track canvas")); c < 3 {
+		t.Errorf("large timeline: %d colours", c)
+	}
+	checkRequests(t, b, u)
+}

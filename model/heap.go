@@ -1,0 +1,64 @@
+package model
+
+// timed is an item of a timeHeap: a 64-bit payload stamped with the time it
+// takes effect and a sequence number that breaks ties in creation order.
+// The memory side's events and an SM's responses are both timed items (see
+// event and memResp), so one heap serves both. It is deliberately not
+// generic: a generic version (payload type parameter) measured 2-4% slower
+// on BenchmarkVectorAdd in paired runs, this concrete one not measurably.
+type timed struct {
+	t   Time
+	seq uint64
+	v   uint64
+}
+
+// before is the heap order: by time, then by sequence number.
+func (a *timed) before(b *timed) bool {
+	return a.t < b.t || (a.t == b.t && a.seq < b.seq)
+}
+
+// timeHeap is a binary min-heap of timed items ordered by (t, seq): the
+// memory side's event queue and an SM's response inbox. The order is a
+// total order on distinct seq values, so pops are deterministic.
+type timeHeap []timed
+
+func (h *timeHeap) push(x timed) {
+	*h = append(*h, x)
+	a := *h
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !a[i].before(&a[p]) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+// pop removes and returns the earliest item; the heap must not be empty.
+func (h *timeHeap) pop() timed {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && a[r].before(&a[l]) {
+			m = r
+		}
+		if !a[m].before(&a[i]) {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
