@@ -35,7 +35,7 @@ fmtcheck: ## fail if any Go file is not gofmt-formatted
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 test: vet ## go vet, then all tests (tests needing absent tools skip)
-	$(GO) test $(GOTAGS) ./...
+	$(GO) test $(GOTAGS) -timeout 45m ./...
 
 demo: build ## build and run the demo into demo-out/
 	./$(BIN) demo -o $(DEMO_OUT)
