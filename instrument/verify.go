@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -147,7 +148,7 @@ func (s SASSInst) backward(insts []SASSInst) bool {
 
 // reSASSLine matches one instruction line; the last instruction of a
 // dual-issue pair ("{ A ;" / "B }") has no ';'.
-var reSASSLine = regexp.MustCompile(`/\*[0-9a-f]{4,}\*/\s*(.*?)\s*(?:;|\}\s*$)`)
+var reSASSLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/\*[0-9a-f]{4,}\*/\s*(.*?)\s*(?:;|\}\s*$)`) })
 
 // ParseSASS splits nvdisasm/cuobjdump output into per-function
 // instruction lists.
@@ -175,7 +176,7 @@ func ParseSASS(text string) map[string][]SASSInst {
 			label = strings.TrimSuffix(t, ":")
 			continue
 		}
-		m := reSASSLine.FindStringSubmatch(t)
+		m := reSASSLine().FindStringSubmatch(t)
 		if m == nil {
 			continue
 		}
@@ -206,13 +207,13 @@ func (s SASSInst) dest() string {
 	_, rest, _ := strings.Cut(s.Text, " ")
 	d, _, _ := strings.Cut(rest, ",")
 	d = strings.TrimSpace(d)
-	if m := reSASSReg.FindString(d); m != "" {
+	if m := reSASSReg().FindString(d); m != "" {
 		return m
 	}
 	return ""
 }
 
-var reSASSReg = regexp.MustCompile(`\bR[0-9]+\b`)
+var reSASSReg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bR[0-9]+\b`) })
 
 // reads reports whether s reads register reg (a source operand; every
 // operand of a store).
@@ -223,7 +224,7 @@ func (s SASSInst) reads(reg string) bool {
 		ops = ops[1:]
 	}
 	for _, o := range ops {
-		for _, m := range reSASSReg.FindAllString(o, -1) {
+		for _, m := range reSASSReg().FindAllString(o, -1) {
 			if m == reg {
 				return true
 			}

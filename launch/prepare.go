@@ -61,7 +61,7 @@ type PrepareOptions struct {
 // Prepare sets up the spec's device and, for the single-launch form,
 // lowers its kernel from prog and packs the launch.
 func (s *Spec) Prepare(prog *replay.Program, o PrepareOptions) (*Prepared, error) {
-	dev := replay.NewDevice()
+	dev := replay.NewDeviceFor(prog)
 	p := &Prepared{Spec: s, Dev: dev, scalars: map[string]float64{}, byName: map[string]*Buffer{},
 		vars: map[string]value{}, inputs: map[string]GenOutput{}, prog: prog, opts: o,
 		codes: map[string]*replay.Code{}, man: o.Manifest, extra: map[string][]byte{}}
@@ -444,7 +444,9 @@ func (p *Prepared) RefInput() RefInput {
 }
 
 // Warnings lists the lowering warnings of every kernel lowered so far (in
-// the order they were first launched), each once.
+// the order they were first launched), each once, followed per kernel by
+// its notices (instructions run with a documented numerical model, within a
+// tolerance of hardware: replay.Code.Notices).
 func (p *Prepared) Warnings() []string {
 	var out []string
 	seen := map[string]bool{}
@@ -454,7 +456,7 @@ func (p *Prepared) Warnings() []string {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		for _, w := range p.codes[n].Warnings {
+		for _, w := range append(append([]string(nil), p.codes[n].Warnings...), p.codes[n].Notices...) {
 			if !seen[w] {
 				seen[w] = true
 				out = append(out, w)
