@@ -183,7 +183,7 @@ type fnCode struct {
 	rets      []slot
 	builtin   builtinKind // vprintf and friends: no code
 	libdev    *libdevFn   // builtinLibdevice: the function (libdevice.go)
-	regNames  []string    // names of the declared registers (diagnostics)
+	regNames  []string    // names of the registers by number ("" for scratch)
 }
 
 type builtinKind uint8

@@ -168,7 +168,8 @@ func (k *Kernel) ThreadsPerCTA() int { return k.nthreads }
 const DefaultMaxRegs = 63
 
 // RegsPerThread implements model.Kernel: Launch.RegsPerThread when given,
-// else Code.EstimateRegs capped at DefaultMaxRegs. (PTX declares virtual
+// else Code.EstimateRegs capped at DefaultMaxRegs and at the entry's
+// .maxnreg (ptxas spills rather than exceed it). (PTX declares virtual
 // registers freely, often hundreds, so the declared count would make the
 // model's occupancy far too low; the liveness estimate is within a few
 // registers of ptxas -v for the samples.)
@@ -178,6 +179,9 @@ func (k *Kernel) RegsPerThread() int {
 	}
 	if k.estRegs == 0 {
 		k.estRegs = min(k.code.EstimateRegs(), DefaultMaxRegs)
+		if n := k.code.MaxNReg(); n > 0 {
+			k.estRegs = min(k.estRegs, n)
+		}
 	}
 	return k.estRegs
 }

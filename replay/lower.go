@@ -41,6 +41,7 @@ type Code struct {
 	// bit-exact (mma.sync on floating point), one positioned line each.
 	Notices  []string
 	nregs    int
+	maxnreg  int // .maxnreg of the entry, 0 if none
 	maxFrame int
 	am       *addrMap // generic address map (64- or 32-bit module)
 	// modRegUse: module-scope register -> the function using it
@@ -155,6 +156,15 @@ func (p *Program) Lower(entry string) (*Code, error) {
 		return nil, err
 	}
 	c.entry = c.funcs[entry]
+	for _, d := range fn.Perf {
+		if d.Name == ".maxnreg" && len(d.Args) == 1 {
+			n, err := strconv.Atoi(d.Args[0].Text)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("%s: .entry %q: bad .maxnreg %q", p.Name, entry, d.Args[0].Text)
+			}
+			c.maxnreg = n
+		}
+	}
 	// Dense model register numbers.
 	base := 0
 	for _, f := range c.order {
@@ -253,9 +263,9 @@ type lowerer struct {
 func (l *lowerer) newReg(name string, t ptx.Type) int32 {
 	i := int32(len(l.rtypes))
 	l.rtypes = append(l.rtypes, t)
+	l.f.regNames = append(l.f.regNames, name) // indexed by register
 	if name != "" {
 		l.regs[name] = i
-		l.f.regNames = append(l.f.regNames, name)
 	}
 	return i
 }

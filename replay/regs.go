@@ -14,19 +14,31 @@ import (
 // estimate of any callee, plus 2 (ptxas keeps a few registers for
 // addresses and the stack). It is an estimate from liveness over the
 // lowered code, not a register allocation.
-func (c *Code) EstimateRegs() int {
+func (c *Code) EstimateRegs() int { return c.EstimateRegsExcept("") }
+
+// EstimateRegsExcept is EstimateRegs counting no register whose name
+// starts with prefix (e.g. "%__pt_", the registers instrumentation
+// added: the estimate of the original kernel's registers, which an
+// instrumented kernel bounded by .maxnreg keeps, spilling the rest).
+// An empty prefix counts every register.
+func (c *Code) EstimateRegsExcept(prefix string) int {
 	best := 0
 	for _, f := range c.order {
 		if f != c.entry {
-			best = max(best, f.maxLive())
+			best = max(best, f.maxLive(prefix))
 		}
 	}
-	return c.entry.maxLive() + best + 2
+	return c.entry.maxLive(prefix) + best + 2
 }
 
+// MaxNReg is the .maxnreg bound of the entry function (the most registers
+// per thread ptxas may allocate), 0 when it has none.
+func (c *Code) MaxNReg() int { return c.maxnreg }
+
 // maxLive computes the weighted maximum of simultaneously live declared
-// registers of one function (backward dataflow over its instructions).
-func (f *fnCode) maxLive() int {
+// registers of one function (backward dataflow over its instructions),
+// registers named with prefix (when not empty) weighing nothing.
+func (f *fnCode) maxLive(prefix string) int {
 	n := f.ndecl
 	if n == 0 || len(f.code) == 0 {
 		return 0
@@ -40,6 +52,9 @@ func (f *fnCode) maxLive() int {
 			weight[i] = (t.Size() + 3) / 4
 		default:
 			weight[i] = 1
+		}
+		if prefix != "" && i < len(f.regNames) && strings.HasPrefix(f.regNames[i], prefix) {
+			weight[i] = 0
 		}
 	}
 	reg := func(off int32) int {
