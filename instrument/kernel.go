@@ -64,6 +64,7 @@ type kernel struct {
 	paramDummy  int
 	paramStage  int // index of __pt_stage_off; __pt_stage_recs follows
 	staging     manifest.Staging
+	maxnreg     int // .maxnreg added to the instrumented entry (0: none)
 	warpsPerCTA int
 
 	outLine map[*ptx.Instruction]int
@@ -350,8 +351,52 @@ func (k *kernel) plan() error {
 		st.Where, st.Reason = manifest.StagingDynamic, "sized at launch: the most records per warp that keep the launch's blocks per SM (PlanStaging); 0 = global staging"
 	}
 	k.staging = st
+	k.maxnreg = k.regBound(block, bsrc, regs, shared)
 	k.assignIDs()
 	return nil
+}
+
+// regBound is the .maxnreg bound of the instrumented kernel, 0 for none:
+// with the original's register count regs known (ptxas -v or --regs) and
+// no launch-bound directive of the kernel's own (.maxnreg, .maxntid,
+// .minnctapersm), the most registers per thread that keep the original's
+// blocks per SM for a block size fixed by .reqntid or --block, else regs
+// rounded up to the register allocation unit. ptxas then spills the
+// probes' registers rather than lower the occupancy.
+func (k *kernel) regBound(block int, bsrc string, regs, shared int) int {
+	if regs <= 0 {
+		return 0
+	}
+	for _, d := range k.fn.Perf {
+		switch d.Name {
+		case ".maxnreg", ".maxntid", ".minnctapersm":
+			return 0
+		}
+	}
+	arch, ok := LookupArch(k.m.sm)
+	if !ok {
+		return regs
+	}
+	if regs > arch.MaxRegsPerThread {
+		return 0
+	}
+	unit := max(arch.RegAllocUnit/32, 1)
+	n := min((regs+unit-1)/unit*unit, arch.MaxRegsPerThread)
+	if bsrc != "reqntid" && bsrc != "flag" {
+		return n
+	}
+	before, err := arch.Compute(block, regs, shared)
+	if err != nil {
+		return n
+	}
+	for n < arch.MaxRegsPerThread {
+		o, err := arch.Compute(block, n+1, shared)
+		if err != nil || o.Blocks < before.Blocks {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // assignIDs numbers regions first in file order of their anchors, then
@@ -392,7 +437,7 @@ func (k *kernel) locOf(p *manifest.Probe, l ptx.Loc, has bool) {
 }
 
 func (k *kernel) manifestKernel() manifest.Kernel {
-	mk := manifest.Kernel{Name: k.fn.Name, WarpsPerCTA: k.warpsPerCTA, Staging: k.staging}
+	mk := manifest.Kernel{Name: k.fn.Name, WarpsPerCTA: k.warpsPerCTA, Staging: k.staging, MaxNReg: k.maxnreg}
 	mk.ParamsAdded = append(mk.ParamsAdded, manifest.Param{Index: k.paramBuf, Name: ParamBuf, Type: ".u64", Host: manifest.HostTraceBuffer})
 	if !k.m.addr64 {
 		mk.ParamsAdded[0].Type = ".u32"

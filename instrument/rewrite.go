@@ -402,6 +402,9 @@ func (k *kernel) rewrite() {
 		k.paramDummy = len(k.fn.Params)
 		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamDummy, Range: -1}}})
 	}
+	if k.maxnreg > 0 && !k.isFunc {
+		k.fn.AddPerf(&ptx.Directive{Name: ".maxnreg", Args: []ptx.Token{ptx.Tok(ptx.INT, strconv.Itoa(k.maxnreg))}})
+	}
 	if k.staged && !k.isFunc {
 		k.paramStage = len(k.fn.Params)
 		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageOff, Range: -1}}})

@@ -121,7 +121,12 @@ type Kernel struct {
 	// (the host computes it from the launch configuration).
 	WarpsPerCTA int     `json:"warps_per_cta,omitempty"`
 	Staging     Staging `json:"staging"`
-	Probes      []Probe `json:"probes"`
+	// MaxNReg is the .maxnreg bound instrumentation added to the kernel so
+	// that it keeps the original's occupancy (ptxas spills the probes'
+	// registers instead), 0 when none was added (register count unknown,
+	// or the kernel has launch bounds of its own).
+	MaxNReg int     `json:"max_nreg,omitempty"`
+	Probes  []Probe `json:"probes"`
 }
 
 // Param is a parameter appended to a kernel's parameter list.

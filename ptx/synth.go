@@ -235,6 +235,26 @@ func (fn *Function) AddParam(d *VarDecl) {
 	fn.Toks = Toks{}
 }
 
+// AddPerf appends a performance-tuning directive (.maxnreg, ...) to fn's
+// header, after the ones it has.
+func (fn *Function) AddPerf(d *Directive) {
+	fn.Perf = append(fn.Perf, d)
+	if fn.Toks.IsZero() {
+		return
+	}
+	toks := fn.Toks.Slice()
+	at := len(toks)
+	if fn.Body == nil && at > 0 && toks[at-1].Kind == SEMI {
+		at--
+	}
+	ins := tokensOf(d).Slice()
+	nt := make([]Token, 0, len(toks)+len(ins))
+	nt = append(nt, toks[:at]...)
+	nt = append(nt, ins...)
+	nt = append(nt, toks[at:]...)
+	fn.Toks = MakeToks(nt)
+}
+
 // synth makes the tokens of an instruction from its fields.
 func (in *Instruction) synth() []Token {
 	var ts []Token
