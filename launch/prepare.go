@@ -331,7 +331,7 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 		Params: params, Const: p.consts, Dev: p.Dev, Globals: p.globals, Textures: p.texs, NumSMs: p.opts.NumSMs,
 		MaxWarpInsts: p.Spec.MaxWarpInsts, RegsPerThread: p.Spec.RegsPerThread}
 	if mk != nil && launch.RegsPerThread == 0 {
-		launch.RegsPerThread = instrumentedRegs(code)
+		launch.RegsPerThread = InstrumentedRegs(code)
 	}
 	k, err := replay.NewKernel(launch)
 	if err != nil {
@@ -345,14 +345,14 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 	return k, tr, nil
 }
 
-// instrumentedRegs is the register allocation of an instrumented kernel
+// InstrumentedRegs is the register allocation of an instrumented kernel
 // without a known count: the estimate of its original registers (the
 // probes' %__pt_ registers not counted), capped like replay's estimate.
 // An instrumented kernel carries .maxnreg when the original's count is
 // known, so that ptxas spills the probes' registers rather than lower the
 // occupancy; the model allocates the original's count the same way (the
 // spills' cost is not modelled).
-func instrumentedRegs(code *replay.Code) int {
+func InstrumentedRegs(code *replay.Code) int {
 	n := min(code.EstimateRegsExcept("%"+instrument.Prefix), replay.DefaultMaxRegs)
 	if m := code.MaxNReg(); m > 0 {
 		n = min(n, m)

@@ -261,3 +261,42 @@ func TestStagingSpillMatchesGlobal(t *testing.T) {
 		}
 	}
 }
+
+// TestInstrumentedRegsKeepOccupancy: for every kernel of every sample and
+// every preset, the registers the model allocates to the instrumented
+// kernel (launch.InstrumentedRegs) give as many CTAs per SM as the
+// original kernel's estimate, for every block size of a multiple of 64
+// threads up to 1024 (multi-launch samples size their blocks at run time).
+func TestInstrumentedRegsKeepOccupancy(t *testing.T) {
+	for _, name := range []string{"bfs", "gaussian", "hotspot", "lud", "matmul", "nn", "pathfinder", "reduce", "vecadd", "volrender"} {
+		src, err := os.ReadFile(filepath.Join("..", "..", "samples", name, name+".sm_52.ptx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := instrumentOpts(t, name+".inst.ptx", src, instrument.Options{})
+		orig, inst := program(t, name+".ptx", src), program(t, name+".inst.ptx", out)
+		for _, kn := range orig.Entries() {
+			oc, err := orig.Lower(kn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ic, err := inst.Lower(kn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			or := min(oc.EstimateRegs(), replay.DefaultMaxRegs)
+			ir := launch.InstrumentedRegs(ic)
+			if ic.EstimateRegs() <= oc.EstimateRegs() {
+				t.Logf("%s.%s: the probes add no registers (%d → %d)", name, kn, oc.EstimateRegs(), ic.EstimateRegs())
+			}
+			for _, preset := range presets {
+				ms, _ := model.Preset(preset)
+				for threads := 64; threads <= 1024; threads += 64 {
+					if a, b := resident(&ms, threads, or, oc.SharedStatic), resident(&ms, threads, ir, oc.SharedStatic); a != b {
+						t.Errorf("%s.%s on %s, %d threads: %d CTAs per SM, %d instrumented (registers %d → %d)", name, kn, preset, threads, a, b, or, ir)
+					}
+				}
+			}
+		}
+	}
+}
