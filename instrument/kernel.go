@@ -361,7 +361,7 @@ func (k *kernel) plan() error {
 // no launch-bound directive of the kernel's own (.maxnreg, .maxntid,
 // .minnctapersm), the most registers per thread that keep the original's
 // blocks per SM for a block size fixed by .reqntid or --block, else regs
-// rounded up to the register allocation unit. ptxas then spills the
+// rounded up to the register allocation unit (at least 16). ptxas then spills the
 // probes' registers rather than lower the occupancy.
 func (k *kernel) regBound(block int, bsrc string, regs, shared int) int {
 	if regs <= 0 {
@@ -381,7 +381,9 @@ func (k *kernel) regBound(block int, bsrc string, regs, shared int) int {
 		return 0
 	}
 	unit := max(arch.RegAllocUnit/32, 1)
-	n := min((regs+unit-1)/unit*unit, arch.MaxRegsPerThread)
+	// ptxas raises a smaller bound to 16 with a warning; 16 registers
+	// never limit occupancy (64 warps × 32 × 16 fit every register file).
+	n := min(max((regs+unit-1)/unit*unit, 16), arch.MaxRegsPerThread)
 	if bsrc != "reqntid" && bsrc != "flag" {
 		return n
 	}

@@ -32,6 +32,8 @@ func TestMaxNReg(t *testing.T) {
 		{"unknown", string(src), Options{}, 0},
 		// Block unknown: 13 rounded up to the unit of 8 = 16.
 		{"regs only", string(src), Options{Regs: 13}, 16},
+		// 8 rounds to 8, raised to ptxas's lower bound of 16.
+		{"few regs", string(src), Options{Regs: 8}, 16},
 		// 128 threads = 4 warps: 16 blocks by warps (64/4). With n
 		// registers a warp takes ⌈32n/256⌉×256; 16 blocks need 64 warps,
 		// 65536/64 = 1024 per warp, so n ≤ 32.
@@ -74,6 +76,9 @@ func TestMaxNReg(t *testing.T) {
 		out, err := exec.Command("ptxas", "-arch=sm_52", "-v", "-o", filepath.Join(dir, "v.cubin"), in).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: ptxas: %v\n%s", c.name, err, out)
+		}
+		if strings.Contains(string(out), "warning") {
+			t.Errorf("%s: ptxas warns:\n%s", c.name, out)
 		}
 		m := regexp.MustCompile(`Used (\d+) registers`).FindSubmatch(out)
 		if m == nil {
