@@ -15,6 +15,7 @@ import (
 	"github.com/ptxtrace/ptxtrace/experiments/vr"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/model/specfile"
 	"github.com/ptxtrace/ptxtrace/trace"
 	htmlreport "github.com/ptxtrace/ptxtrace/viewers/report"
 	"github.com/urfave/cli/v2"
@@ -77,7 +78,7 @@ func runDemo(ctx context.Context, o demoOptions) error {
 	if o.Preset == "" {
 		o.Preset = demoPreset
 	}
-	ms, err := loadSpec(o.Preset)
+	ms, err := specfile.Load(o.Preset)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/experiments/vr"
+	"github.com/ptxtrace/ptxtrace/model/specfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -136,7 +137,7 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.GOMAXPROCS(0)
 	}
-	ms, err := loadSpec(o.Preset)
+	ms, err := specfile.Load(o.Preset)
 	if err != nil {
 		return err
 	}
