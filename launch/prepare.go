@@ -244,6 +244,15 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 	added := map[int]manifest.Param{}
 	if mk != nil {
 		for _, pa := range mk.ParamsAdded {
+			if pa.Index < 0 || pa.Index >= len(code.Params) {
+				return nil, nil, fmt.Errorf("manifest: kernel %s: params_added index %d is out of range (the kernel has %d parameters)", ls.Kernel, pa.Index, len(code.Params))
+			}
+			if _, dup := added[pa.Index]; dup {
+				return nil, nil, fmt.Errorf("manifest: kernel %s: params_added index %d listed twice", ls.Kernel, pa.Index)
+			}
+			if n := code.Params[pa.Index].Name; pa.Name != "" && n != "" && n != pa.Name {
+				return nil, nil, fmt.Errorf("manifest: kernel %s: params_added index %d is %q in the manifest but %q in the PTX", ls.Kernel, pa.Index, pa.Name, n)
+			}
 			added[pa.Index] = pa
 		}
 	}

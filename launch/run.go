@@ -21,6 +21,9 @@ type ExecOptions struct {
 	// and timing either way; it exists for comparison and debugging.
 	Serial   bool
 	OnLaunch func(i int, lr *LaunchResult) // called after each launch (steps)
+	// OnKernel is called with each kernel before it runs (a watchdog
+	// keeps it to call its Interrupt).
+	OnKernel func(k *replay.Kernel)
 }
 
 // LaunchResult is one kernel launch of a prepared spec.
@@ -82,6 +85,9 @@ func (p *Prepared) addLaunch(sr *SeqResult, lr *LaunchResult, o ExecOptions) {
 
 func (p *Prepared) runKernel(ctx context.Context, k *replay.Kernel, tr *replay.Alloc, grid, block [3]int, o ExecOptions) (*LaunchResult, error) {
 	lr := &LaunchResult{Kernel: k.Code().Name, Grid: grid, Block: block, Trace: tr, WarpsPerCTA: k.WarpsPerCTA()}
+	if o.OnKernel != nil {
+		o.OnKernel(k)
+	}
 	if o.Model != nil {
 		if o.Serial {
 			k.SetSerial()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -164,8 +165,11 @@ func dim3(v []int, what string) ([3]int, error) {
 		return out, fmt.Errorf("%s needs 1 to 3 dimensions", what)
 	}
 	for i, x := range v {
-		if x <= 0 || x > 1<<31-1 {
+		if x <= 0 {
 			return out, fmt.Errorf("%s[%d] = %d must be positive", what, i, x)
+		}
+		if x > 1<<31-1 {
+			return out, fmt.Errorf("%s[%d] = %d is over the CUDA limit of %d", what, i, x, 1<<31-1)
 		}
 		out[i] = x
 	}
@@ -383,14 +387,7 @@ func isFloatElem(t string) bool { return strings.HasPrefix(t, "f") || t == "bf16
 func (in *InitSpec) fill(t string, count int, baseDir string) ([]byte, error) {
 	es, _ := elemSize(t)
 	if in != nil && in.File != "" {
-		b, err := os.ReadFile(resolvePath(baseDir, in.File))
-		if err != nil {
-			return nil, err
-		}
-		if count > 0 && len(b) < count*es {
-			b = append(b, make([]byte, count*es-len(b))...)
-		}
-		return b, nil
+		return readInitFile(resolvePath(baseDir, in.File), count, es)
 	}
 	if in != nil && in.Values != nil && count == 0 {
 		count = len(in.Values)
@@ -458,4 +455,44 @@ func putLE(b []byte, n int, v uint64) {
 func sext(v uint64, bits uint8) uint64 {
 	s := 64 - bits
 	return uint64(int64(v<<s) >> s)
+}
+
+// maxInitFileBytes bounds an init file read without a count (the largest
+// buffer a spec may declare, size: 1 GiB).
+const maxInitFileBytes = 1 << 30
+
+// readInitFile reads the initial bytes of a buffer from a regular file:
+// exactly count elements of es bytes when count > 0 (a shorter file is an
+// error, a longer one is read only that far), else the whole file, which
+// must hold whole elements and at most maxInitFileBytes.
+func readInitFile(path string, count, es int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("init file %s: not a regular file", path)
+	}
+	want := int64(count) * int64(es)
+	if count <= 0 {
+		want = fi.Size()
+		if want > maxInitFileBytes {
+			return nil, fmt.Errorf("init file %s: %d bytes, over the %d-byte buffer limit", path, want, maxInitFileBytes)
+		}
+		if want%int64(es) != 0 {
+			return nil, fmt.Errorf("init file %s: %d bytes is not a whole number of %d-byte elements", path, want, es)
+		}
+	} else if fi.Size() < want {
+		return nil, fmt.Errorf("init file %s: holds %d bytes, count %d needs %d", path, fi.Size(), count, want)
+	}
+	b := make([]byte, want)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("init file %s: %v", path, err)
+	}
+	return b, nil
 }

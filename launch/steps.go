@@ -160,6 +160,9 @@ func boolVal(b bool) value {
 // eval evaluates an expression against the prepared launch's variables and
 // buffers.
 func (p *Prepared) eval(src string) (value, error) {
+	if len(src) > MaxExprLen {
+		return value{}, fmt.Errorf("expression of %d bytes: longer than the %d-byte limit", len(src), MaxExprLen)
+	}
 	e := &exprParser{s: src, p: p}
 	v, err := e.or()
 	if err == nil {
@@ -174,10 +177,18 @@ func (p *Prepared) eval(src string) (value, error) {
 	return v, nil
 }
 
+// Limits of launch-spec expressions: no real spec comes near them, and
+// they keep the recursive-descent parser's stack small whatever the input.
+const (
+	MaxExprLen   = 4096 // bytes
+	MaxExprDepth = 64   // nested parentheses and unary operators
+)
+
 type exprParser struct {
-	s string
-	i int
-	p *Prepared
+	s     string
+	i     int
+	p     *Prepared
+	depth int // unary/parenthesis nesting (MaxExprDepth)
 }
 
 func (e *exprParser) skip() {
@@ -356,6 +367,11 @@ func (e *exprParser) mul() (value, error) {
 }
 
 func (e *exprParser) unary() (value, error) {
+	e.depth++
+	defer func() { e.depth-- }()
+	if e.depth > MaxExprDepth {
+		return value{}, fmt.Errorf("nested more than %d deep", MaxExprDepth)
+	}
 	if e.eat("-") {
 		v, err := e.unary()
 		if v.isInt {

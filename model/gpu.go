@@ -29,6 +29,8 @@ type Options struct {
 	// side (hooks.go states on which goroutine and in which order each is
 	// called). Nothing attached costs nothing.
 	Observe func(part int) Observer
+	// Progress, when non-nil, is called every 64 quanta (progress.go).
+	Progress ProgressFunc
 }
 
 // ConcurrentKernel is implemented by kernels whose warps on different SMs
@@ -54,7 +56,7 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 	if err := g.dispatchInitial(); err != nil {
 		return nil, err
 	}
-	if err := g.simulate(ctx, opt.MaxCycles); err != nil {
+	if err := g.simulate(ctx, opt.MaxCycles, opt.Progress); err != nil {
 		return nil, err
 	}
 	return collect(g.spec, g.sms, g.mem, g.ncta), nil
@@ -180,7 +182,7 @@ func (g *gpu) dispatchInitial() error {
 }
 
 // simulate runs epochs until every CTA has finished.
-func (g *gpu) simulate(ctx context.Context, maxCycles Time) error {
+func (g *gpu) simulate(ctx context.Context, maxCycles Time, progress ProgressFunc) error {
 	q := Time(g.spec.Quantum())
 	var b Time
 	for epoch := 0; ; epoch++ {
@@ -188,6 +190,7 @@ func (g *gpu) simulate(ctx context.Context, maxCycles Time) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			progress.report(b, g.next, g.ncta)
 		}
 		end := b + q
 		if err := g.epoch(end); err != nil {

@@ -368,6 +368,9 @@ func (s *Spec) Validate() error {
 	nonneg("dram.t_ras", d.TRAS)
 	pos("dram.t_ccd", d.TCCD)
 	nonneg("dram.latency", d.Latency)
+	if err == nil {
+		err = s.checkLimits() // physical ranges (limits.go)
+	}
 	return err
 }
 

@@ -58,6 +58,7 @@ type Kernel struct {
 	nctas    int
 	shared   int
 	budget   uint64
+	stop     watchdog // Interrupt (watchdog.go)
 	printf   printfSink
 	regPool  sync.Pool
 	estRegs  int
@@ -113,6 +114,9 @@ func NewKernel(l Launch) (*Kernel, error) {
 	nt := l.Block[0] * l.Block[1] * l.Block[2]
 	if nt > 1024 {
 		return nil, fmt.Errorf("%d threads per block exceed 1024", nt)
+	}
+	if c.entry != nil && c.entry.frameSize > maxLocalPerThread {
+		return nil, fmt.Errorf("kernel %s: %d bytes of .local memory per thread exceed the %d-byte limit", c.Name, c.entry.frameSize, maxLocalPerThread)
 	}
 	if len(l.Params) < c.ParamSize {
 		return nil, fmt.Errorf("parameter buffer has %d bytes, kernel %s needs %d", len(l.Params), c.Name, c.ParamSize)

@@ -365,6 +365,10 @@ func (w *warp) step() {
 	if w.fault != nil {
 		return
 	}
+	if w.k.stop.fired() {
+		w.faultf(in, -1, FaultRunaway, "still executing when the watchdog fired, after %d instructions of this warp (a spinning warp, or a kernel slower than the watchdog allows)", w.icount)
+		return
+	}
 	if w.icount > w.k.budget {
 		w.faultf(in, -1, FaultRunaway, "warp executed more than %d instructions (runaway execution; raise the budget with max_warp_insts)", w.k.budget)
 		return

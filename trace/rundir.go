@@ -2,8 +2,10 @@ package trace
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,24 +47,77 @@ func RunBundleName(index int, multi bool) string {
 
 var runFileRE = regexp.MustCompile(`^(?:run\.([0-9]{3,})\.bundle|trace\.([0-9]{3,})\.bin|run\.bundle|trace\.bin)$`)
 
-// RunDirWriter writes a run directory. Every file is replaced atomically
-// (a reader never sees a partial file); Outputs lists what was written in
-// order. Close removes the trace and bundle files of an earlier run in the
-// same directory that this run did not write, so the reader never mixes
-// launches of two runs.
+// RunDirWriter writes a run directory as a whole: every file goes into a
+// temporary sibling directory (.NAME.new-*), and Close replaces the old
+// directory with it in one rename (an exchange of the two directories on
+// Linux), so a reader sees either the old run or the new one, never a mix,
+// and a run that fails before Close (Abort) leaves the old run intact.
+// Entries of the old directory that are not part of a run's layout (a
+// user's notes, say) are carried over; run files (trace/bundle files,
+// summary.json, printf.txt, *.bin) of the old run are not. An existing
+// directory that holds other entries but no summary.json or trace/bundle
+// file is not a run
+// directory and is refused rather than replaced.
 type RunDirWriter struct {
-	dir     string
+	dir     string // as given
+	abs     string // absolute path of dir
+	tmp     string // the temporary sibling being written ("" once committed or aborted)
 	outputs []string
 	bundles []string
 	written map[string]bool
 }
 
-// CreateRunDir creates dir (and its parents) for writing.
+// CreateRunDir prepares dir (its parents are created) for writing.
 func CreateRunDir(dir string) (*RunDirWriter, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
 		return nil, err
 	}
-	return &RunDirWriter{dir: dir, written: map[string]bool{}}, nil
+	if fi, err := os.Stat(abs); err == nil {
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("%s: exists and is not a directory", dir)
+		}
+		if err := checkRunDir(dir, abs); err != nil {
+			return nil, err
+		}
+	}
+	parent := filepath.Dir(abs)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(abs)+".new-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot create the run directory: %w", dir, errors.Unwrap(err))
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return &RunDirWriter{dir: dir, abs: abs, tmp: tmp, written: map[string]bool{}}, nil
+}
+
+// checkRunDir refuses to replace a non-empty directory that does not look
+// like a run directory (no summary.json).
+func checkRunDir(dir, abs string) error {
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		return err
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	for _, e := range ents {
+		if e.Name() == RunSummaryFile || runFileRE.MatchString(e.Name()) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: directory exists and is not a run directory (no %s, run.bundle or trace.bin); refusing to replace it (choose another -o)", dir, RunSummaryFile)
+}
+
+// isRunFile reports whether name belongs to a run's layout (replaced, not
+// carried over, by a new run).
+func isRunFile(name string) bool {
+	return runFileRE.MatchString(name) || name == RunSummaryFile || name == RunPrintfFile || filepath.Ext(name) == ".bin"
 }
 
 // Dir is the directory written.
@@ -73,12 +128,32 @@ func (w *RunDirWriter) WriteFile(name string, data []byte) error {
 	if name == "" || filepath.Base(name) != name {
 		return fmt.Errorf("trace: run directory file %q is not a plain file name", name)
 	}
+	if w.tmp == "" {
+		return fmt.Errorf("trace: run directory %s already closed", w.dir)
+	}
 	w.outputs = append(w.outputs, name)
 	w.written[name] = true
-	return atomicfile.WriteFile(filepath.Join(w.dir, name), 0o644, func(f io.Writer) error {
+	err := atomicfile.WriteFile(filepath.Join(w.tmp, name), 0o644, func(f io.Writer) error {
 		_, err := f.Write(data)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(w.dir, name), rootCause(err))
+	}
+	return nil
+}
+
+// rootCause strips path wrappers that name temporary files.
+func rootCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // WriteBuffer writes the final contents of output buffer name as NAME.bin.
@@ -100,8 +175,8 @@ func (w *RunDirWriter) WriteTrace(index int, multi bool, in *BundleInput) (trace
 	w.outputs = append(w.outputs, bundleName)
 	w.bundles = append(w.bundles, bundleName)
 	w.written[bundleName] = true
-	if err := WriteBundleFile(filepath.Join(w.dir, bundleName), in); err != nil {
-		return "", "", err
+	if err := WriteBundleFile(filepath.Join(w.tmp, bundleName), in); err != nil {
+		return "", "", fmt.Errorf("%s: %w", filepath.Join(w.dir, bundleName), rootCause(err))
 	}
 	return traceName, bundleName, nil
 }
@@ -122,21 +197,71 @@ func (w *RunDirWriter) Outputs() []string { return append([]string(nil), w.outpu
 // Bundles lists the bundle files written so far, in launch order.
 func (w *RunDirWriter) Bundles() []string { return append([]string(nil), w.bundles...) }
 
-// Close removes trace[.NNN].bin and run[.NNN].bundle files that an earlier
-// run left in the directory and this one did not write.
-func (w *RunDirWriter) Close() error {
-	ents, err := os.ReadDir(w.dir)
-	if err != nil {
-		return err
+// Abort discards what was written; the old run directory, if any, is left
+// as it was. Abort after Close does nothing.
+func (w *RunDirWriter) Abort() {
+	if w.tmp != "" {
+		os.RemoveAll(w.tmp)
+		w.tmp = ""
 	}
-	for _, e := range ents {
-		if e.Type().IsRegular() && runFileRE.MatchString(e.Name()) && !w.written[e.Name()] {
-			if err := os.Remove(filepath.Join(w.dir, e.Name())); err != nil {
-				return err
+}
+
+// Close commits the run: the old directory's non-run entries are carried
+// over, then the new directory replaces the old one.
+func (w *RunDirWriter) Close() (err error) {
+	if w.tmp == "" {
+		return fmt.Errorf("trace: run directory %s already closed", w.dir)
+	}
+	defer w.Abort()
+	var carryDirs []string // non-regular entries, moved after the swap
+	if ents, err := os.ReadDir(w.abs); err == nil {
+		if err := checkRunDir(w.dir, w.abs); err != nil {
+			return err
+		}
+		for _, e := range ents {
+			if w.written[e.Name()] || e.Type().IsRegular() && isRunFile(e.Name()) {
+				continue
+			}
+			if !e.Type().IsRegular() {
+				carryDirs = append(carryDirs, e.Name())
+				continue
+			}
+			if err := os.Link(filepath.Join(w.abs, e.Name()), filepath.Join(w.tmp, e.Name())); err != nil {
+				return fmt.Errorf("%s: cannot carry over %s: %w", w.dir, e.Name(), rootCause(err))
 			}
 		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
-	return nil
+	if _, err := os.Lstat(w.abs); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Rename(w.tmp, w.abs); err != nil {
+			return fmt.Errorf("%s: %w", w.dir, rootCause(err))
+		}
+		w.tmp = ""
+		return nil
+	}
+	old := w.tmp // after the exchange the temporary directory holds the old run
+	if err := exchangeDirs(w.tmp, w.abs); err != nil {
+		// No atomic exchange: move the old run aside, the new one in.
+		aside, err := os.MkdirTemp(filepath.Dir(w.abs), "."+filepath.Base(w.abs)+".old-")
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.dir, rootCause(err))
+		}
+		os.Remove(aside)
+		if err := os.Rename(w.abs, aside); err != nil {
+			return fmt.Errorf("%s: %w", w.dir, rootCause(err))
+		}
+		if err := os.Rename(w.tmp, w.abs); err != nil {
+			os.Rename(aside, w.abs)
+			return fmt.Errorf("%s: %w", w.dir, rootCause(err))
+		}
+		old = aside
+	}
+	w.tmp = ""
+	for _, name := range carryDirs {
+		os.Rename(filepath.Join(old, name), filepath.Join(w.abs, name))
+	}
+	return os.RemoveAll(old)
 }
 
 // RunBundle names one traced launch's bundle file.

@@ -152,3 +152,69 @@ func TestRunBundlesErrors(t *testing.T) {
 		t.Errorf("missing path accepted")
 	}
 }
+
+// TestRunDirAbortKeepsOld writes a run, then starts a second one that fails
+// before Close: the old run must be intact, with no new file mixed in and
+// no temporary directory left beside it.
+func TestRunDirAbortKeepsOld(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "k.run")
+	w, err := trace.CreateRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBuffer("out", []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteSummary(map[string]string{"run": "old"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err = trace.CreateRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBuffer("c", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteFile("../escape", nil); err == nil {
+		t.Fatal("WriteFile accepted a path")
+	}
+	w.Abort()
+	if got, want := names(dir), []string{"out.bin", "summary.json"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after a failed run the directory holds %v, want %v", got, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out.bin")); string(b) != "old" {
+		t.Errorf("out.bin = %q, want the old run's", b)
+	}
+	if got := names(parent); !reflect.DeepEqual(got, []string{"k.run"}) {
+		t.Errorf("parent holds %v, want only k.run", got)
+	}
+	// a successful second run replaces the old one as a whole
+	w, _ = trace.CreateRunDir(dir)
+	w.WriteBuffer("c", []byte("new"))
+	if err := w.WriteSummary(map[string]string{"run": "new"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(dir), []string{"c.bin", "summary.json"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after the second run the directory holds %v, want %v", got, want)
+	}
+	if got := names(parent); !reflect.DeepEqual(got, []string{"k.run"}) {
+		t.Errorf("parent holds %v, want only k.run", got)
+	}
+}
+
+// TestRunDirRefusesForeignDir: a directory with other files and no run
+// files is not replaced.
+func TestRunDirRefusesForeignDir(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("x"), 0o644)
+	if _, err := trace.CreateRunDir(dir); err == nil || !strings.Contains(err.Error(), "not a run directory") {
+		t.Fatalf("CreateRunDir over a foreign directory: err = %v, want 'not a run directory'", err)
+	}
+}

@@ -110,7 +110,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = exitError
 		}
 	}()
-	err := newApp(streams{Stdin: stdin, Stdout: stdout, Stderr: stderr}).RunContext(ctx, args)
+	app := newApp(streams{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	norm, err := normalizeArgs(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, norm)
+	}
 	return report(stderr, err)
 }
 

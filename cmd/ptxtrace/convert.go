@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -34,14 +36,15 @@ func newConvertCommand() *cli.Command {
 		ArgsUsage: "RUN...",
 		Description: "convert exports every RUN (bundle file or run directory) with --to into the\n" +
 			"Hive-partitioned dataset under --out: DIR/kernel=NAME/run=ID/part-0.EXT, where\n" +
-			"ID is the bundle's run id or, without one, the input's base name; a run\n" +
+			"ID is the bundle's run id or, without one, the input's base name, a dash and\n" +
+			"8 hex digits of the SHA-256 of its absolute path (unique per input); a run\n" +
 			"directory with several traced launches gives one part-NNN.EXT per launch\n" +
 			"(NNN = launch index, NAME = that launch's kernel). Runs are\n" +
 			"converted in parallel (-j), each output written atomically (temporary file +\n" +
 			"rename); an output that already exists is skipped, so an interrupted convert\n" +
 			"resumes where it stopped. A run that fails is reported with its name and the\n" +
 			"others still convert; the exit status is then 1. Progress goes to stderr.\n" +
-			"Flags go before the runs.",
+			"Flags may stand before or after the runs; \"--\" ends them.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Usage: "output `FORMAT`: " + formatNames(), Value: "parquet"},
 			&cli.StringFlag{Name: "out", Usage: "dataset root `DIR`", Required: true},
@@ -70,15 +73,22 @@ func runConvert(ctx context.Context, o convertOptions) error {
 	if len(o.Inputs) == 0 {
 		return usagef("convert: no runs given")
 	}
-	for _, in := range o.Inputs[1:] {
-		if len(in) > 1 && strings.HasPrefix(in, "-") {
-			return usagef("convert: flag %s after a run argument; flags go before the runs", in)
+	seen := map[string]string{}
+	for _, in := range o.Inputs {
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			return err
 		}
+		if prev, dup := seen[abs]; dup {
+			return usagef("convert: run %s given twice (also as %s)", in, prev)
+		}
+		seen[abs] = in
 	}
 	jobs := o.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
+	claims := &outputClaims{by: map[string]string{}}
 	work := make(chan string)
 	results := make(chan convertResult)
 	var wg sync.WaitGroup
@@ -87,7 +97,7 @@ func runConvert(ctx context.Context, o convertOptions) error {
 		go func() {
 			defer wg.Done()
 			for in := range work {
-				results <- convertOne(ctx, f, o.OutDir, in)
+				results <- convertOne(ctx, f, o.OutDir, in, claims)
 			}
 		}()
 	}
@@ -130,7 +140,7 @@ func runConvert(ctx context.Context, o convertOptions) error {
 // convertOne converts one input: every traced launch of a run directory
 // (part-0 for a single-launch run, part-NNN per launch NNN otherwise); an
 // existing output is left alone.
-func convertOne(ctx context.Context, f formats.Format, outDir, input string) (res convertResult) {
+func convertOne(ctx context.Context, f formats.Format, outDir, input string, claims *outputClaims) (res convertResult) {
 	res.input = input
 	defer func() {
 		if r := recover(); r != nil {
@@ -163,6 +173,12 @@ func convertOne(ctx context.Context, f formats.Format, outDir, input string) (re
 		if res.output == "" {
 			res.output = out
 		}
+		if err := claims.claim(out, input); err != nil {
+			b.Close()
+			res.skipped = false
+			res.err = err
+			return res
+		}
 		if fi, err := os.Stat(out); err == nil && fi.Mode().IsRegular() {
 			b.Close() // written by an earlier run: outputs appear only complete (rename)
 			continue
@@ -185,16 +201,46 @@ func convertOne(ctx context.Context, f formats.Format, outDir, input string) (re
 }
 
 // runName is the run id of an input without one: its base name without
-// extension (the directory name for a run directory).
+// extension (the directory name for a run directory), a dash and the first
+// 8 hex digits of the SHA-256 of its absolute path, so that two runs whose
+// directories share a base name (exp1/k.run, exp2/k.run) get distinct
+// outputs.
 func runName(input string) string {
-	base := filepath.Base(filepath.Clean(input))
-	if fi, err := os.Stat(input); err == nil && fi.IsDir() {
-		return base
+	clean := filepath.Clean(input)
+	base := filepath.Base(clean)
+	switch fi, err := os.Stat(input); {
+	case err == nil && fi.IsDir():
+	case base == "run.bundle" || strings.HasPrefix(base, "run.") && strings.HasSuffix(base, ".bundle"):
+		clean = filepath.Dir(clean)
+		base = filepath.Base(clean)
+	default:
+		base = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if base == "run.bundle" || strings.HasPrefix(base, "run.") && strings.HasSuffix(base, ".bundle") {
-		return filepath.Base(filepath.Dir(filepath.Clean(input)))
+	abs, err := filepath.Abs(clean)
+	if err != nil {
+		abs = clean
 	}
-	return strings.TrimSuffix(base, filepath.Ext(base))
+	sum := sha256.Sum256([]byte(abs))
+	return base + "-" + hex.EncodeToString(sum[:4])
+}
+
+// outputClaims records which input each output of one convert writes, so
+// that two inputs mapping to one output (two bundles with the same run id)
+// are an error rather than one silently replacing the other.
+type outputClaims struct {
+	mu sync.Mutex
+	by map[string]string // output -> input
+}
+
+// claim records that input writes out; it fails when another input did.
+func (c *outputClaims) claim(out, input string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev, ok := c.by[out]; ok && prev != input {
+		return fmt.Errorf("output %s is also the output of %s (same kernel and run id); convert them separately into different --out roots", out, prev)
+	}
+	c.by[out] = input
+	return nil
 }
 
 // trimPathPrefix drops a leading "input: " that the error already has, so

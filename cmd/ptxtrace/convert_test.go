@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -54,7 +55,7 @@ func TestConvertKillAndResume(t *testing.T) {
 	inputs = append(inputs[:8], append([]string{bad}, inputs[8:]...)...)
 	out := filepath.Join(dir, "ds")
 	outputOf := func(in string) string {
-		id := strings.TrimSuffix(filepath.Base(in), ".bundle")
+		id := strings.TrimSuffix(filepath.Base(in), ".bundle") + "-" + pathHash8(t, in)
 		return filepath.Join(out, "kernel="+tt.Kernel, "run="+id, "part-0.parquet")
 	}
 
@@ -132,14 +133,25 @@ func TestConvertInProcess(t *testing.T) {
 	}
 	for _, p := range []string{
 		filepath.Join(out, "kernel="+tt.Kernel, "run=r%2F1", "part-0.csv"),
-		filepath.Join(out, "kernel="+tt.Kernel, "run=b", "part-0.csv"),
+		filepath.Join(out, "kernel="+tt.Kernel, "run=b-"+pathHash8(t, b), "part-0.csv"),
 	} {
 		if _, err := os.Stat(p); err != nil {
 			t.Error(err)
 		}
 	}
 	r = runCLI(t, "", "convert", "--out", out, b, "--to")
-	if r.code != 2 || !strings.Contains(r.stderr, "flags go before") {
+	if r.code != 2 || !strings.Contains(r.stderr, "flag needs an argument: --to") {
 		t.Fatalf("flag after runs: exit %d, %q", r.code, r.stderr)
 	}
+}
+
+// pathHash8 is the first 8 hex digits of the SHA-256 of p's absolute path
+// (docs/cli.md, convert: the run id of an input without one).
+func pathHash8(t *testing.T, p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return fmt.Sprintf("%x", sum[:4])
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -82,6 +83,30 @@ func newExportCommand() *cli.Command {
 }
 
 func runExport(ctx context.Context, o exportOptions) error {
+	err := runExport1(ctx, o)
+	if err != nil && strings.HasPrefix(o.Format, "otlp") {
+		return otlpError(o, err)
+	}
+	return err
+}
+
+// otlpError names the collector in a failed OTLP export, and says what a
+// deadline means.
+func otlpError(o exportOptions, err error) error {
+	ep := o.Endpoint
+	if ep == "" {
+		ep = os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+	}
+	if ep == "" {
+		ep = "the default endpoint (localhost)"
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("export: %s to %s: no answer within --timeout %v (is the collector running there?)", o.Format, ep, o.Timeout)
+	}
+	return fmt.Errorf("export: %s to %s: %w", o.Format, ep, err)
+}
+
+func runExport1(ctx context.Context, o exportOptions) error {
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)

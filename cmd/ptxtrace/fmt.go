@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -34,7 +33,7 @@ func newFmtCommand() *cli.Command {
 		Description: "fmt parses each FILE and prints it to stdout. By default the output is the\n" +
 			"input byte for byte (a round-trip check of the parser); with --canonical\n" +
 			"it is re-laid out in ptxtrace's canonical style. Without FILE, or with\n" +
-			"FILE \"-\", it reads standard input. Flags go before the files.\n\n" +
+			"FILE \"-\", it reads standard input. Flags may stand before or after the files.\n\n" +
 			"With -w each file is rewritten in place, atomically and keeping its mode,\n" +
 			"and only when its contents change. A file with parse errors is never\n" +
 			"written: its errors are printed as file:line:col: message lines, the\n" +
@@ -60,13 +59,6 @@ func runFmt(ctx context.Context, o fmtOptions) error {
 	files := o.Files
 	if len(files) == 0 {
 		files = []string{"-"}
-	}
-	for _, name := range files[1:] {
-		// The flag parser stops at the first file; a flag after it would
-		// otherwise be taken for a file name. Name such a file ./-x.
-		if len(name) > 1 && strings.HasPrefix(name, "-") {
-			return usagef("fmt: flag %s after a file argument; flags go before the files", name)
-		}
 	}
 	if o.Write {
 		for _, name := range files {

@@ -224,7 +224,7 @@ func TestFmtErrors(t *testing.T) {
 		{"directory", []string{dir}, 1, regexp.MustCompile(`^ptxtrace: .*not a regular file\n$`)},
 		{"-w on stdin", []string{"-w"}, 2, regexp.MustCompile(`^ptxtrace: fmt: -w needs file arguments`)},
 		{"-w with -", []string{"-w", "-"}, 2, regexp.MustCompile(`^ptxtrace: fmt: -w needs file arguments`)},
-		{"flag after file", []string{filepath.Join(dir, "x.ptx"), "-w"}, 2, regexp.MustCompile(`^ptxtrace: fmt: flag -w after a file argument`)},
+		{"flag after file applies", []string{filepath.Join(dir, "x.ptx"), "-w"}, 1, regexp.MustCompile(`x\.ptx: no such file`)},
 		{"unknown flag", []string{"--nope"}, 2, regexp.MustCompile(`^ptxtrace: flag provided but not defined`)},
 	}
 	for _, tt := range other {

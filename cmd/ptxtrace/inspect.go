@@ -27,7 +27,7 @@ func newInspectCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "inspect",
 		Usage:     "show kernels, parameters, registers and memory accesses of PTX files",
-		ArgsUsage: "FILE... [--json]",
+		ArgsUsage: "[--json] FILE...",
 		Description: "inspect parses each FILE and prints a summary of the module: PTX version,\n" +
 			"target and address size, and for every .entry/.func its parameters,\n" +
 			"declared registers by type, static shared/local/const memory, performance\n" +
@@ -49,21 +49,8 @@ func newInspectCommand() *cli.Command {
 				JSON:      c.Bool("json"),
 				AllErrors: c.Bool("all-errors"),
 			}
-			// The flag parser stops at the first file; accept this
-			// command's own flags after the files too.
-			for _, a := range c.Args().Slice() {
-				switch a {
-				case "--json", "-json":
-					o.JSON = true
-				case "--all-errors", "-all-errors":
-					o.AllErrors = true
-				default:
-					if len(a) > 1 && strings.HasPrefix(a, "-") {
-						return usagef("inspect: unknown flag %s after the files (see 'ptxtrace inspect --help')", a)
-					}
-					o.Files = append(o.Files, a)
-				}
-			}
+			// flags may stand anywhere (normalizeArgs); "--" ends them
+			o.Files = c.Args().Slice()
 			return runInspect(c.Context, o)
 		},
 	}

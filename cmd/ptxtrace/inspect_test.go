@@ -178,7 +178,7 @@ func TestInspectErrors(t *testing.T) {
 		t.Errorf("unknown flag: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	r = inspectCLI(t, "", "inspect", good, "--frobnicate")
-	if r.code != 2 || !strings.Contains(r.stderr, "--frobnicate") {
+	if r.code != 2 || !strings.Contains(r.stderr, "-frobnicate") {
 		t.Errorf("unknown flag after file: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	r = inspectCLI(t, "", "inspect", "--help")

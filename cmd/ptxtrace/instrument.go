@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"io"
 	"os"
+	"path/filepath"
+
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
@@ -22,6 +24,7 @@ type instrumentOptions struct {
 	Output  string // "-" for stdout (the manifest then goes to MANIFEST or is not written)
 	Opts    instrument.Options
 	NoPtxas bool // do not ask ptxas -v for registers
+	Write   bool // -w: Output may be the input file
 }
 
 func newInstrumentCommand() *cli.Command {
@@ -38,7 +41,7 @@ func newInstrumentCommand() *cli.Command {
 			"dummy (a consumer of the loaded value under an always-false predicate before\n" +
 			"the end read), auto (fence for global/shared/local/generic, dummy for\n" +
 			"read-only const/param/tex/ld.global.nc/ldu loads).\n\n" +
-			"Flags go before FILE. Both outputs are written atomically. Registers per\n" +
+			"Flags may stand before or after FILE. Both outputs are written atomically. Registers per\n" +
 			"thread for the occupancy check come from ptxas -v when ptxas is installed,\n" +
 			"else from --regs.",
 		Flags: []cli.Flag{
@@ -55,17 +58,21 @@ func newInstrumentCommand() *cli.Command {
 			&cli.StringFlag{Name: "staging", Value: "auto", Usage: "auto, shared or global"},
 			&cli.IntFlag{Name: "regs", Usage: "registers per thread for the occupancy check (default: from ptxas -v)"},
 			&cli.IntFlag{Name: "block", Value: instrument.DefaultBlock, Usage: "threads per block when .reqntid/.maxntid do not say"},
+			&cli.BoolFlag{Name: "w", Usage: "allow -o to name the input FILE (overwrite it)", DisableDefaultText: true},
 			&cli.BoolFlag{Name: "no-ptxas", Usage: "do not run ptxas -v for register counts", DisableDefaultText: true},
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
 			if len(args) != 1 {
-				return usagef("instrument: want exactly one FILE.ptx (flags go before it), got %d arguments", len(args))
+				return usagef("instrument: want exactly one FILE.ptx, got %d arguments", len(args))
 			}
 			if c.String("o") == "" {
 				return usagef("instrument: -o OUT.ptx is required")
 			}
-			o := instrumentOptions{streams: streamsOf(c), File: args[0], Output: c.String("o"), NoPtxas: c.Bool("no-ptxas")}
+			o := instrumentOptions{streams: streamsOf(c), File: args[0], Output: c.String("o"), NoPtxas: c.Bool("no-ptxas"), Write: c.Bool("w")}
+			if !o.Write && o.Output != "-" && sameFile(o.File, o.Output) {
+				return usagef("instrument: -o %s is the input file; pass -w to overwrite it", o.Output)
+			}
 			opts := instrument.Options{
 				Mode: c.String("mode"), Timer: c.String("timer"), Kernel: c.String("kernel"),
 				Capacity: c.Int("capacity"), Staging: c.String("staging"), Regs: c.Int("regs"),
@@ -107,7 +114,7 @@ func manifestPath(out string) string {
 }
 
 func runInstrument(ctx context.Context, o instrumentOptions) error {
-	src, err := os.ReadFile(o.File)
+	src, err := readCapped(o.File, "PTX module", maxPTXBytes)
 	if err != nil {
 		return err
 	}
@@ -115,6 +122,9 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 	f, err := ptx.ParseFile(fset, o.File, src, 0)
 	if err != nil {
 		return err
+	}
+	if err := ptx.Check(fset, f); err != nil {
+		return err // ptxas would reject the module, and its instrumented output
 	}
 	if o.Opts.Regs == 0 && !o.NoPtxas {
 		o.Opts.Resources = ptxasResources(ctx, o, f, src)
@@ -196,4 +206,17 @@ func ptxasResources(ctx context.Context, o instrumentOptions, f *ptx.File, src [
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// sameFile reports whether paths a and b name the same file (an existing
+// file by identity, else by absolute path).
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	pa, errA := filepath.Abs(a)
+	pb, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && pa == pb
 }

@@ -33,7 +33,10 @@ type runOptions struct {
 	Manifest   string // "" = look next to the PTX
 	Workers    int
 	Functional bool
-	Model      string // preset name or spec file; "" = defaultRunModel
+	Model      string        // preset name or spec file; "" = defaultRunModel
+	Quiet      bool          // no progress line
+	Timeout    time.Duration // wall-clock limit of the execution (0: none)
+	MaxInsts   uint64        // per-warp instruction budget (0: the spec's, else replay's default)
 }
 
 func newRunCommand() *cli.Command {
@@ -61,6 +64,9 @@ func newRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "timing model: preset `NAME` or spec FILE (default " + defaultRunModel + ")"},
 			&cli.IntFlag{Name: "workers", Usage: "goroutines executing CTAs in functional mode (0: all cores); results do not depend on it"},
 			&cli.BoolFlag{Name: "functional", Usage: "functional execution only (no timing model)", DisableDefaultText: true},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line on stderr (it appears only on a terminal, after 2 s)", DisableDefaultText: true},
+			&cli.DurationFlag{Name: "timeout", Usage: "stop the execution after `DURATION` of wall-clock time (0: none)"},
+			&cli.Uint64Flag{Name: "max-warp-insts", Usage: "fault a warp that executes more than `N` instructions, reporting its PC, CTA, warp and source line (default: the spec's max_warp_insts, else 200000000)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -74,7 +80,8 @@ func newRunCommand() *cli.Command {
 			}
 			return runRun(c.Context, runOptions{streams: streamsOf(c), PTX: c.Args().First(),
 				Launch: c.String("launch"), OutDir: c.String("o"), Manifest: c.String("manifest"),
-				Workers: c.Int("workers"), Functional: c.Bool("functional"), Model: c.String("model")})
+				Workers: c.Int("workers"), Functional: c.Bool("functional"), Model: c.String("model"),
+				Quiet: c.Bool("quiet"), Timeout: c.Duration("timeout"), MaxInsts: c.Uint64("max-warp-insts")})
 		},
 	}
 }
@@ -124,6 +131,9 @@ func runRun(ctx context.Context, o runOptions) error {
 	in, err := readRunInputs(o)
 	if err != nil {
 		return err
+	}
+	if o.MaxInsts > 0 {
+		in.spec.MaxWarpInsts = o.MaxInsts
 	}
 	baseDir := filepath.Dir(o.Launch)
 	reg := launch.SampleRegistry()
@@ -183,12 +193,16 @@ func runRun(ctx context.Context, o runOptions) error {
 // functional) and the manifest (--manifest, or KERNEL.probes.json next to
 // the PTX when it exists).
 func readRunInputs(o runOptions) (*runInputs, error) {
-	src, err := os.ReadFile(o.PTX)
+	src, err := readCapped(o.PTX, "PTX module", maxPTXBytes)
 	if err != nil {
 		return nil, err
 	}
-	f, err := ptx.ParseFile(token.NewFileSet(), o.PTX, src, 0)
+	fset := token.NewFileSet()
+	f, err := ptx.ParseFile(fset, o.PTX, src, 0)
 	if err != nil {
+		return nil, err
+	}
+	if err := ptx.Check(fset, f); err != nil {
 		return nil, err
 	}
 	in := &runInputs{}
@@ -220,13 +234,10 @@ func readRunInputs(o runOptions) (*runInputs, error) {
 		}
 	}
 	if mpath != "" {
-		mf, err := os.Open(mpath)
-		if err != nil {
+		if in.man, err = readManifest(mpath); err != nil {
 			return nil, err
 		}
-		in.man, err = manifest.Read(mf)
-		mf.Close()
-		if err != nil {
+		if err := in.man.CheckPTX(src); err != nil {
 			return nil, fmt.Errorf("%s: %w", mpath, err)
 		}
 	}
@@ -246,35 +257,24 @@ func warner(w io.Writer) func([]string) {
 	}
 }
 
-// executeRun runs the prepared spec with a progress line on stderr after
-// the first second, and prints a kernel fault's report.
+// executeRun runs the prepared spec with a progress line on stderr (a
+// terminal only, after 2 s, not with --quiet) and the --timeout watchdog,
+// and prints a kernel fault's report.
 func executeRun(ctx context.Context, o runOptions, in *runInputs, prep *launch.Prepared, start time.Time) (*launch.SeqResult, error) {
-	var last time.Time
-	shown := false
-	progress := func(done, total int) {
-		now := time.Now()
-		if now.Sub(start) < time.Second || (now.Sub(last) < 200*time.Millisecond && done < total) {
-			return
-		}
-		last = now
-		shown = true
-		fmt.Fprintf(o.Stderr, "\rrun %s: %d/%d CTAs (%d%%)", in.spec.Kernel, done, total, done*100/max(total, 1))
-	}
-	onLaunch := func(i int, lr *launch.LaunchResult) {
-		if time.Since(start) < time.Second || i%16 != 0 {
-			return
-		}
-		shown = true
-		fmt.Fprintf(o.Stderr, "\rrun: %d launches", i+1)
-	}
-	res, err := prep.Run(ctx, launch.ExecOptions{Workers: o.Workers, Progress: progress, Model: in.ms, OnLaunch: onLaunch})
-	if shown {
-		fmt.Fprintln(o.Stderr)
-	}
+	pr := newRunProgress(o.Stderr, in.spec.Kernel, start, !o.Quiet && isTerminal(o.Stderr))
+	wd := newRunWatchdog(o.Timeout)
+	defer wd.stop()
+	eo := launch.ExecOptions{Workers: o.Workers, Progress: pr.ctas, Model: in.ms, OnLaunch: pr.launch, OnKernel: wd.watch}
+	eo.ModelOpt.Progress = pr.cycles
+	res, err := prep.Run(ctx, eo)
+	pr.finish()
 	if err != nil {
 		var fault *replay.Fault
 		if errors.As(err, &fault) {
 			fmt.Fprint(o.Stderr, fault.Report())
+		}
+		if wd.hasFired() {
+			return nil, fmt.Errorf("run: stopped by the --timeout %v watchdog (%s); the run directory is unchanged: %w", o.Timeout, pr.state(), err)
 		}
 		return nil, err
 	}
@@ -311,6 +311,7 @@ func writeRunDir(dir string, o runOptions, in *runInputs, prep *launch.Prepared,
 	if err != nil {
 		return err
 	}
+	defer w.Abort() // a failure leaves the old run as it was
 	for _, b := range prep.Buffers {
 		if b.Output {
 			if err := w.WriteBuffer(b.Name, b.Alloc.Data); err != nil {
@@ -354,7 +355,7 @@ func writeRunDir(dir string, o runOptions, in *runInputs, prep *launch.Prepared,
 }
 
 func readLaunchSpec(path string) (*launch.Spec, error) {
-	b, err := os.ReadFile(path)
+	b, err := readCapped(path, "launch spec", maxSpecBytes)
 	if err != nil {
 		return nil, err
 	}

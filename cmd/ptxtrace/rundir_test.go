@@ -113,7 +113,7 @@ func TestExportMultiLaunchRunDir(t *testing.T) {
 		t.Fatalf("convert: exit %d: %s", r.code, r.stderr)
 	}
 	for i, k := range kernels {
-		p := filepath.Join(ds, "kernel="+k, "run=reduce.run", "part-00"+string(rune('0'+i))+".csv")
+		p := filepath.Join(ds, "kernel="+k, "run=reduce.run-"+pathHash8(t, out), "part-00"+string(rune('0'+i))+".csv")
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

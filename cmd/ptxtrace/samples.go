@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/samples"
 	"github.com/urfave/cli/v2"
 )
@@ -24,7 +25,9 @@ func newSamplesCommand() *cli.Command {
 			"  ptxtrace samples list               one line per sample: name, kernels, description\n" +
 			"  ptxtrace samples extract [NAME] [-o DIR]\n" +
 			"                                      write NAME's files (all samples without NAME)\n" +
-			"                                      to DIR/<name>/ (default DIR: the current directory)",
+			"                                      to DIR/<name>/ (default DIR: the current directory),\n" +
+			"                                      with a ready launch spec DIR/<name>/launch.yaml:\n" +
+			"  ptxtrace run DIR/vecadd/vecadd.sm_52.ptx --launch DIR/vecadd/launch.yaml",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "list",
@@ -44,25 +47,7 @@ func newSamplesCommand() *cli.Command {
 					&cli.StringFlag{Name: "o", Usage: "write into `DIR` (created if needed)", Value: "."},
 				},
 				Action: func(c *cli.Context) error {
-					// Accept -o after NAME too (the cli package stops
-					// parsing flags at the first argument).
-					dir, rest := c.String("o"), []string{}
-					args := c.Args().Slice()
-					for i := 0; i < len(args); i++ {
-						a := args[i]
-						switch {
-						case a == "-o" || a == "--o":
-							if i+1 >= len(args) {
-								return usagef("samples extract: -o needs a DIR")
-							}
-							dir = args[i+1]
-							i++
-						case strings.HasPrefix(a, "-o=") || strings.HasPrefix(a, "--o="):
-							dir = a[strings.IndexByte(a, '=')+1:]
-						default:
-							rest = append(rest, a)
-						}
-					}
+					dir, rest := c.String("o"), c.Args().Slice() // flags anywhere (normalizeArgs)
 					if len(rest) > 1 {
 						return usagef("samples extract: want at most one NAME, got %d arguments", len(rest))
 					}
@@ -108,8 +93,15 @@ func extractSamples(s streams, name, dir string) error {
 	}
 	n := 0
 	for _, sm := range list {
-		for _, p := range sm.Files {
+		files := sm.Files
+		if _, ok := launch.SampleSpec(sm.Name); ok {
+			files = append(files[:len(files):len(files)], path.Join(sm.Name, "launch.yaml"))
+		}
+		for _, p := range files {
 			data, err := fs.ReadFile(samples.FS(), p)
+			if spec, ok := launch.SampleSpec(sm.Name); ok && p == path.Join(sm.Name, "launch.yaml") {
+				data, err = spec, nil
+			}
 			if err != nil {
 				return err
 			}

@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
+
 	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
-	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,7 +38,7 @@ func newVerifyCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
 			if len(args) != 1 {
-				return usagef("verify: want exactly one instrumented FILE.ptx (flags go before it)")
+				return usagef("verify: want exactly one instrumented FILE.ptx")
 			}
 			if !c.Bool("sass") {
 				return usagef("verify: nothing to check: give --sass")
@@ -51,7 +50,7 @@ func newVerifyCommand() *cli.Command {
 }
 
 func runVerify(ctx context.Context, o verifyOptions) error {
-	src, err := os.ReadFile(o.File)
+	src, err := readCapped(o.File, "PTX module", maxPTXBytes)
 	if err != nil {
 		return err
 	}
@@ -59,14 +58,9 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	if mpath == "" {
 		mpath = manifestPath(o.File)
 	}
-	mf, err := os.Open(mpath)
+	man, err := readManifest(mpath)
 	if err != nil {
 		return err
-	}
-	man, err := manifest.Read(mf)
-	mf.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", mpath, err)
 	}
 	f, err := instrument.ParseOutput(o.File, src)
 	if err != nil {

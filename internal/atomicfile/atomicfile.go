@@ -31,7 +31,7 @@ func WriteFile(path string, perm os.FileMode, write func(io.Writer) error) (err 
 
 	tmp, err := os.CreateTemp(dir, tempPattern)
 	if err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return userErr(path, err)
 	}
 	tmpName := tmp.Name()
 	committed := false
@@ -52,7 +52,7 @@ func WriteFile(path string, perm os.FileMode, write func(io.Writer) error) (err 
 		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
 	}
 	if err := tmp.Chmod(perm & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return userErr(path, err)
 	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("atomicfile: syncing %s: %w", path, err)
@@ -61,7 +61,7 @@ func WriteFile(path string, perm os.FileMode, write func(io.Writer) error) (err 
 		return fmt.Errorf("atomicfile: closing %s: %w", path, err)
 	}
 	if err := os.Rename(tmpName, target); err != nil {
-		return fmt.Errorf("atomicfile: %w", err)
+		return userErr(path, err)
 	}
 	committed = true
 	syncDir(dir)
@@ -70,6 +70,20 @@ func WriteFile(path string, perm os.FileMode, write func(io.Writer) error) (err 
 
 // resolve follows symbolic links at path so that a link is kept and its
 // target replaced. A path that does not exist yet is returned as is.
+// userErr names the user's file, never the temporary file, in an error
+// about writing path.
+func userErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: "write", Path: path, Err: pe.Err}
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &fs.PathError{Op: "write", Path: path, Err: le.Err}
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
 func resolve(path string) (string, error) {
 	fi, err := os.Lstat(path)
 	switch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -28,11 +29,18 @@ const DefaultBase = "gtx480"
 // override the preset's, the others keep the preset's values. An unknown
 // field is an error naming its line. The result is validated.
 func Parse(data []byte) (model.Spec, error) {
+	s, _, err := parse(data)
+	return s, err
+}
+
+// parse is Parse, also reporting whether the document sets "name".
+func parse(data []byte) (model.Spec, bool, error) {
 	var probe struct {
-		Base string `yaml:"base"`
+		Base string  `yaml:"base"`
+		Name *string `yaml:"name"`
 	}
 	if err := yaml.Unmarshal(data, &probe); err != nil {
-		return model.Spec{}, fmt.Errorf("spec: %w", err)
+		return model.Spec{}, false, fmt.Errorf("spec: %w", err)
 	}
 	base := probe.Base
 	if base == "" {
@@ -40,19 +48,19 @@ func Parse(data []byte) (model.Spec, error) {
 	}
 	p, ok := model.Preset(base)
 	if !ok {
-		return model.Spec{}, &model.FieldError{Field: "base",
+		return model.Spec{}, false, &model.FieldError{Field: "base",
 			Msg: fmt.Sprintf("unknown preset %q (want one of %s)", base, strings.Join(model.PresetNames(), ", "))}
 	}
 	f := file{Base: base, Spec: p}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return model.Spec{}, fmt.Errorf("spec: %w", err)
+		return model.Spec{}, false, fmt.Errorf("spec: %w", err)
 	}
 	if err := f.Spec.Validate(); err != nil {
-		return model.Spec{}, err
+		return model.Spec{}, false, err
 	}
-	return f.Spec, nil
+	return f.Spec, probe.Name != nil, nil
 }
 
 // Marshal returns s as a YAML document that Parse reads back to an equal
@@ -70,13 +78,19 @@ func Marshal(s model.Spec) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// MaxFileBytes bounds a spec file Load reads; a larger file (or a pipe or
+// device that yields more) is refused.
+const MaxFileBytes = 16 << 20
+
 // Load resolves arg as a preset name (model.Preset) or else as the path of
-// a spec file read with Parse. Errors from the file name it.
+// a spec file read with Parse. A file that sets no "name:" gets its base
+// name as Spec.Name, so that an override is reported by its own name, not
+// its base preset's. Errors from the file name it.
 func Load(arg string) (model.Spec, error) {
 	if s, ok := model.Preset(arg); ok {
 		return s, nil
 	}
-	data, err := os.ReadFile(arg)
+	data, err := readFile(arg)
 	if err != nil {
 		if os.IsNotExist(err) && !strings.ContainsAny(arg, "./\\") {
 			return model.Spec{}, fmt.Errorf("unknown model %q: not a preset (%s) nor a file",
@@ -84,9 +98,33 @@ func Load(arg string) (model.Spec, error) {
 		}
 		return model.Spec{}, err
 	}
-	s, err := Parse(data)
+	s, named, err := parse(data)
 	if err != nil {
 		return model.Spec{}, fmt.Errorf("%s: %w", arg, err)
 	}
+	if !named {
+		s.Name = filepath.Base(arg)
+	}
 	return s, nil
+}
+
+// readFile reads path whole, refusing a directory and anything over
+// MaxFileBytes.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a model spec", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: larger than the %d MiB limit for a model spec", path, MaxFileBytes>>20)
+	}
+	return b, nil
 }

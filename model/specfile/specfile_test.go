@@ -80,7 +80,8 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err = Load(p)
-	if err != nil || s.Name != "h100" || s.NumSMs != 3 {
+	// no name: in the file, so the spec is named by the file, not its base
+	if err != nil || s.Name != "m.yaml" || s.NumSMs != 3 || s.L2 != model.H100().L2 {
 		t.Fatalf("Load(file) = %v %d, %v", s.Name, s.NumSMs, err)
 	}
 	if _, err := Load("gtx9000"); err == nil || !strings.Contains(err.Error(), "not a preset") {

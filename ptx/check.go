@@ -1,0 +1,106 @@
+package ptx
+
+import (
+	"go/scanner"
+	"go/token"
+	"sort"
+)
+
+// moduleDirectives are the directives ptxas accepts at module level
+// outside declarations (PTX ISA, "Module directives" and "Debugging
+// directives").
+var moduleDirectives = map[string]bool{
+	".version": true, ".target": true, ".address_size": true, ".file": true,
+	".loc": true, ".pragma": true, ".section": true, ".callprototype": true,
+	".alias": true, ".weak": true, ".extern": true, ".visible": true,
+}
+
+// Check reports the semantic errors ptxas rejects that parsing alone lets
+// through, as a scanner.ErrorList of file:line:col messages in source
+// order (nil when there are none):
+//   - no .version directive, or not as the module's first directive;
+//   - no .target directive (a misspelling such as .targett is reported as
+//     an unknown directive);
+//   - a label defined twice in one function body;
+//   - a bra whose target is not a label of its function.
+//
+// Modules that pass Check may still be rejected by ptxas for other
+// reasons (types, registers); Check never rejects a module ptxas accepts.
+func Check(fset *token.FileSet, f *File) error {
+	var errs scanner.ErrorList
+	add := func(pos token.Pos, msg string) {
+		errs.Add(fset.Position(pos), msg)
+	}
+	var version, target *Directive
+	first := true
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *Comment:
+			continue
+		case *Directive:
+			switch {
+			case d.Name == ".version":
+				if version == nil {
+					version = d
+					if !first {
+						add(d.Pos(), ".version must be the first directive of the module")
+					}
+				}
+			case d.Name == ".target":
+				if target == nil {
+					target = d
+				}
+			case !moduleDirectives[d.Name]:
+				add(d.Pos(), "unknown directive "+d.Name)
+			}
+		case *Function:
+			checkLabels(f, d, add)
+		}
+		first = false
+	}
+	if version == nil {
+		add(f.Pos(), "missing .version directive (a PTX module starts with .version MAJOR.MINOR)")
+	}
+	if target == nil {
+		add(f.Pos(), "missing .target directive (e.g. .target sm_52)")
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	sort.Stable(errs)
+	return errs
+}
+
+// checkLabels reports duplicate labels and branches to undefined labels
+// in fn's body (labels are scoped to the function).
+func checkLabels(f *File, fn *Function, add func(token.Pos, string)) {
+	if fn.Body == nil {
+		return
+	}
+	labels := map[string]bool{}
+	var bras []*Instruction
+	var walk func(b *Block)
+	walk = func(b *Block) {
+		for _, s := range b.Stmts {
+			switch s := s.(type) {
+			case *Label:
+				if labels[s.Name] {
+					add(s.Pos(), "duplicate label "+s.Name+" in "+fn.Name)
+				}
+				labels[s.Name] = true
+			case *Block:
+				walk(s)
+			case *Instruction:
+				if s.Op != nil && s.Op.Name == "bra" && len(s.Args) == 1 && s.Args[0].Kind == OpReg {
+					bras = append(bras, s)
+				}
+			}
+		}
+	}
+	walk(fn.Body)
+	for _, in := range bras {
+		if a := in.Args[0]; !labels[a.Name] {
+			add(a.Pos, "branch to undefined label "+a.Name+" in "+fn.Name)
+		}
+	}
+}
