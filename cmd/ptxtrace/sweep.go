@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/experiments/vr"
@@ -203,7 +202,7 @@ func writeSweepFiles(dir string, tab *vr.Table, generated string) error {
 }
 
 func printSweep(w io.Writer, t *vr.Table, corrs []vr.Corr) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw := newNumTable(w)
 	fmt.Fprintln(tw, "view\tblock\tmode\tcycles\tFPS\ttex hit\tmem/access\tfreq/kcyc\tmem share\t")
 	for _, r := range t.Rows {
 		share := ""
@@ -215,7 +214,7 @@ func printSweep(w io.Writer, t *vr.Table, corrs []vr.Corr) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nPearson r of memory-reference frequency with the application's tex hit rate / frame rate:")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw = newNumTable(w)
 	fmt.Fprintln(tw, "view\tmode\tn\tr(hit rate)\tr(frame rate)\t")
 	for _, c := range corrs {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t\n", c.View, c.Mode, c.N, vr.FormatR(c.RHit, c.HitOK), vr.FormatR(c.RFPS, c.FPSOK))
