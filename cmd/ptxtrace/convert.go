@@ -17,6 +17,7 @@ import (
 	"github.com/ptxtrace/ptxtrace/exporters/formats"
 	parquetexp "github.com/ptxtrace/ptxtrace/exporters/parquet"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/internal/par"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
 )
@@ -89,29 +90,13 @@ func runConvert(ctx context.Context, o convertOptions) error {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	claims := &outputClaims{by: map[string]string{}}
-	work := make(chan string)
 	results := make(chan convertResult)
-	var wg sync.WaitGroup
-	for range min(jobs, len(o.Inputs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for in := range work {
-				results <- convertOne(ctx, f, o.OutDir, in, claims)
-			}
-		}()
-	}
 	go func() {
-		defer close(work)
-		for _, in := range o.Inputs {
-			select {
-			case work <- in:
-			case <-ctx.Done():
-				return
-			}
-		}
+		defer close(results)
+		par.Do(ctx, len(o.Inputs), jobs, func(i int) {
+			results <- convertOne(ctx, f, o.OutDir, o.Inputs[i], claims)
+		})
 	}()
-	go func() { wg.Wait(); close(results) }()
 
 	p := newProgress(o.Stderr, "convert", len(o.Inputs))
 	var failed []convertResult
