@@ -144,11 +144,10 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 		return err
 	}
 	start := time.Now()
+	p := newProgress(o.Stderr, "sweep vr", 0)
 	bar := func(done, total int) {
-		const width = 30
-		f := done * width / total
-		fmt.Fprintf(o.Stderr, "\rsweep vr [%s%s] %d/%d runs, %.0fs", strings.Repeat("#", f), strings.Repeat(".", width-f),
-			done, total, time.Since(start).Seconds())
+		p.total = total
+		p.update(done, fmt.Sprintf(" runs, %.0fs", time.Since(start).Seconds()))
 	}
 	tab, err := vr.Sweep(ctx, vr.SweepOptions{Model: &ms, Scene: vr.Scene{Image: o.Image, Volume: o.Volume, Kind: "sphere"},
 		Views: o.Views, Shapes: o.Shapes, Jobs: o.Jobs, Tool: "ptxtrace " + version, Progress: bar})
