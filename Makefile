@@ -9,6 +9,14 @@ FUZZTIME ?= 30s
 FUZZPKGS ?= ./...
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS  := -X main.version=$(VERSION)
+# urfave_cli_no_docs drops urfave/cli's man/markdown generator (App.ToMan,
+# App.ToMarkdown; ptxtrace calls neither) and with it go-md2man and
+# blackfriday, whose package init ran on every invocation; grpcnotrace drops
+# gRPC's golang.org/x/net/trace debug pages (/debug/requests handlers
+# registered on http.DefaultServeMux at init; ptxtrace serves no HTTP and
+# never enables gRPC tracing). See docs/startup.md.
+TAGS     ?= urfave_cli_no_docs grpcnotrace
+GOTAGS   := -tags '$(TAGS)'
 
 .DEFAULT_GOAL := build
 .PHONY: build test vet fmtcheck demo bench fuzz samples clean help
@@ -17,30 +25,30 @@ help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-9s %s\n", $$1, $$2}'
 
 build: ## build bin/ptxtrace
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ptxtrace
+	$(GO) build $(GOTAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ptxtrace
 
 vet: ## go vet every package
-	$(GO) vet ./...
+	$(GO) vet $(GOTAGS) ./...
 
 fmtcheck: ## fail if any Go file is not gofmt-formatted
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*')); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 test: vet ## go vet, then all tests (tests needing absent tools skip)
-	$(GO) test ./...
+	$(GO) test $(GOTAGS) -timeout 45m ./...
 
 demo: build ## build and run the demo into demo-out/
 	./$(BIN) demo -o $(DEMO_OUT)
 
 bench: ## all benchmarks, with allocations
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test $(GOTAGS) -run '^$$' -bench . -benchmem ./...
 
 fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
 	@set -e; n=0; for pkg in $$($(GO) list $(FUZZPKGS)); do \
-		list=$$($(GO) test -list '^Fuzz' $$pkg 2>&1) || { echo "$$list" >&2; exit 1; }; \
+		list=$$($(GO) test $(GOTAGS) -list '^Fuzz' $$pkg 2>&1) || { echo "$$list" >&2; exit 1; }; \
 		for target in $$(echo "$$list" | grep '^Fuzz'); do \
 			echo "== $$pkg $$target ($(FUZZTIME))"; \
-			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
+			$(GO) test $(GOTAGS) -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
 			n=$$((n+1)); \
 		done; \
 	done; echo "fuzz: $$n targets run for $(FUZZTIME) each"

@@ -5,7 +5,9 @@
 // business (package instrument/cudatool).
 //
 // Model. A site is a load (ld, ldu, tex, tld4) of a selected state space
-// in a selected kernel (.entry). Each site becomes a load region with a
+// in a selected kernel (.entry) or in a .func it calls (directly or not):
+// such functions get the warp's trace context as added parameters at every
+// call (funcs.go). Each site becomes a load region with a
 // begin probe (timer read immediately before the load) and an end probe
 // (timer read after the load has completed). A user region (--region) has
 // a begin probe before its first instruction and an end probe after (or,
@@ -24,15 +26,23 @@
 //     destination registers arrive together);
 //   - naive: nothing (the paper's baseline).
 //
+// Auto mode uses the dummy consumer for every load whose destination can be
+// read, whatever its state space: a fence would also wait for the warp's
+// older in-flight stores and atomics and charge them to the load. The fence
+// remains for user regions and loads without a readable destination.
+//
 // Records (docs/buffer.md) are written after the end read, so their cost
 // stays outside the measured interval: the lowest active lane reserves
 // slots with one atomic add on the warp's count and writes 16-byte records
 // that fit; the count always goes up (overflow is counted, never written).
-// The count and records live in the warp's slot of a .shared staging array
-// (staging shared) or directly in the warp's global segment (staging
-// global); both are addressed generically through %__pt_a0, so the probe
-// code is the same. Warps beyond the staged warp count (a launch larger
-// than assumed) fall back to their global segment at run time.
+// The count and records live in the warp's slot of the dynamic shared
+// staging array __pt_stage (staging auto/shared) or directly in the warp's
+// global segment (staging global, or a launch whose host passes 0 staged
+// records or too little dynamic shared memory); both are addressed
+// generically through %__pt_a0. The staged records per warp R are chosen
+// per launch by the host with PlanStaging (blocks per SM unchanged); record
+// i ≥ R goes straight to its place in the global segment, so the records are
+// those of global staging whatever their number.
 //
 // Invariants.
 //   - The kernel's own registers, memory and control flow are untouched:

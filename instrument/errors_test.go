@@ -37,7 +37,6 @@ func TestErrors(t *testing.T) {
 		{"region past kernel", string(src) + "\n// after\n", Options{Regions: []Region{{40, 51}}}, "testdata/small.ptx:40:1: region 40:51: its end is past the end of kernel small (line 49)"},
 		{"reserved prefix", strings.Replace(string(src), "%f<5>", "%f<5>;\n\t.reg .b32 %__pt_x", 1), Options{}, "testdata/small.ptx:20:13: the input already uses the reserved prefix"},
 		{"capacity", "", Options{Capacity: -1}, "testdata/small.ptx:1:1: capacity -1 records per warp is outside 1..1048576"},
-		{"shared too big", "", Options{Staging: "shared", Capacity: 1000, Block: 1024}, "testdata/small.ptx:12:17: kernel small: shared staging needs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,6 +32,9 @@ const (
 	ParamBuf   = "__pt_buf"
 	ParamDummy = "__pt_dummy"
 	StageVar   = "__pt_stage"
+	// Staging parameters of a kernel with shared staging (PlanStaging).
+	ParamStageOff  = "__pt_stage_off"
+	ParamStageRecs = "__pt_stage_recs"
 )
 
 // errAt makes a positioned error list with one entry.
@@ -58,6 +61,10 @@ type module struct {
 	nextID   uint32
 	nextReg  int
 	kernels  []*kernel
+	entries  []*ptx.Function // every .entry with a body, in file order
+	funcs    []*kernel       // .funcs with sites or calling them (funcs.go)
+	traced   map[*ptx.Function]bool
+	warnings []string
 	firstPos token.Position
 }
 
@@ -89,13 +96,37 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 		warnings = append(warnings, err.Error())
 		m.kernels = nil
 	}
-	for _, k := range m.kernels {
+	for _, fn := range m.entries {
+		if m.probed(fn) == nil {
+			why := "no sites"
+			if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
+				why = "not selected (--kernel " + m.opts.Kernel + ")"
+			}
+			warnings = append(warnings, fmt.Sprintf("%s: kernel %s: %s: left unchanged (empty manifest entry)", m.pos(fn.NamePos), fn.Name, why))
+		}
+	}
+	warnings = append(warnings, m.warnings...)
+	for _, k := range m.funcs {
 		if err := k.plan(); err != nil {
 			return nil, err
 		}
 	}
 	for _, k := range m.kernels {
+		if err := k.plan(); err != nil {
+			return nil, err
+		}
+	}
+	staged := false
+	for _, k := range m.funcs {
 		k.rewrite()
+	}
+	m.declareFuncParams()
+	for _, k := range m.kernels {
+		k.rewrite()
+		staged = staged || k.staged
+	}
+	if staged {
+		m.declareStage()
 	}
 	var out bytes.Buffer
 	if err := ptx.Fprint(&out, f); err != nil {
@@ -236,6 +267,7 @@ func (m *module) collect() error {
 			continue
 		}
 		names = append(names, fn.Name)
+		m.entries = append(m.entries, fn)
 		if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
 			continue
 		}
@@ -264,6 +296,24 @@ func (m *module) collect() error {
 	if err := m.placeRegions(); err != nil {
 		return err
 	}
+	funcSites := map[*ptx.Function]*kernel{}
+	if !m.opts.NoLoads {
+		for _, fn := range m.f.Functions() {
+			if fn.Kind == ptx.Entry || fn.Body == nil {
+				continue
+			}
+			k := &kernel{m: m, fn: fn, regs: ptx.FunctionRegs(fn), isFunc: true}
+			k.collect()
+			if len(k.sites) > 0 {
+				funcSites[fn] = k
+			}
+		}
+	}
+	ws, err := m.planFuncs(funcSites)
+	if err != nil {
+		return err
+	}
+	m.warnings = append(m.warnings, ws...)
 	if len(m.kernels) == 0 {
 		var why []string
 		if len(names) == 0 {
@@ -375,8 +425,47 @@ func (m *module) manifest(out []byte) *manifest.Manifest {
 	if man.Tool == "" {
 		man.Tool = "ptxtrace"
 	}
-	for _, k := range m.kernels {
-		man.Kernels = append(man.Kernels, k.manifestKernel())
+	// Every kernel of the module has an entry, so that a launch of any
+	// of them finds its (possibly empty) description; a kernel without
+	// probes is unchanged: no added parameters, no trace buffer.
+	for _, fn := range m.entries {
+		if k := m.probed(fn); k != nil {
+			man.Kernels = append(man.Kernels, k.manifestKernel())
+			continue
+		}
+		reason := "no sites"
+		if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
+			reason = "not selected"
+		}
+		man.Kernels = append(man.Kernels, manifest.Kernel{Name: fn.Name, ParamsAdded: []manifest.Param{},
+			Staging: manifest.Staging{Where: manifest.StagingNone, Requested: m.opts.Staging, Reason: reason}, Probes: []manifest.Probe{}})
 	}
 	return man
+}
+
+// probed returns the instrumented kernel of fn, or nil.
+func (m *module) probed(fn *ptx.Function) *kernel {
+	for _, k := range m.kernels {
+		if k.fn == fn {
+			return k
+		}
+	}
+	return nil
+}
+
+// declareStage declares the dynamic shared staging array before the first
+// function: ".extern .shared .align 16 .b8 __pt_stage[];". Like every
+// extern shared array it starts at the launch's dynamic shared memory; the
+// kernels add the host's __pt_stage_off.
+func (m *module) declareStage() {
+	v := &ptx.VarDecl{Linkage: ptx.Extern, Space: ptx.SpaceShared, Align: 16, Type: ptx.B8, TypeName: ".b8",
+		Names: []ptx.Declarator{{Name: StageVar, Range: -1, Dims: []int{0}}}}
+	i := 0
+	for i < len(m.f.Decls) {
+		if _, ok := m.f.Decls[i].(*ptx.Function); ok {
+			break
+		}
+		i++
+	}
+	m.f.Decls = append(m.f.Decls[:i], append([]ptx.Decl{v}, m.f.Decls[i:]...)...)
 }

@@ -49,6 +49,8 @@ type kernel struct {
 	regs    *ptx.RegSet
 	sites   []*site
 	regions []*userRegion
+	isFunc  bool      // a .func: probes use the caller's trace context (funcs.go)
+	callees []*kernel // functions with sites this kernel reaches (their probes are listed under it)
 
 	// all instructions in textual order with their .loc, for regions
 	insts []instLoc
@@ -60,6 +62,7 @@ type kernel struct {
 	useDummy    bool
 	paramBuf    int
 	paramDummy  int
+	paramStage  int // index of __pt_stage_off; __pt_stage_recs follows
 	staging     manifest.Staging
 	warpsPerCTA int
 
@@ -118,11 +121,12 @@ func (k *kernel) collect() {
 		s := &site{in: in, space: sp, line: line, text: m.text(in), loc: loc, hasLoc: has}
 		s.mode = m.opts.Mode
 		if s.mode == "auto" {
-			if fx.ReadOnly {
-				s.mode = manifest.ModeDummy
-			} else {
-				s.mode = manifest.ModeFence
-			}
+			// Every load whose value can be read gets the dependent
+			// consumer, whatever its space: it waits for this access
+			// only, while a fence would also wait for the warp's older
+			// in-flight stores and atomics (docs/instrument.md, "What
+			// each probe waits for").
+			s.mode = manifest.ModeDummy
 		}
 		if s.mode == manifest.ModeDummy {
 			s.elems = k.consumable(in.Args[0])
@@ -291,13 +295,20 @@ func (k *kernel) plan() error {
 			k.useDummy = true
 		}
 	}
+	for _, c := range k.callees {
+		k.useDummy = k.useDummy || c.useDummy
+	}
+	if k.isFunc {
+		k.staged = m.opts.Staging != "global"
+		k.assignIDs()
+		return nil
+	}
 	block, bsrc := k.blockSize()
 	k.warps = (block + 31) / 32
 	if bsrc == "reqntid" {
 		k.warpsPerCTA = k.warps
 	}
 	k.slotBytes = manifest.SegmentHeaderBytes + m.opts.Capacity*manifest.RecordBytes
-	added := k.warps * k.slotBytes
 
 	st := manifest.Staging{Requested: m.opts.Staging, ThreadsPerBlock: block, BlockSource: bsrc}
 	regs, rsrc := m.opts.Regs, "flag"
@@ -309,60 +320,36 @@ func (k *kernel) plan() error {
 		rsrc = "unknown"
 	}
 	st.RegsPerThread, st.RegsSource, st.SharedBytesBase = regs, rsrc, shared
-
-	arch, archOK := LookupArch(m.sm)
-	var before, after Occupancy
-	var errBefore, errAfter error
-	if archOK {
-		before, errBefore = arch.Compute(block, regs, shared)
-		// Added shared memory is 16-byte aligned after the kernel's own.
-		after, errAfter = arch.Compute(block, regs, alignUp(shared, 16)+added)
-		if errBefore == nil {
+	if arch, ok := LookupArch(m.sm); ok {
+		if before, err := arch.Compute(block, regs, shared); err == nil {
 			st.OccupancyBefore, st.WarpsBefore = before.Ratio, before.ActiveWarps
-		}
-		if errAfter == nil {
-			st.OccupancyAfter, st.WarpsAfter = after.Ratio, after.ActiveWarps
+			st.OccupancyAfter, st.WarpsAfter = before.Ratio, before.ActiveWarps
 		}
 	}
-	const staticLimit = 48 * 1024 // static shared memory per block, all architectures
-	fits := alignUp(shared, 16)+added <= staticLimit
+	// Shared staging is sized at launch time, for the launch's block and
+	// dynamic shared memory and the GPU's limits (PlanStaging): the kernel
+	// stages in dynamic shared memory when the host passes a non-zero
+	// record count, else in its global segment.
 	switch m.opts.Staging {
 	case "global":
 		k.staged = false
-		st.Reason = "requested"
+		st.Where, st.Reason = manifest.StagingGlobal, "requested"
 	case "shared":
-		if !fits {
-			return errAt(m.pos(k.fn.NamePos), "kernel %s: shared staging needs %d bytes (%d warps × %d) on top of %d bytes of static shared memory, over the 48 KB static limit; lower --capacity or use --staging global",
-				k.fn.Name, added, k.warps, k.slotBytes, shared)
-		}
 		k.staged = true
-		st.Reason = "requested"
+		st.Where, st.Reason = manifest.StagingDynamic, "requested: the host stages as many records per warp as one block's shared memory holds (PlanStaging without keepOccupancy)"
 	default:
-		switch {
-		case !archOK:
-			k.staged, st.Reason = false, fmt.Sprintf("no occupancy data for target %s", m.target)
-		case !fits:
-			k.staged, st.Reason = false, "staging array would exceed the 48 KB static shared memory limit"
-		case errBefore != nil:
-			k.staged, st.Reason = false, errBefore.Error()
-		case errAfter != nil:
-			k.staged, st.Reason = false, errAfter.Error()
-		case after.Blocks < before.Blocks:
-			k.staged, st.Reason = false, fmt.Sprintf("shared staging would lower occupancy from %d to %d warps per SM (limited by %s)",
-				before.ActiveWarps, after.ActiveWarps, after.Limiter)
-		default:
-			k.staged, st.Reason = true, fmt.Sprintf("occupancy unchanged at %d warps per SM (limited by %s)", before.ActiveWarps, before.Limiter)
-		}
-	}
-	if k.staged {
-		st.Where, st.SharedBytesAdded = manifest.StagingShared, added
-	} else {
-		st.Where = manifest.StagingGlobal
-		st.OccupancyAfter, st.WarpsAfter = st.OccupancyBefore, st.WarpsBefore
+		k.staged = true
+		st.Where, st.Reason = manifest.StagingDynamic, "sized at launch: the most records per warp that keep the launch's blocks per SM (PlanStaging); 0 = global staging"
 	}
 	k.staging = st
+	k.assignIDs()
+	return nil
+}
 
-	// Ids: regions first in file order of their anchors, then loads.
+// assignIDs numbers regions first in file order of their anchors, then
+// loads.
+func (k *kernel) assignIDs() {
+	m := k.m
 	for _, u := range k.regions {
 		u.region = m.nextReg
 		m.nextReg++
@@ -375,7 +362,6 @@ func (k *kernel) plan() error {
 		s.beginID, s.endID = m.nextID, m.nextID+1
 		m.nextID += 2
 	}
-	return nil
 }
 
 func (k *kernel) collectInsts() {
@@ -406,6 +392,11 @@ func (k *kernel) manifestKernel() manifest.Kernel {
 	if k.useDummy {
 		mk.ParamsAdded = append(mk.ParamsAdded, manifest.Param{Index: k.paramDummy, Name: ParamDummy, Type: ".u32", Host: manifest.HostZero})
 	}
+	if k.staged {
+		mk.ParamsAdded = append(mk.ParamsAdded,
+			manifest.Param{Index: k.paramStage, Name: ParamStageOff, Type: ".u32", Host: manifest.HostStageOffset},
+			manifest.Param{Index: k.paramStage + 1, Name: ParamStageRecs, Type: ".u32", Host: manifest.HostStageRecords})
+	}
 	for _, u := range k.regions {
 		for i, id := range []uint32{u.beginID, u.endID} {
 			p := manifest.Probe{ID: id, Kernel: k.fn.Name, Region: u.region, RegionKind: manifest.RegionUser, Mode: u.mode}
@@ -424,18 +415,30 @@ func (k *kernel) manifestKernel() manifest.Kernel {
 			mk.Probes = append(mk.Probes, p)
 		}
 	}
+	mk.Probes = k.siteProbes(mk.Probes, k.fn.Name)
+	for _, c := range k.callees {
+		mk.Probes = c.siteProbes(mk.Probes, k.fn.Name)
+	}
+	return mk
+}
+
+// siteProbes appends the probes of k's load sites, listed under kernel.
+func (k *kernel) siteProbes(dst []manifest.Probe, kernel string) []manifest.Probe {
 	for _, s := range k.sites {
 		for i, id := range []uint32{s.beginID, s.endID} {
-			p := manifest.Probe{ID: id, Kernel: k.fn.Name, Kind: manifest.KindBegin, Region: s.region, RegionKind: manifest.RegionLoad,
+			p := manifest.Probe{ID: id, Kernel: kernel, Kind: manifest.KindBegin, Region: s.region, RegionKind: manifest.RegionLoad,
 				Mode: s.mode, Space: s.space, Line: s.line, Text: s.text, OutLine: k.outLine[s.in]}
+			if k.isFunc {
+				p.Function = k.fn.Name
+			}
 			if i == 1 {
 				p.Kind = manifest.KindEnd
 			}
 			k.locOf(&p, s.loc, s.hasLoc)
-			mk.Probes = append(mk.Probes, p)
+			dst = append(dst, p)
 		}
 	}
-	return mk
+	return dst
 }
 
 // mapOutLines finds the output line of every probed instruction by parsing
@@ -448,11 +451,11 @@ func (m *module) mapOutLines(out []byte) error {
 	}
 	outFns := map[string]*ptx.Function{}
 	for _, fn := range of.Functions() {
-		if fn.Kind == ptx.Entry && fn.Body != nil {
+		if fn.Body != nil {
 			outFns[fn.Name] = fn
 		}
 	}
-	for _, k := range m.kernels {
+	for _, k := range append(append([]*kernel(nil), m.kernels...), m.funcs...) {
 		ofn := outFns[k.fn.Name]
 		if ofn == nil {
 			return fmt.Errorf("%s: internal error: kernel %s missing from the output", m.f.Name, k.fn.Name)

@@ -2,7 +2,6 @@ package instrument
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -73,58 +72,5 @@ func TestOccupancyErrorsAndLookup(t *testing.T) {
 		if _, ok := LookupArch(sm); ok {
 			t.Errorf("LookupArch(%d) found", sm)
 		}
-	}
-}
-
-// TestAutoStagingKeepsOccupancy: for every architecture and a range of
-// kernel shapes, auto staging picks shared memory only when occupancy is
-// unchanged, and global when shared staging would lower it.
-func TestAutoStagingKeepsOccupancy(t *testing.T) {
-	sawGlobal, sawShared := false, false
-	for _, a := range archTable {
-		if a.SM < 35 {
-			continue // ptxas 11.8 targets; the rule is the same
-		}
-		for _, threads := range []int{32, 64, 128, 256, 1024} {
-			for _, regs := range []int{16, 64} {
-				for _, capacity := range []int{16, 64, 512} {
-					src := fmt.Sprintf(`.version 7.8
-.target sm_%d
-.address_size 64
-.visible .entry k(.param .u64 p)
-.reqntid %d
-{
-	.reg .b64 %%rd<3>;
-	.reg .f32 %%f<2>;
-	.shared .align 4 .b8 buf[4096];
-	ld.param.u64 %%rd1, [p];
-	ld.global.f32 %%f1, [%%rd1];
-	st.global.f32 [%%rd1], %%f1;
-	ret;
-}
-`, a.SM, threads)
-					fset, f := parse(t, "k.ptx", []byte(src))
-					res, err := Instrument(fset, f, Options{Regs: regs, Capacity: capacity})
-					if err != nil {
-						t.Fatal(err)
-					}
-					st := res.Manifest.Kernels[0].Staging
-					if st.Where == "shared" {
-						sawShared = true
-						if st.WarpsAfter != st.WarpsBefore {
-							t.Errorf("sm_%d %d threads %d regs cap %d: shared staging changes occupancy %d → %d", a.SM, threads, regs, capacity, st.WarpsBefore, st.WarpsAfter)
-						}
-					} else {
-						sawGlobal = true
-						if !strings.Contains(st.Reason, "lower occupancy") && !strings.Contains(st.Reason, "48 KB") {
-							t.Errorf("sm_%d: global staging for reason %q", a.SM, st.Reason)
-						}
-					}
-				}
-			}
-		}
-	}
-	if !sawGlobal || !sawShared {
-		t.Errorf("want both decisions in the table (shared %v, global %v)", sawShared, sawGlobal)
 	}
 }

@@ -12,19 +12,21 @@ import (
 // declared in one block of .reg declarations at the top of the kernel; the
 // kernel's own registers are never written.
 //
-//	%__pt_r0        sink word written with each record; 0 at run time
+//	%__pt_r0        unused (the records' sink word is the immediate 0)
 //	%__pt_r1        record slot returned by the count atomic
 //	%__pt_r2        active mask;  %__pt_r3, %__pt_r4: scratch
 //	%__pt_r5/6      begin timestamp low/high;  %__pt_r7/8: end timestamp
 //	%__pt_r9..r21   prologue and flush scratch
+//	%__pt_r22       records that go to %__pt_a0: the shared records per warp when staged, else the capacity
 //	%__pt_rd1/2     64-bit begin/end timestamps
 //	%__pt_a0        generic address of the warp's count word (shared slot or global segment)
-//	%__pt_a1..a3    address scratch (a1: the warp's global segment at exit)
+//	%__pt_a1        the warp's global segment (prologue and exit; a staged warp keeps it at offset 16 of its slot)
+//	%__pt_a2, a3    address scratch
 //	%__pt_p0        dummy predicate (false at run time)
 //	%__pt_p1        this warp's records are staged in shared memory
-//	%__pt_p2        leader lane;  %__pt_p3/4: slot in bounds;  %__pt_p5: scratch
+//	%__pt_p2        leader lane;  %__pt_p3: slot in bounds;  %__pt_p4: slot staged;  %__pt_p5: scratch
 const (
-	nR32  = 22
+	nR32  = 23
 	nR64  = 3
 	nAddr = 4
 	nPred = 6
@@ -128,12 +130,29 @@ func (k *kernel) record(c *code, ids []uint32, slots []int) {
 	c.op("mov.u32", r(1), imm(-1))
 	c.op("atom.add.u32", r(1), addrOff(a(0), 0), imm(int64(len(ids))))
 	c.when(2, false)
-	k.madAddr(c, a(2), r(1), manifest.RecordBytes, a(0))
+	if !k.staged {
+		k.madAddr(c, a(2), r(1), manifest.RecordBytes, a(0))
+	}
 	for i, id := range ids {
+		// Non-leader lanes have r1 = -1: never in bounds.
 		c.op("setp.lt.u32", pr(3), r(1), imm(capacity-int64(i)))
 		lo, hi := r(3+2*slots[i]), r(4+2*slots[i])
-		c.op("st.v4.u32", addrOff(a(2), int64(manifest.SegmentHeaderBytes+i*manifest.RecordBytes)),
-			ptx.Vec(imm(int64(id)), r(0), lo, hi))
+		off := int64(manifest.SegmentHeaderBytes + i*manifest.RecordBytes)
+		if k.staged {
+			// Record j = r1+i goes to the shared slot when j < r22 (the
+			// staged records), else straight to its place in the global
+			// segment: the flush at exit copies the staged ones.
+			// The global segment's address is in the slot header (offset
+			// 16), read only for a record that spills.
+			c.op("add.u32", r(3), r(1), imm(int64(i)))
+			c.op("setp.lt.u32", pr(4), r(3), r(22))
+			c.op("mov.b"+k.at()[1:], a(2), a(0))
+			c.op("ld."+k.at(), a(2), addrOff(a(0), 16))
+			c.when(4, true)
+			k.madAddr(c, a(2), r(3), manifest.RecordBytes, a(2))
+			off = manifest.SegmentHeaderBytes
+		}
+		c.op("st.v4.u32", addrOff(a(2), off), ptx.Vec(imm(int64(id)), imm(0), lo, hi))
 		c.when(3, false)
 	}
 }
@@ -178,23 +197,45 @@ func (k *kernel) prologue(c *code) {
 		c.op("ld.param.u32", r(9), ptx.Addr(ParamDummy, 0))
 		c.op("setp.ne.u32", pr(0), r(9), imm(0))
 	}
-	c.op("mov.u32", r(0), imm(0))
 	k.segment(c) // a1 = global segment; r16 = warp in CTA; r17 = threads per CTA
 	if !k.staged {
 		c.op("mov.b"+k.at()[1:], a(0), a(1))
-		c.op("setp.ne.u32", pr(1), r(0), r(0)) // not staged
+		c.op("mov.u32", r(22), imm(int64(m.opts.Capacity))) // for called functions
 		return
 	}
-	c.op("setp.lt.u32", pr(1), r(16), imm(int64(k.warps)))
+	// Shared staging: the host passes the staging area's offset in
+	// dynamic shared memory and the records per warp (0 = global). The
+	// warp stages only if the whole area fits the launch's dynamic shared
+	// memory (a host that passes too little gets global staging, never an
+	// access out of bounds).
+	c.op("ld.param.u32", r(22), ptx.Addr(ParamStageRecs, 0))
+	c.op("min.u32", r(22), r(22), imm(int64(m.opts.Capacity)))
+	c.op("ld.param.u32", r(20), ptx.Addr(ParamStageOff, 0))
+	c.op("mad.lo.u32", r(21), r(22), imm(manifest.RecordBytes), imm(manifest.SegmentHeaderBytes)) // slot bytes
+	c.op("setp.ne.u32", pr(1), r(22), imm(0))
+	if m.ptxAtLeast(4, 1) {
+		c.op("mad.lo.u32", r(19), r(18), r(21), r(20)) // end of the staging area
+		c.op("mov.u32", r(9), sreg("%dynamic_smem_size"))
+		c.op("setp.le.and.u32", pr(1), r(19), r(9), pr(1))
+	}
+	c.op("mad.lo.u32", r(20), r(16), r(21), r(20)) // this warp's slot
 	c.op("cvta.shared."+k.at(), a(2), ptx.Reg(StageVar))
-	k.madAddr(c, a(2), r(16), int64(k.slotBytes), a(2))
+	if m.addr64 {
+		c.op("cvt.u64.u32", a(3), r(20))
+		c.op("add.u64", a(2), a(2), a(3))
+	} else {
+		c.op("add.u32", a(2), a(2), r(20))
+	}
 	c.op("selp.b"+k.at()[1:], a(0), a(2), a(1), pr(1))
+	c.op("selp.b32", r(22), r(22), imm(int64(m.opts.Capacity)), pr(1))
 	// lanes in this warp = min(32, threads - 32*warp)
 	c.op("shl.b32", r(20), r(16), imm(5))
 	c.op("sub.u32", r(20), r(17), r(20))
 	c.op("min.u32", r(20), r(20), imm(32))
 	// count = 0, alive = lanes: every lane of the warp writes the same values
 	c.op("st.v2.u32", addrOff(a(0), 0), ptx.Vec(imm(0), r(20)))
+	c.when(1, false)
+	c.op("st."+k.at(), addrOff(a(0), 16), a(1)) // where spilled records go
 	c.when(1, false)
 	if m.sm >= 70 && m.ptxAtLeast(6, 0) {
 		// Independent thread scheduling: make the initialization visible
@@ -240,7 +281,6 @@ func (k *kernel) segment(c *code) {
 // copy the warp's count and records to its global segment.
 func (k *kernel) flush(c *code) {
 	m := k.m
-	capacity := int64(m.opts.Capacity)
 	c.label("$__pt_exit")
 	c.comment("ptxtrace: flush at exit")
 	k.segment(c)
@@ -250,19 +290,67 @@ func (k *kernel) flush(c *code) {
 		c.op("bra", ptx.Reg("$__pt_header"))
 		c.when(1, true)
 		c.op("popc.b32", r(4), r(2))
+		// A group holding all the warp's lanes is the only one: it needs
+		// neither the departure count nor the fences (which would also
+		// wait for the program's own outstanding stores); a warp barrier
+		// orders the lanes' shared-memory records on sm_70+.
+		c.op("shl.b32", r(5), r(16), imm(5))
+		c.op("sub.u32", r(5), r(17), r(5))
+		c.op("min.u32", r(5), r(5), imm(32))
+		c.op("setp.eq.u32", pr(5), r(4), r(5))
+		c.op("bra", ptx.Reg("$__pt_whole"))
+		c.when(5, false)
 		c.op(m.fence) // release: this group's records before its departure
 		c.op("neg.s32", r(5), r(4))
 		c.op("mov.u32", r(6), imm(0))
 		c.op("atom.add.u32", r(6), addrOff(a(0), 4), r(5))
 		c.when(2, false)
-		c.op("setp.eq.and.u32", pr(5), r(6), r(4), pr(2))
+		shfl := ""
+		switch {
+		case m.sm >= 30 && m.ptxAtLeast(6, 0):
+			shfl = "shfl.sync.idx.b32"
+		case m.sm >= 30 && m.sm < 70:
+			shfl = "shfl.idx.b32"
+		}
+		if shfl == "" {
+			// No shuffle (sm_2x): the leader of the last group copies alone.
+			c.op("setp.eq.and.u32", pr(5), r(6), r(4), pr(2))
+			c.op("mov.u32", r(9), imm(0))
+			c.op("mov.u32", r(4), imm(1))
+		} else {
+			// Every lane of the last group copies: lane of rank q copies
+			// records q, q+n, q+2n, … (n lanes in the group), coalesced.
+			c.op("popc.b32", r(9), r(3)) // rank in the group
+			c.op("brev.b32", r(3), r(2))
+			c.op("bfind.shiftamt.u32", r(3), r(3)) // the leader's lane
+			if shfl == "shfl.sync.idx.b32" {
+				c.op(shfl, r(6), r(6), r(3), imm(31), r(2))
+			} else {
+				c.op(shfl, r(6), r(6), r(3), imm(31))
+			}
+			c.op("setp.eq.u32", pr(5), r(6), r(4))
+		}
 		c.op("bra", ptx.Reg("$__pt_done"))
 		c.when(5, true)
 		c.op(m.fence) // acquire: the other groups' records
+		c.op("bra", ptx.Reg("$__pt_last"))
+		c.label("$__pt_whole")
+		if m.sm >= 70 && m.ptxAtLeast(6, 0) {
+			c.op("bar.warp.sync", r(2))
+		}
+		if shfl == "" {
+			c.op("mov.u32", r(9), imm(0))
+			c.op("mov.u32", r(4), imm(1))
+			c.op("bra", ptx.Reg("$__pt_done"))
+			c.when(2, true)
+		} else {
+			c.op("popc.b32", r(9), r(3))
+		}
+		c.label("$__pt_last")
 		c.op("ld.u32", r(7), addrOff(a(0), 0))
 		c.op("st.u32", addrOff(a(1), 0), r(7))
-		c.op("min.u32", r(8), r(7), imm(capacity))
-		c.op("mov.u32", r(9), imm(0))
+		c.when(2, false)
+		c.op("min.u32", r(8), r(7), r(22))
 		c.label("$__pt_copy")
 		c.op("setp.ge.u32", pr(3), r(9), r(8))
 		c.op("bra", ptx.Reg("$__pt_copied"))
@@ -271,9 +359,11 @@ func (k *kernel) flush(c *code) {
 		k.madAddr(c, a(3), r(9), manifest.RecordBytes, a(1))
 		c.op("ld.v4.u32", ptx.Vec(r(10), r(11), r(12), r(13)), addrOff(a(2), manifest.SegmentHeaderBytes))
 		c.op("st.v4.u32", addrOff(a(3), manifest.SegmentHeaderBytes), ptx.Vec(r(10), r(11), r(12), r(13)))
-		c.op("add.u32", r(9), r(9), imm(1))
+		c.op("add.u32", r(9), r(9), r(4))
 		c.op("bra", ptx.Reg("$__pt_copy"))
 		c.label("$__pt_copied")
+		c.op("bra", ptx.Reg("$__pt_done"))
+		c.when(2, true)
 		c.op("mov.u32", r(21), imm(3)) // flags: written, staged
 		c.op("bra", ptx.Reg("$__pt_write"))
 	}
@@ -296,15 +386,26 @@ func (k *kernel) flush(c *code) {
 // rewrite inserts the probes, the prologue and the exit block.
 func (k *kernel) rewrite() {
 	m := k.m
-	k.paramBuf = len(k.fn.Params)
 	bufType := ptx.U64
 	if !m.addr64 {
 		bufType = ptx.U32
 	}
-	k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamBuf, Range: -1}}})
-	if k.useDummy {
+	if k.isFunc {
+		k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamFuncA0, Range: -1}}})
+		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamFuncLim, Range: -1}}})
+		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamFuncDummy, Range: -1}}})
+	} else {
+		k.paramBuf = len(k.fn.Params)
+		k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamBuf, Range: -1}}})
+	}
+	if k.useDummy && !k.isFunc {
 		k.paramDummy = len(k.fn.Params)
 		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamDummy, Range: -1}}})
+	}
+	if k.staged && !k.isFunc {
+		k.paramStage = len(k.fn.Params)
+		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageOff, Range: -1}}})
+		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageRecs, Range: -1}}})
 	}
 
 	before := map[*ptx.Instruction]code{}
@@ -359,8 +460,11 @@ func (k *kernel) rewrite() {
 			out = append(out, before[in]...)
 			w := sites[in]
 			out = append(out, w.pre...)
+			if isCall(in) && m.traced != nil {
+				out = append(out, k.passContext(in)...)
+			}
 			fx := ptx.FactsOf(in)
-			if fx.Return || in.Op != nil && in.Op.Name == "exit" {
+			if !k.isFunc && (fx.Return || in.Op != nil && in.Op.Name == "exit") {
 				// Every exit goes through the flush block.
 				br := ptx.NewInstruction("bra", ptx.Reg("$__pt_exit"))
 				br.Guard, br.GuardNeg = in.Guard, in.GuardNeg
@@ -387,10 +491,6 @@ func (k *kernel) rewrite() {
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred}}},
 	)
-	if k.staged {
-		pro = append(pro, &ptx.VarDecl{Space: ptx.SpaceShared, Align: 16, Type: ptx.B8, TypeName: ".b8",
-			Names: []ptx.Declarator{{Name: StageVar, Range: -1, Dims: []int{k.warps * k.slotBytes}}}})
-	}
 	// Declarations first: the prologue goes after the kernel's own leading
 	// declarations, so that every register it could shadow is declared.
 	body := k.fn.Body.Stmts
@@ -398,9 +498,13 @@ func (k *kernel) rewrite() {
 	for i < len(body) && isDeclOrComment(body[i]) {
 		i++
 	}
-	k.prologue(&pro)
 	var tail code
-	k.flush(&tail)
+	if k.isFunc {
+		k.funcPrologue(&pro)
+	} else {
+		k.prologue(&pro)
+		k.flush(&tail)
+	}
 	nb := make([]ptx.Stmt, 0, len(body)+len(pro)+len(tail))
 	nb = append(nb, body[:i]...)
 	nb = append(nb, pro...)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -33,29 +34,42 @@ type TimerRead struct {
 	Region int
 }
 
-// ptxTimerReads lists, per kernel, the timer reads of an instrumented PTX
-// file in textual order, attributing the probe reads to probe ids from the
-// record stores that follow them.
-func ptxTimerReads(f *ptx.File, man *manifest.Manifest) map[string][]TimerRead {
-	out := map[string][]TimerRead{}
+// timerItem is a timer read, or a call of a function (whose reads are
+// spliced in when ptxas inlined it).
+type timerItem struct {
+	read TimerRead
+	call string
+}
+
+// ptxTimerItems lists, per function with a body (kernels and .funcs), the
+// timer reads of an instrumented PTX file and its calls in textual order,
+// attributing the probe reads to probe ids from the record stores that
+// follow them.
+func ptxTimerItems(f *ptx.File, man *manifest.Manifest) map[string][]timerItem {
+	out := map[string][]timerItem{}
 	for _, fn := range f.Functions() {
-		if fn.Kind != ptx.Entry || fn.Body == nil {
+		if fn.Body == nil {
 			continue
 		}
-		mk := man.Kernel(fn.Name)
-		var reads []TimerRead
+		var items []timerItem
 		var pending []int // indices of probe reads waiting for their ids
 		for _, in := range flatten(fn.Body, nil) {
 			if in.Op == nil {
 				continue
 			}
+			if isCall(in) {
+				if name, direct := callTarget(in); direct {
+					items = append(items, timerItem{call: name})
+				}
+				continue
+			}
 			if isTimerRead(in) {
 				id := int64(-1)
 				if strings.HasPrefix(in.Args[0].Name, "%__pt_") {
-					pending = append(pending, len(reads))
+					pending = append(pending, len(items))
 					id = -2
 				}
-				reads = append(reads, TimerRead{Probe: id})
+				items = append(items, timerItem{read: TimerRead{Probe: id}})
 				continue
 			}
 			if in.Op.Name == "st" && len(in.Args) == 2 && strings.HasPrefix(in.Args[0].Name, "%__pt_a") &&
@@ -66,17 +80,32 @@ func ptxTimerReads(f *ptx.File, man *manifest.Manifest) map[string][]TimerRead {
 				}
 				i := pending[0]
 				pending = pending[1:]
-				reads[i].Probe = id
-				if mk != nil {
-					for _, p := range mk.Probes {
-						if int64(p.ID) == id {
-							reads[i].Kind, reads[i].Mode, reads[i].Region = p.Kind, p.Mode, p.Region
-						}
-					}
+				items[i].read.Probe = id
+				if p, _ := man.ProbeByID(uint32(id)); p != nil {
+					items[i].read.Kind, items[i].read.Mode, items[i].read.Region = p.Kind, p.Mode, p.Region
 				}
 			}
 		}
-		out[fn.Name] = reads
+		out[fn.Name] = items
+	}
+	return out
+}
+
+// expandReads returns the timer reads of function name in SASS order:
+// the reads of a called function that has no SASS of its own (ptxas
+// inlined it) are spliced in at the call; a function with its own SASS
+// is checked on its own.
+func expandReads(items map[string][]timerItem, sass map[string][]SASSInst, name string, depth int) []TimerRead {
+	var out []TimerRead
+	for _, it := range items[name] {
+		if it.call == "" {
+			out = append(out, it.read)
+			continue
+		}
+		if _, own := sass[it.call]; own || depth > 64 {
+			continue
+		}
+		out = append(out, expandReads(items, sass, it.call, depth+1)...)
 	}
 	return out
 }
@@ -98,17 +127,34 @@ type SASSInst struct {
 	Text  string // without address, guard and trailing ';'
 	Guard string // "@P0", "@!P1", or ""
 	Op    string // "CS2R", "MEMBAR", "LDG", ...
+	Label string // the label just before it, e.g. ".L_x_610", or ""
+}
+
+// backward reports whether branch s targets an instruction at or before
+// it in insts (a loop, e.g. the waterfall over bindless texture handles).
+func (s SASSInst) backward(insts []SASSInst) bool {
+	i := strings.Index(s.Text, "(.L")
+	if i < 0 {
+		return false
+	}
+	target, _, _ := strings.Cut(s.Text[i+1:], ")")
+	for _, x := range insts[:s.Index+1] {
+		if x.Label == target {
+			return true
+		}
+	}
+	return false
 }
 
 // reSASSLine matches one instruction line; the last instruction of a
 // dual-issue pair ("{ A ;" / "B }") has no ';'.
-var reSASSLine = regexp.MustCompile(`/\*[0-9a-f]{4,}\*/\s*(.*?)\s*(?:;|\}\s*$)`)
+var reSASSLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/\*[0-9a-f]{4,}\*/\s*(.*?)\s*(?:;|\}\s*$)`) })
 
 // ParseSASS splits nvdisasm/cuobjdump output into per-function
 // instruction lists.
 func ParseSASS(text string) map[string][]SASSInst {
 	out := map[string][]SASSInst{}
-	cur := ""
+	cur, label := "", ""
 	for _, line := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(line)
 		if i := strings.Index(t, ".text."); i >= 0 && (strings.HasPrefix(t, ".section") || strings.Contains(t, "Function :")) {
@@ -126,12 +172,17 @@ func ParseSASS(text string) map[string][]SASSInst {
 		if cur == "" {
 			continue
 		}
-		m := reSASSLine.FindStringSubmatch(t)
+		if strings.HasPrefix(t, ".L") && strings.HasSuffix(t, ":") {
+			label = strings.TrimSuffix(t, ":")
+			continue
+		}
+		m := reSASSLine().FindStringSubmatch(t)
 		if m == nil {
 			continue
 		}
 		s := strings.TrimSpace(strings.Trim(strings.TrimSpace(m[1]), "{}"))
-		inst := SASSInst{Index: len(out[cur])}
+		inst := SASSInst{Index: len(out[cur]), Label: label}
+		label = ""
 		if strings.HasPrefix(s, "@") {
 			g, rest, _ := strings.Cut(s, " ")
 			inst.Guard, s = g, strings.TrimSpace(rest)
@@ -150,6 +201,37 @@ func (s SASSInst) isTimerRead() bool {
 }
 
 func (s SASSInst) guarded() bool { return s.Guard != "" && s.Guard != "@PT" && s.Guard != "@!PT" }
+
+// dest returns the first operand of s (a load's destination register).
+func (s SASSInst) dest() string {
+	_, rest, _ := strings.Cut(s.Text, " ")
+	d, _, _ := strings.Cut(rest, ",")
+	d = strings.TrimSpace(d)
+	if m := reSASSReg().FindString(d); m != "" {
+		return m
+	}
+	return ""
+}
+
+var reSASSReg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bR[0-9]+\b`) })
+
+// reads reports whether s reads register reg (a source operand; every
+// operand of a store).
+func (s SASSInst) reads(reg string) bool {
+	_, rest, _ := strings.Cut(s.Text, " ")
+	ops := strings.Split(rest, ",")
+	if !s.isStore() && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	for _, o := range ops {
+		for _, m := range reSASSReg().FindAllString(o, -1) {
+			if m == reg {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 func (s SASSInst) isStore() bool {
 	switch s.Op {
@@ -182,10 +264,32 @@ type ProbeCheck struct {
 // VerifySASS checks the order of the end clock reads in sass (the
 // disassembly of the compiled instrumented PTX f described by man).
 func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck, error) {
-	ptxReads := ptxTimerReads(f, man)
+	items := ptxTimerItems(f, man)
 	funcs := ParseSASS(sass)
-	var checks []ProbeCheck
+	// Units: every kernel, and every function with probes compiled on its
+	// own (not inlined).
+	type unit struct {
+		name   string
+		probes []manifest.Probe
+	}
+	var units []unit
+	fprobes := map[string][]manifest.Probe{}
 	for _, mk := range man.Kernels {
+		units = append(units, unit{mk.Name, mk.Probes})
+		for _, p := range mk.Probes {
+			if p.Function != "" && p.Kind == manifest.KindEnd {
+				fprobes[p.Function] = append(fprobes[p.Function], p)
+			}
+		}
+	}
+	for _, fn := range f.Functions() {
+		if _, own := funcs[fn.Name]; own && fn.Kind != ptx.Entry && len(fprobes[fn.Name]) > 0 {
+			units = append(units, unit{fn.Name, fprobes[fn.Name]})
+		}
+	}
+	var checks []ProbeCheck
+	for _, u := range units {
+		mk := manifest.Kernel{Name: u.name, Probes: u.probes}
 		insts, ok := funcs[mk.Name]
 		if !ok {
 			return nil, fmt.Errorf("kernel %s not found in the SASS", mk.Name)
@@ -196,7 +300,7 @@ func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck,
 				sassReads = append(sassReads, i)
 			}
 		}
-		pr := ptxReads[mk.Name]
+		pr := expandReads(items, funcs, mk.Name, 0)
 		if len(pr) != len(sassReads) {
 			for _, p := range mk.Probes {
 				if p.Kind == manifest.KindEnd {
@@ -237,13 +341,28 @@ func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck,
 				c.Detail = fmt.Sprintf("no predicated consumer store between the load (#%d) and the end read (#%d)", lastLoad, end)
 				// The consumer's store is predicated, or ptxas made the
 				// predicate a guarded branch around it.
+				// A branch skips the store at run time, so the branch form
+				// waits for the load only if an instruction before the
+				// branch reads the load's destination register.
 				branch := ""
+				read := false
+				dst := ""
 				for _, s := range between {
+					if s.Index == lastLoad {
+						dst = s.dest()
+					}
 					if s.Index <= lastLoad {
 						continue
 					}
-					if s.Op == "BRA" && s.guarded() {
-						branch = fmt.Sprintf(" (skipped by %s BRA at #%d)", s.Guard, s.Index)
+					if (s.Op == "BRA" || s.Op == "SYNC" || s.Op == "BRK") && s.guarded() && branch == "" && !s.backward(insts) { // SYNC: -G code on sm_5x
+						if !read {
+							c.Detail = fmt.Sprintf("the consumer store is skipped by %s %s at #%d and nothing before it reads the load's %s", s.Guard, s.Op, s.Index, dst)
+							break
+						}
+						branch = fmt.Sprintf(" (skipped by %s %s at #%d; %s read before it)", s.Guard, s.Op, s.Index, dst)
+					}
+					if dst != "" && s.reads(dst) {
+						read = true
 					}
 					if s.isStore() && (s.guarded() || branch != "") {
 						c.OK, c.Detail = true, fmt.Sprintf("%s %s at #%d%s after load #%d, before the end read at #%d",

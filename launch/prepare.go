@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/manifest"
+	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/ptxtrace/ptxtrace/replay"
 	"gopkg.in/yaml.v3"
@@ -51,12 +53,15 @@ type PrepareOptions struct {
 	Manifest *manifest.Manifest // instrumented kernel: allocate and pass the trace buffer
 	NumSMs   int
 	Registry Registry // generators named by the spec's inputs
+	// GPU sizes the shared staging of instrumented kernels
+	// (instrument.PlanStaging); nil: global staging.
+	GPU *model.Spec
 }
 
 // Prepare sets up the spec's device and, for the single-launch form,
 // lowers its kernel from prog and packs the launch.
 func (s *Spec) Prepare(prog *replay.Program, o PrepareOptions) (*Prepared, error) {
-	dev := replay.NewDevice()
+	dev := replay.NewDeviceFor(prog)
 	p := &Prepared{Spec: s, Dev: dev, scalars: map[string]float64{}, byName: map[string]*Buffer{},
 		vars: map[string]value{}, inputs: map[string]GenOutput{}, prog: prog, opts: o,
 		codes: map[string]*replay.Code{}, man: o.Manifest, extra: map[string][]byte{}}
@@ -265,6 +270,7 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 		texByName[t.Name] = i
 	}
 	var tr *replay.Alloc
+	stageParam := -1 // index of __pt_stage_off (__pt_stage_recs follows)
 	si := 0
 	for i, pi := range code.Params {
 		dst := params[pi.Offset : pi.Offset+pi.Size]
@@ -276,6 +282,9 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 					}
 				}
 				putLE(dst, min(pi.Size, 8), tr.Base)
+			}
+			if pa.Host == manifest.HostStageOffset {
+				stageParam = i // filled by stage below
 			}
 			// other added parameters (dummy) are 0
 			continue
@@ -318,13 +327,41 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 			p.scalars[name] = f
 		}
 	}
-	k, err := replay.NewKernel(replay.Launch{Code: code, Grid: grid, Block: block, DynShared: dynShared,
+	launch := replay.Launch{Code: code, Grid: grid, Block: block, DynShared: dynShared,
 		Params: params, Const: p.consts, Dev: p.Dev, Globals: p.globals, Textures: p.texs, NumSMs: p.opts.NumSMs,
-		MaxWarpInsts: p.Spec.MaxWarpInsts, RegsPerThread: p.Spec.RegsPerThread})
+		MaxWarpInsts: p.Spec.MaxWarpInsts, RegsPerThread: p.Spec.RegsPerThread}
+	k, err := replay.NewKernel(launch)
 	if err != nil {
 		return nil, nil, err
 	}
+	if stageParam >= 0 && p.opts.GPU != nil {
+		if k, err = p.stage(k, launch, mk, stageParam); err != nil {
+			return nil, nil, fmt.Errorf("kernel %s: staging: %v", ls.Kernel, err)
+		}
+	}
 	return k, tr, nil
+}
+
+// stage sizes the shared staging of an instrumented kernel for this launch
+// and GPU (instrument.PlanStaging), passes its offset and record count in
+// the added parameters stageParam and stageParam+1, and adds its bytes to
+// the launch's dynamic shared memory. Zero records (no room without
+// lowering occupancy) leave k as it is: the kernel stages globally.
+func (p *Prepared) stage(k *replay.Kernel, launch replay.Launch, mk *manifest.Kernel, stageParam int) (*replay.Kernel, error) {
+	code := launch.Code
+	plan, err := instrument.PlanStaging(stagingArch(p.opts.GPU), k.ThreadsPerCTA(), k.RegsPerThread(),
+		code.SharedStatic, launch.DynShared, p.man.Buffer.RecordsPerWarp, mk.Staging.Requested != "shared")
+	if err != nil {
+		return nil, err
+	}
+	if plan.Records == 0 {
+		return k, nil
+	}
+	po, pr := code.Params[stageParam], code.Params[stageParam+1]
+	putLE(launch.Params[po.Offset:po.Offset+po.Size], 4, uint64(plan.Offset))
+	putLE(launch.Params[pr.Offset:pr.Offset+pr.Size], 4, uint64(plan.Records))
+	launch.DynShared = plan.DynamicShared(launch.DynShared)
+	return replay.NewKernel(launch)
 }
 
 // texHandleBase is the value of the first texture object handle.
@@ -407,7 +444,9 @@ func (p *Prepared) RefInput() RefInput {
 }
 
 // Warnings lists the lowering warnings of every kernel lowered so far (in
-// the order they were first launched), each once.
+// the order they were first launched), each once, followed per kernel by
+// its notices (instructions run with a documented numerical model, within a
+// tolerance of hardware: replay.Code.Notices).
 func (p *Prepared) Warnings() []string {
 	var out []string
 	seen := map[string]bool{}
@@ -417,7 +456,7 @@ func (p *Prepared) Warnings() []string {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		for _, w := range p.codes[n].Warnings {
+		for _, w := range append(append([]string(nil), p.codes[n].Warnings...), p.codes[n].Notices...) {
 			if !seen[w] {
 				seen[w] = true
 				out = append(out, w)

@@ -17,7 +17,13 @@
 //   - Version's major number is Major; readers reject other majors with a
 //     clear message, newer minors are accepted (unknown fields are ignored).
 //   - Probe ids are unique across the module, and each probe's Kernel names
-//     a kernel of the manifest that lists it.
+//     a kernel of the manifest that lists it; the one exception (version
+//     1.1) is a probe in a .func (Function set), listed with the same id,
+//     region and kind under every kernel that reaches the function, once
+//     per kernel.
+//   - Every kernel of the module has an entry (1.1); one without probes has
+//     staging "none" and no added parameters. Staging "dynamic" (1.1) means
+//     the host sizes shared staging per launch (__pt_stage_off/_recs).
 //   - Every region has exactly one begin and at least one end probe, all of
 //     the same region kind, in the same kernel.
 //   - The layout agrees with docs/buffer.md: header 64 bytes, segment header

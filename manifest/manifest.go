@@ -11,7 +11,7 @@ import (
 )
 
 // Version is the manifest format version this package writes.
-const Version = "1.0"
+const Version = "1.1"
 
 // Major is the major version this package reads.
 const Major = 1
@@ -69,12 +69,20 @@ const (
 const (
 	StagingShared = "shared"
 	StagingGlobal = "global"
+	StagingNone   = "none" // a kernel without probes (version 1.1): unchanged, no added parameters
+	// StagingDynamic (version 1.1): records are staged in dynamic shared
+	// memory when the host passes a non-zero __pt_stage_recs, sized per
+	// launch (instrument.PlanStaging), else in the global segment.
+	StagingDynamic = "dynamic"
 )
 
 // Host values of added parameters (Param.Host).
 const (
 	HostTraceBuffer = "trace buffer device pointer"
 	HostZero        = "0"
+	// Staging parameters (version 1.1), from instrument.PlanStaging.
+	HostStageOffset  = "staging offset: the launch's own dynamic shared bytes rounded up to 16"
+	HostStageRecords = "staging records per warp (0 = global staging)"
 )
 
 // Manifest describes one instrumented PTX module.
@@ -158,6 +166,10 @@ type Probe struct {
 	// regions; for user regions the line of the instruction the probe is
 	// next to), so a replay can mark it for ground truth.
 	OutLine int `json:"out_line"`
+	// Function is the .func holding the access (version 1.1), "" in the
+	// kernel itself. A function's probes are listed under every kernel
+	// that reaches it, with the same id and region.
+	Function string `json:"function,omitempty"`
 	// Source position from the nearest preceding .loc, if any.
 	LocFile string `json:"loc_file,omitempty"`
 	LocLine int    `json:"loc_line,omitempty"`
@@ -264,6 +276,7 @@ func (m *Manifest) Validate() error {
 		begins, ends int
 	}
 	ids := map[uint32]string{}
+	fprobes := map[uint32]string{} // function probes: function/region/kind
 	regions := map[int]*regionInfo{}
 	var order []int
 	kernels := map[string]bool{}
@@ -282,15 +295,25 @@ func (m *Manifest) Validate() error {
 			}
 		}
 		switch k.Staging.Where {
-		case StagingShared, StagingGlobal:
+		case StagingShared, StagingGlobal, StagingDynamic:
+		case StagingNone:
+			if len(k.ParamsAdded) > 0 || len(k.Probes) > 0 {
+				bad("kernel %q: staging none but %d added parameters and %d probes", k.Name, len(k.ParamsAdded), len(k.Probes))
+			}
 		default:
 			bad("kernel %q: unknown staging %q", k.Name, k.Staging.Where)
 		}
 		for _, p := range k.Probes {
 			if prev, dup := ids[p.ID]; dup {
-				bad("probe id %d used twice (kernels %q and %q)", p.ID, prev, k.Name)
+				if p.Function == "" || fprobes[p.ID] != p.Function+"/"+strconv.Itoa(p.Region)+"/"+p.Kind || prev == k.Name {
+					bad("probe id %d used twice (kernels %q and %q)", p.ID, prev, k.Name)
+				}
+				continue // a function's probe listed under another kernel
 			}
 			ids[p.ID] = k.Name
+			if p.Function != "" {
+				fprobes[p.ID] = p.Function + "/" + strconv.Itoa(p.Region) + "/" + p.Kind
+			}
 			if p.Kernel != k.Name {
 				bad("probe %d: kernel %q but listed under %q", p.ID, p.Kernel, k.Name)
 			}

@@ -165,8 +165,19 @@ func (g *gpu) dispatch(sm *smState, at Time) error {
 	return nil
 }
 
-// dispatchInitial hands out one CTA per SM per round, as long as they fit.
+// dispatchInitial hands out one CTA per SM per round, as long as they fit
+// (SM.CTAPlacement "consolidate": each SM in turn as many as fit).
 func (g *gpu) dispatchInitial() error {
+	if g.spec.SM.CTAPlacement == "consolidate" {
+		for _, sm := range g.sms {
+			for g.next < g.ncta && sm.fits(g.threads, g.regs, g.shared) {
+				if err := g.dispatch(sm, 0); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	for progress := true; progress && g.next < g.ncta; {
 		progress = false
 		for _, sm := range g.sms {

@@ -65,6 +65,12 @@ type SMSpec struct {
 	// to scheduler i mod Schedulers, Volta and later); otherwise any
 	// scheduler may use any free instance (Fermi).
 	Partitioned bool `yaml:"partitioned" json:"partitioned"`
+	// CTAPlacement is how the first CTAs of a kernel are spread over the
+	// SMs: "" (round robin: one CTA per SM per round while they fit) or
+	// "consolidate" (fill SM 0 to its resource limits, then SM 1, …; seed
+	// 000 §3.1.1, for power-gating idle SMs). Freed slots are refilled in
+	// place either way. Functional results do not depend on it.
+	CTAPlacement string `yaml:"cta_placement,omitempty" json:"cta_placement,omitempty"`
 
 	// Execution units. A warp instruction occupies one instance of its
 	// unit for ceil(32/(Lanes*ClockMul)) * Interval cycles.
@@ -288,6 +294,8 @@ func (s *Spec) Validate() error {
 	if sm.Scheduler == TwoLevel {
 		pos("sm.two_level_active", sm.TwoLevelActive)
 	}
+	check("sm.cta_placement", sm.CTAPlacement == "" || sm.CTAPlacement == "consolidate",
+		"must be empty (round robin) or consolidate, got %q", sm.CTAPlacement)
 	nonneg("sm.barrier_latency", sm.BarrierLatency)
 	nonneg("sm.fence_latency", sm.FenceLatency)
 	for i, u := range sm.Units.list() {

@@ -18,6 +18,30 @@ const (
 	windowSize   uint64 = 1 << 32
 )
 
+// The address map of an `.address_size 32` module: generic addresses are 32
+// bits, so the device places its allocations from GlobalBase32 up to
+// GlobalLimit32 and the windows of the other spaces lie above them, each
+// Window32Size bytes.
+const (
+	GlobalBase32   uint64 = 0x0010_0000
+	GlobalLimit32  uint64 = 0xC000_0000
+	SharedWindow32 uint64 = 0xC000_0000
+	LocalWindow32  uint64 = 0xD000_0000
+	ConstWindow32  uint64 = 0xE000_0000
+	ParamWindow32  uint64 = 0xF000_0000
+	Window32Size   uint64 = 0x1000_0000
+)
+
+// addrMap is the generic address map of a module (64- or 32-bit).
+type addrMap struct {
+	shared, local, cnst, param, size uint64
+}
+
+var (
+	addrMap64 = addrMap{SharedWindow, LocalWindow, ConstWindow, ParamWindow, windowSize}
+	addrMap32 = addrMap{SharedWindow32, LocalWindow32, ConstWindow32, ParamWindow32, Window32Size}
+)
+
 // space is the internal state space of a lowered memory operation.
 type space uint8
 

@@ -32,6 +32,9 @@ func spellingCases() []ccase {
 		}
 		return el(j, g, 2*q) | el(j, g, 2*q+1)<<16
 	}
+	// cp.async 16-byte slots: %off = cpbuf + 16*tid
+	const cpMod = ".shared .align 16 .b8 cpbuf[512];\n"
+	const cpSlot = "mov.u64 %off, cpbuf; mul.wide.u32 %t64, %tid, 16; add.u64 %off, %off, %t64; "
 	const ldmAddr = "st.shared.u64 [%sm], $a; bar.sync 0; and.b32 %t32, %tid, 15; mul.wide.u32 %t64, %t32, 16; add.u64 %t64, %sm0, %t64; "
 	return []ccase{
 		// integer widths and forms
@@ -291,6 +294,87 @@ func spellingCases() []ccase {
 		k("setmaxnreg.inc.sync.aligned.u32 64; mov.b32 $d, $a", "32:32", 1, 1),
 		k("bar.warp.sync 0xffffffff; mov.b32 $d, $a", "32:32", 1, 1),
 		k("cp.async.commit_group; cp.async.wait_group 0; cp.async.wait_all; mov.b32 $d, $a", "32:32", 1, 1),
+		// mma.sync m16n8k16 with every lane supplying the same fragments:
+		// A all 1 (f16 0x3c00, bf16 0x3f80), B all 2 (0x4000), C all 0.5:
+		// D = 16*1*2 + 0.5 = 32.5 (f32 0x42020000, f16 0x5010); the fragment
+		// layouts are checked lane by lane in TestMmaFragments
+		k("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0x3c003c00, 0x40004000, 0x3f000000).withWant(0x42020000, 0x42020000, 0x42020000, 0x42020000),
+		k("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {$d, $q}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c}",
+			"32,32:32,32,32", 0, 0x3c003c00, 0x40004000, 0x38003800).withWant(0x50105010, 0x50105010),
+		k("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0x3f803f80, 0x40004000, 0x3f000000).withWant(0x42020000, 0x42020000, 0x42020000, 0x42020000),
+		// m16n8k32 integer: every lane supplies the same bytes, so D =
+		// 32·a·b + c: s8 -2·3 → -192+5 = -187; u8 254 · s8 -1 → -8128;
+		// u8 255·255·32 = 2080800 + 0x7fffff00 saturates to 0x7fffffff
+		k("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0xfefefefe, 0x03030303, 5).withWant(0xffffff45, 0xffffff45, 0xffffff45, 0xffffff45),
+		k("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0xfefefefe, 0xffffffff, 0).withWant(0xffffe040, 0xffffe040, 0xffffe040, 0xffffe040),
+		k("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.u8.s32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0xffffffff, 0xffffffff, 0x7fffff00).withWant(0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff),
+		// m8n8k4 f64: 4 · 1.5·2 + 0.25 = 12.25
+		k("mma.sync.aligned.m8n8k4.row.col.rn.f64.f64.f64.f64 {$d, $q}, {$a}, {$b}, {$c, $c}",
+			"64,64:64,64,64", 0, 0x3ff8000000000000, 0x4000000000000000, 0x3fd0000000000000).withWant(0x4028800000000000, 0x4028800000000000),
+		// mbarrier: each lane owns the barrier at its shared word %sm.
+		// init count a, one arrival: the phase completes iff a == 1
+		k("mbarrier.init.shared::cta.b64 [%sm], $a; mbarrier.arrive.release.cta.shared::cta.b64 %t64, [%sm]; mbarrier.test_wait.acquire.cta.shared::cta.b64 $d, [%sm], %t64",
+			"p:32", 0, 2),
+		k("mbarrier.init.shared.b64 [%sm], $a; mbarrier.arrive.shared.b64 %t64, [%sm]; mbarrier.test_wait.shared.b64 $d, [%sm], %t64",
+			"p:32", 1, 1),
+		// parity: phase 0 completed, phase 1 not
+		k("mbarrier.init.shared.b64 [%sm], $a; mbarrier.arrive.shared.b64 _, [%sm]; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 $d, [%sm], 0; mbarrier.try_wait.parity.shared.b64 $q, [%sm], 1",
+			"p,p:32", 0, 1).withWant(1, 0),
+		k("mbarrier.init.shared.b64 [%sm], $a; mbarrier.arrive.shared.b64 %t64, [%sm]; mbarrier.try_wait.shared.b64 $d, [%sm], %t64; mbarrier.try_wait.acquire.cta.shared::cta.b64 $q, [%sm], %t64",
+			"p,p:32", 0, 2).withWant(0, 0),
+		k("mbarrier.init.shared.b64 [%sm], 1; mbarrier.arrive.shared.b64 %t64, [%sm]; mbarrier.test_wait.parity.shared.b64 $d, [%sm], $a; mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 $q, [%sm], 0",
+			"p,p:32", 0, 1).withWant(0, 1),
+		// expect_tx: the phase waits for the transaction bytes too
+		k("mbarrier.init.shared.b64 [%sm], 1; mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%sm], $a; mbarrier.test_wait.parity.shared.b64 $d, [%sm], 0; mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%sm], $a; mbarrier.test_wait.parity.shared.b64 $q, [%sm], 0",
+			"p,p:32", 0, 64).withWant(0, 1),
+		// init 3, expect 16 bytes, arrive with count a, complete 16 bytes:
+		// complete iff a == 3
+		k("mbarrier.init.shared.b64 [%sm], 3; mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%sm], 16; mbarrier.arrive.shared.b64 _, [%sm], $a; mbarrier.complete_tx.shared.b64 [%sm], 16; mbarrier.test_wait.parity.shared.b64 $d, [%sm], 0",
+			"p:32", 1, 3),
+		k("mbarrier.init.shared.b64 [%sm], 3; mbarrier.expect_tx.shared.b64 [%sm], 16; mbarrier.arrive.shared.b64 _, [%sm], $a; mbarrier.complete_tx.shared.b64 [%sm], 16; mbarrier.test_wait.parity.shared.b64 $d, [%sm], 0",
+			"p:32", 0, 2),
+		// arrive_drop lowers the expected count for the next phases too
+		k("mbarrier.init.shared.b64 [%sm], 2; mbarrier.arrive_drop.release.cta.shared::cta.b64 _, [%sm]; mbarrier.arrive.shared.b64 _, [%sm]; mbarrier.test_wait.parity.shared.b64 $d, [%sm], 0; mbarrier.arrive_drop.shared.b64 _, [%sm]; mbarrier.test_wait.parity.shared.b64 $q, [%sm], 1",
+			"p,p:32", 0, 1).withWant(1, 1),
+		// an invalidated (or never initialised) object faults
+		{asm: "mbarrier.init.shared::cta.b64 [%sm], 1; mbarrier.inval.shared::cta.b64 [%sm]; mbarrier.arrive.shared.b64 _, [%sm]; mov.b32 $d, $a", sig: "32:32", in: []uint64{1}, fault: "not an initialised mbarrier"},
+		{asm: "mbarrier.inval.shared.b64 [%sm]; mbarrier.test_wait.parity.shared.b64 %skip, [%sm], 0; mov.b32 $d, $a", sig: "32:32", in: []uint64{1}, fault: "not an initialised mbarrier"},
+		// more arrivals than pending is undefined: a fault
+		{asm: "mbarrier.init.shared.b64 [%sm], 1; mbarrier.arrive.shared.b64 _, [%sm], 2; mov.b32 $d, $a", sig: "32:32", in: []uint64{1}, fault: "arrival count"},
+		// cp.async: each lane copies its own input words (at %rin) to its
+		// shared word %sm or to its 16-byte slot of cpbuf (%off).
+		k("cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.commit_group; cp.async.wait_group 0; ld.shared.b64 $d, [%sm]",
+			"64:64", 0x1122334455667788, 0x1122334455667788),
+		// 16 bytes with src-size 12: bytes 0..11 from a, b; 12..15 zero, so
+		// the high word reads b's low 4 bytes
+		k(cpSlot+"cp.async.cg.shared::cta.global [%off], [%rin], 16, 12; cp.async.wait_all; ld.shared.b64 $d, [%off+8]",
+			"64:64,64", 0x0c0b0a09, 0x0807060504030201, 0x100f0e0d0c0b0a09).withModule(cpMod),
+		k(cpSlot+"cp.async.cg.shared.global [%off], [%rin], 16, 12; cp.async.wait_all; ld.shared.b64 $d, [%off]",
+			"64:64,64", 0x0807060504030201, 0x0807060504030201, 0x100f0e0d0c0b0a09).withModule(cpMod),
+		// src-size 0: all zero
+		k("st.shared.b64 [%sm], $a; cp.async.ca.shared.global [%sm], [%rin], 8, 0; cp.async.wait_all; ld.shared.b64 $d, [%sm]",
+			"64:64", 0, 0x1122334455667788),
+		// ignore-src: 4 bytes of b over a's low word, or zeros when true
+		k("st.shared.b64 [%sm], $a; cp.async.ca.shared.global [%sm], [%rin+8], 4, $c; cp.async.wait_all; ld.shared.b64 $d, [%sm]",
+			"64:64,64,p", 0xaaaaaaaa22222222, 0xaaaaaaaabbbbbbbb, 0x1111111122222222, 0),
+		k("st.shared.b64 [%sm], $a; cp.async.ca.shared.global [%sm], [%rin+8], 4, $c; cp.async.wait_all; ld.shared.b64 $d, [%sm]",
+			"64:64,64,p", 0xaaaaaaaa00000000, 0xaaaaaaaabbbbbbbb, 0x1111111122222222, 1),
+		// wait_group 1 completes the older of two committed groups
+		k(cpSlot+"cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.commit_group; cp.async.ca.shared.global [%off], [%rin+8], 8; cp.async.commit_group; cp.async.wait_group 1; ld.shared.b64 $d, [%sm]",
+			"64:64,64", 5, 5, 6).withModule(cpMod),
+		// reading a destination before its wait is a race: a fault
+		{asm: cpSlot + "cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.commit_group; cp.async.ca.shared.global [%off], [%rin+8], 8; cp.async.commit_group; cp.async.wait_group 1; ld.shared.b64 $d, [%off]",
+			sig: "64:64,64", in: []uint64{5, 6}, module: cpMod, fault: "async-race"},
+		{asm: "cp.async.ca.shared.global [%sm], [%rin], 8; ld.shared.b64 $d, [%sm]", sig: "64:64", in: []uint64{1}, fault: "async-race"},
+		// an uncommitted copy is not covered by wait_group 0
+		{asm: "cp.async.ca.shared.global [%sm], [%rin], 8; cp.async.wait_group 0; ld.shared.b64 $d, [%sm]", sig: "64:64", in: []uint64{1}, fault: "async-race"},
+		// all lanes copying to the same shared word race with each other
+		{asm: "cp.async.ca.shared.global [%sm0], [%rin], 8; cp.async.wait_all; ld.shared.b64 $d, [%sm0]", sig: "64:64", in: []uint64{1}, fault: "async-race"},
 		k("cp.async.bulk.commit_group; cp.async.bulk.wait_group 0; mov.b32 $d, $a", "32:32", 1, 1),
 		k("prefetch.global.L2 [%gm]; prefetchu.L1 [%gm]; mov.b32 $d, $a", "32:32", 1, 1),
 		k("applypriority.global.L2::evict_normal [%rin], 128; mov.b32 $d, $a", "32:32", 1, 1),
@@ -358,5 +442,10 @@ func (c ccase) withWant(w ...uint64) ccase {
 // withSig sets the operand signature of a case.
 func (c ccase) withSig(s string) ccase {
 	c.sig = s
+	return c
+}
+
+func (c ccase) withModule(m string) ccase {
+	c.module = m
 	return c
 }

@@ -117,6 +117,32 @@
 // window base); any other generic address is global. Every access is
 // bounds- and alignment-checked.
 //
+// An `.address_size 32` module has 32-bit generic addresses: its device
+// (NewDeviceFor) allocates from GlobalBase32 and NewKernel refuses a
+// launch whose allocations reach GlobalLimit32; its windows are
+// SharedWindow32 … ParamWindow32 (Window32Size bytes each, ending at 4 GiB).
+//
+// cp.async (exec_async.go) copies at issue; its shared destination stays
+// pending (CTA.async) until the issuing thread's cp.async.wait_group covers
+// its group, and every shared access overlapping a pending destination is
+// an async-race fault, so no read observes a value the ISA leaves
+// undefined.
+//
+// mma.sync m16n8k16 (exec_mma.go) follows the ISA's fragment layouts; its
+// floating-point result uses a documented numerical model (exact products,
+// float64 accumulation in k order, one rounding) and every such instruction
+// is listed in Code.Notices: within a tolerance of hardware, not bit-exact.
+//
+// mbarrier objects (exec_mbarrier.go) live in shared memory in replay's own
+// 64-bit encoding (pending and expected counts, tx-count, valid bit, phase
+// parity); try_wait answers like test_wait.
+//
+// Module-scope .reg declarations (PTX 1.x: %rv1, %ra1, …) are registers
+// of every function that does not declare the name itself. Each call frame
+// has its own registers, which is exact only while no value travels between
+// functions through a module-scope register, so lowering refuses a kernel in
+// which two functions use the same one.
+//
 // # Parallel execution and determinism
 //
 // Run executes CTAs on Workers goroutines in waves of WaveSize CTAs (a

@@ -49,7 +49,7 @@ func (w *warp) matrixRows(in *inst, m uint32) (rows [4][8]uint64, ok bool) {
 		a := base[src] + uint64(in.off)
 		sp := in.space
 		if sp == spGeneric {
-			sp, a = resolve(a)
+			sp, a = w.k.code.am.resolve(a)
 			if sp != spShared {
 				w.faultf(in, src, FaultInvalid, "%s: generic address %#x of lane %d is not in shared memory", opName(in), base[src]+uint64(in.off), src)
 				return rows, false

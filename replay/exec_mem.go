@@ -10,30 +10,30 @@ import (
 )
 
 // resolve maps a generic address to its space and the address within it.
-func resolve(addr uint64) (space, uint64) {
+func (am *addrMap) resolve(addr uint64) (space, uint64) {
 	switch {
-	case addr >= SharedWindow && addr < SharedWindow+windowSize:
-		return spShared, addr - SharedWindow
-	case addr >= LocalWindow && addr < LocalWindow+windowSize:
-		return spLocal, addr - LocalWindow
-	case addr >= ConstWindow && addr < ConstWindow+windowSize:
-		return spConst, addr - ConstWindow
-	case addr >= ParamWindow && addr < ParamWindow+windowSize:
-		return spParam, addr - ParamWindow
+	case addr >= am.shared && addr < am.shared+am.size:
+		return spShared, addr - am.shared
+	case addr >= am.local && addr < am.local+am.size:
+		return spLocal, addr - am.local
+	case addr >= am.cnst && addr < am.cnst+am.size:
+		return spConst, addr - am.cnst
+	case addr >= am.param && addr < am.param+am.size:
+		return spParam, addr - am.param
 	}
 	return spGlobal, addr
 }
 
-func window(sp space) uint64 {
+func (am *addrMap) window(sp space) uint64 {
 	switch sp {
 	case spShared:
-		return SharedWindow
+		return am.shared
 	case spLocal, spFrame:
-		return LocalWindow
+		return am.local
 	case spConst:
-		return ConstWindow
+		return am.cnst
 	case spParam:
-		return ParamWindow
+		return am.param
 	}
 	return 0
 }
@@ -62,6 +62,9 @@ func (w *warp) span(in *inst, sp space, l int, a uint64, n int, write bool) []by
 	if a+uint64(n) > uint64(len(mem)) || a+uint64(n) < a {
 		w.faultf(in, l, FaultOutOfBounds, "invalid %s %s of %d bytes at %#x (the space holds %d bytes)",
 			sp, accessWord(write), n, a, len(mem))
+		return nil
+	}
+	if sp == spShared && len(w.c.async) > 0 && !w.asyncCheck(in, l, a, n) {
 		return nil
 	}
 	if write && (sp == spConst || sp == spParam) {
@@ -143,7 +146,7 @@ func (w *warp) laneAddr(in *inst, base *[32]uint64, l int) (space, uint64, bool)
 	a := base[l] + uint64(in.off)
 	sp := in.space
 	if sp == spGeneric {
-		sp, a = resolve(a)
+		sp, a = w.k.code.am.resolve(a)
 	}
 	w.addrs[l] = a
 	total := uint64(in.esize) * uint64(max(in.vec, 1))
@@ -353,7 +356,7 @@ func execAtom(w *warp, in *inst, m uint32) {
 
 func execCvta(w *warp, in *inst, m uint32) {
 	d, a := w.r(in.d[0]), w.r(in.s[0])
-	win := window(in.space)
+	win := w.k.code.am.window(in.space)
 	to := in.sub == 1
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
@@ -373,7 +376,7 @@ func execIsspacep(w *warp, in *inst, m uint32) {
 	d, a := w.r(in.d[0]), w.r(in.s[0])
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		sp, _ := resolve(a[l])
+		sp, _ := w.k.code.am.resolve(a[l])
 		want := in.space
 		if want == spFrame {
 			want = spLocal

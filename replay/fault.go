@@ -20,6 +20,7 @@ const (
 	FaultUnsupported   FaultKind = "unsupported"        // an instruction replay cannot execute
 	FaultStack         FaultKind = "stack-overflow"     // call depth or local memory exhausted
 	FaultBadTexture    FaultKind = "bad-texture"        // a texture handle that names no texture
+	FaultAsyncRace     FaultKind = "async-race"         // shared memory accessed while a cp.async to it is pending
 	FaultInvalid       FaultKind = "invalid"            // anything else (bad call target, ...)
 )
 

@@ -125,7 +125,14 @@ func NewKernel(l Launch) (*Kernel, error) {
 		l.Const = c.Prog.constInit
 	}
 	if l.Dev == nil {
-		l.Dev = NewDevice()
+		l.Dev = NewDeviceFor(c.Prog)
+	}
+	if c.Prog.addr32 {
+		for _, a := range l.Dev.allocs {
+			if a.End() > GlobalLimit32 {
+				return nil, fmt.Errorf("kernel %s is an .address_size 32 module, but allocation %s at %#x+%d does not fit its 32-bit address space (create the device with NewDeviceFor)", c.Name, a.Name, a.Base, len(a.Data))
+			}
+		}
 	}
 	if l.Globals == nil {
 		l.Globals = l.Dev.LoadModule(c.Prog)
@@ -200,6 +207,7 @@ type CTA struct {
 	tinsts uint64 // thread-instructions executed
 	winsts uint64 // warp-instructions executed
 	lastA  *Alloc
+	async  []asyncCopy // pending cp.async destinations (exec_async.go)
 	fault  *Fault
 	ndone  int // warps that have exited
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,8 +36,15 @@ type Code struct {
 	// Warnings lists instructions that could not be lowered; executing one
 	// is a fault.
 	Warnings []string
+	// Notices lists instructions that run with a documented numerical model
+	// whose results are within a tolerance of hardware rather than
+	// bit-exact (mma.sync on floating point), one positioned line each.
+	Notices  []string
 	nregs    int
 	maxFrame int
+	am       *addrMap // generic address map (64- or 32-bit module)
+	// modRegUse: module-scope register -> the function using it
+	modRegUse map[string]string
 }
 
 // ParamInfo is one kernel parameter in the parameter buffer.
@@ -89,7 +97,10 @@ func (p *Program) Lower(entry string) (*Code, error) {
 	if fn.Body == nil {
 		return nil, fmt.Errorf("%s: .entry %q has no body", p.Name, entry)
 	}
-	c := &Code{Prog: p, Name: entry, funcs: map[string]*fnCode{}, sharedOff: map[string]int{}, dynShared: map[string]bool{}}
+	c := &Code{Prog: p, Name: entry, funcs: map[string]*fnCode{}, sharedOff: map[string]int{}, dynShared: map[string]bool{}, am: &addrMap64}
+	if p.addr32 {
+		c.am = &addrMap32
+	}
 	// Kernel parameters.
 	off := 0
 	for _, d := range fn.Params {
@@ -183,6 +194,9 @@ func (c *Code) lowerFunc(fn *ptx.Function) (*fnCode, error) {
 	if err := l.lower(); err != nil {
 		return nil, err
 	}
+	if err := l.checkModRegs(); err != nil {
+		return nil, err
+	}
 	if f.frameSize > c.maxFrame {
 		c.maxFrame = f.frameSize
 	}
@@ -212,6 +226,8 @@ type lowerer struct {
 	pcOf    map[*ptx.Instruction]int
 	err     error
 	scratch int32
+	modRegs map[string]bool // module-scope registers not shadowed in this function
+	modUsed map[string]bool // module-scope registers this function refers to
 }
 
 func (l *lowerer) newReg(name string, t ptx.Type) int32 {
@@ -276,6 +292,65 @@ func (l *lowerer) collect(b *ptx.Block, scopeOf map[*ptx.Instruction][]map[strin
 	l.scopes = l.scopes[:len(l.scopes)-1]
 }
 
+// declareModRegs declares the module-scope registers (PTX 1.x modules
+// declare %rv1, %ra1, ... outside every function) that the function does
+// not declare itself. Registers are per thread; replay gives each call
+// frame its own copy, which is exact as long as no value travels between
+// functions through one of them: checkModRegs refuses a kernel where two
+// of its functions use the same module-scope register.
+func (l *lowerer) declareModRegs() {
+	for _, d := range l.c.Prog.modRegs {
+		for _, n := range d.Names {
+			names := []string{n.Name}
+			if n.Range >= 0 {
+				names = names[:0]
+				for i := 0; i < n.Range; i++ {
+					names = append(names, n.Name+strconv.Itoa(i))
+				}
+			}
+			for _, nm := range names {
+				if _, ok := l.regs[nm]; ok {
+					continue // shadowed by a function-scope declaration
+				}
+				if l.modRegs == nil {
+					l.modRegs, l.modUsed = map[string]bool{}, map[string]bool{}
+				}
+				l.modRegs[nm] = true
+				l.newReg(nm, d.Type)
+			}
+		}
+	}
+}
+
+func (l *lowerer) noteModReg(name string) {
+	if l.modRegs[name] {
+		l.modUsed[name] = true
+	}
+}
+
+// checkModRegs records the module-scope registers the function used and
+// fails when another function of the kernel uses one of them too.
+func (l *lowerer) checkModRegs() error {
+	if len(l.modUsed) == 0 {
+		return nil
+	}
+	if l.c.modRegUse == nil {
+		l.c.modRegUse = map[string]string{}
+	}
+	names := make([]string, 0, len(l.modUsed))
+	for nm := range l.modUsed {
+		names = append(names, nm)
+	}
+	slices.Sort(names)
+	for _, nm := range names {
+		if other, ok := l.c.modRegUse[nm]; ok && other != l.fn.Name {
+			return fmt.Errorf("%s: module-scope register %s is used by both %s and %s: values passed between functions through module-scope registers are not modelled", l.c.Prog.Name, nm, other, l.fn.Name)
+		}
+		l.c.modRegUse[nm] = l.fn.Name
+	}
+	return nil
+}
+
 func (l *lowerer) declare(d *ptx.VarDecl, scope map[string]symbol) {
 	switch d.Space {
 	case ptx.SpaceReg:
@@ -332,6 +407,7 @@ func (l *lowerer) lower() error {
 	l.layoutParams()
 	scopeOf := map[*ptx.Instruction][]map[string]symbol{}
 	l.collect(l.fn.Body, scopeOf)
+	l.declareModRegs()
 	l.f.ndecl = len(l.rtypes)
 	l.f.dtypes = append([]ptx.Type(nil), l.rtypes...)
 	l.scratch = l.newReg("", ptx.B64) * 32
@@ -499,6 +575,7 @@ func (l *lowerer) symAddr(s symbol, off int64) int32 {
 // regOf returns the register offset of a declared or special register.
 func (l *lowerer) regOf(name string) (int32, error) {
 	if r, ok := l.regs[name]; ok {
+		l.noteModReg(name)
 		return r * 32, nil
 	}
 	if sr, ok := specialNames[name]; ok {
@@ -591,6 +668,7 @@ func (l *lowerer) dst(op ptx.Operand) (int32, error) {
 		return l.scratch, nil
 	case ptx.OpReg:
 		if r, ok := l.regs[op.Name]; ok {
+			l.noteModReg(op.Name)
 			return r * 32, nil
 		}
 	}

@@ -33,7 +33,7 @@ func notImplemented(name string) string {
 	switch {
 	case strings.HasPrefix(name, "wmma"):
 		return "the wmma fragment layouts are not implemented"
-	case name == "mma" || name == "mma.sp" || strings.HasPrefix(name, "wgmma"):
+	case name == "mma.sp" || strings.HasPrefix(name, "wgmma"):
 		return "tensor-core matrix multiply-accumulate is not implemented"
 	case strings.HasPrefix(name, "tcgen05"):
 		return "tensor memory and tcgen05 operations are not implemented"

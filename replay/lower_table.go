@@ -32,6 +32,7 @@ const (
 	mInt16  = ".u16 .s16"
 	mInt32  = ".u32 .s32"
 	mInt64  = ".u64 .s64"
+	mbMods  = ".shared .shared::cta .b64"
 	mInts   = mInt16 + " " + mInt32 + " " + mInt64
 	mBits   = ".b16 .b32 .b64"
 	mHalf   = ".f16 .f16x2 .bf16 .bf16x2"
@@ -131,8 +132,11 @@ func opTable() map[string]opSpec {
 		// sequentially consistent, one-warp-at-a-time execution
 		"membar": nop, "fence": nop, "nanosleep": nop, "brkpt": nop, "pmevent": nop,
 		"griddepcontrol": nop, "setmaxnreg": nop,
-		"bar.warp.sync":         m((*lowerer).lowerWarpSync),
-		"cp.async.commit_group": nop, "cp.async.wait_group": nop, "cp.async.wait_all": nop,
+		"bar.warp.sync":              m((*lowerer).lowerWarpSync),
+		"cp.async":                   m((*lowerer).lowerCpAsync, ".ca .cg .shared .shared::cta .global"),
+		"cp.async.commit_group":      m((*lowerer).lowerCpAsyncGroup),
+		"cp.async.wait_group":        m((*lowerer).lowerCpAsyncGroup),
+		"cp.async.wait_all":          m((*lowerer).lowerCpAsyncGroup),
 		"cp.async.bulk.commit_group": nop, "cp.async.bulk.wait_group": nop,
 
 		"shfl":       m((*lowerer).lowerShfl, ".sync .up .down .bfly .idx .b32"),
@@ -142,14 +146,23 @@ func opTable() map[string]opSpec {
 		"redux":      m((*lowerer).lowerRedux, ".sync .add .min .max .and .or .xor .b32", mInt32),
 		"elect":      m((*lowerer).lowerElect, ".sync"),
 
-		"ld":       mem(mLdSt, ".nc .acquire"),
-		"ldu":      mem(".global .v2 .v4 .b32 .u32 .s32 .f32 .b64 .u64 .s64 .f64"),
-		"st":       mem(stMods(), ".release .wb .wt"),
-		"atom":     mem(mAtom),
-		"red":      mem(redMods()),
-		"ldmatrix": mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
-		"stmatrix": mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
-		"prefetch": nop, "prefetchu": nop, "applypriority": nop, "discard": nop,
+		"ld":                   mem(mLdSt, ".nc .acquire"),
+		"ldu":                  mem(".global .v2 .v4 .b32 .u32 .s32 .f32 .b64 .u64 .s64 .f64"),
+		"st":                   mem(stMods(), ".release .wb .wt"),
+		"atom":                 mem(mAtom),
+		"red":                  mem(redMods()),
+		"mma":                  m((*lowerer).lowerMma, ".sync .aligned .m16n8k16 .m16n8k32 .m8n8k4 .row .col .f16 .f32 .bf16 .s8 .u8 .s32 .f64 .satfinite .rn"),
+		"mbarrier.init":        m((*lowerer).lowerMbarrier, mbMods),
+		"mbarrier.inval":       m((*lowerer).lowerMbarrier, mbMods),
+		"mbarrier.arrive":      m((*lowerer).lowerMbarrier, mbMods, ".expect_tx .release .cta"),
+		"mbarrier.arrive_drop": m((*lowerer).lowerMbarrier, mbMods, ".release .cta"),
+		"mbarrier.expect_tx":   m((*lowerer).lowerMbarrier, mbMods, ".relaxed .cta"),
+		"mbarrier.complete_tx": m((*lowerer).lowerMbarrier, mbMods, ".relaxed .cta"),
+		"mbarrier.test_wait":   m((*lowerer).lowerMbarrier, mbMods, ".parity .acquire .cta"),
+		"mbarrier.try_wait":    m((*lowerer).lowerMbarrier, mbMods, ".parity .acquire .cta"),
+		"ldmatrix":             mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
+		"stmatrix":             mem(".sync .aligned .m8n8 .x1 .x2 .x4 .trans .shared .shared::cta .b16"),
+		"prefetch":             nop, "prefetchu": nop, "applypriority": nop, "discard": nop,
 		"cp.async.bulk.prefetch": nop,
 		"tex":                    tex, "tld4": tex, "txq": tex, "suld": tex, "sust": tex, "suq": tex,
 	}

@@ -17,6 +17,7 @@ import (
 type Device struct {
 	allocs []*Alloc // sorted by Base
 	next   uint64
+	addr32 bool // allocations from GlobalBase32 (an .address_size 32 module)
 }
 
 // Alloc is one device allocation.
@@ -31,6 +32,17 @@ func (a *Alloc) End() uint64 { return a.Base + uint64(len(a.Data)) }
 
 // NewDevice returns an empty device.
 func NewDevice() *Device { return &Device{next: GlobalBase} }
+
+// NewDeviceFor returns an empty device whose address space suits p: for an
+// `.address_size 32` module allocations start at GlobalBase32, so that
+// every address fits the module's 32-bit pointers (NewKernel refuses a
+// launch whose allocations reach GlobalLimit32).
+func NewDeviceFor(p *Program) *Device {
+	if p.addr32 {
+		return &Device{next: GlobalBase32, addr32: true}
+	}
+	return NewDevice()
+}
 
 // Alloc allocates size zeroed bytes.
 func (d *Device) Alloc(name string, size int) *Alloc {

@@ -47,7 +47,7 @@ func (w *warp) slotVal(fr *frame, s slot, l int) uint64 {
 // genericRead reads n bytes at a generic address for lane l (no fault on
 // failure: ok false).
 func (w *warp) genericRead(l int, addr uint64, n int) (uint64, bool) {
-	sp, a := resolve(addr)
+	sp, a := w.k.code.am.resolve(addr)
 	if sp == spGlobal {
 		al := w.k.l.Dev.Find(a)
 		if al == nil || a+uint64(n) > al.End() {

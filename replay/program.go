@@ -33,6 +33,9 @@ type Program struct {
 	texIdx   map[string]int
 	surfrefs []string
 	surfIdx  map[string]int
+
+	addr32  bool           // .address_size 32: 32-bit generic addresses
+	modRegs []*ptx.VarDecl // module-scope .reg declarations (PTX 1.x)
 }
 
 // GlobalVar is a module-level .global variable (strings of printf, tables).
@@ -68,6 +71,11 @@ func NewProgram(f *ptx.File) (*Program, error) {
 		texIdx:    map[string]int{},
 		surfIdx:   map[string]int{},
 	}
+	if d := f.Directive(".address_size"); d != nil {
+		if n, ok := d.AddressSize(); ok && n == 32 {
+			p.addr32 = true
+		}
+	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ptx.Function:
@@ -76,6 +84,10 @@ func NewProgram(f *ptx.File) (*Program, error) {
 			}
 			p.funcs[d.Name] = d
 		case *ptx.VarDecl:
+			if d.Space == ptx.SpaceReg {
+				p.modRegs = append(p.modRegs, d)
+				continue
+			}
 			if err := p.addModuleVar(d); err != nil {
 				return nil, err
 			}
@@ -162,6 +174,15 @@ func (p *Program) addModuleVar(d *ptx.VarDecl) error {
 		}
 	}
 	return nil
+}
+
+// AddressSize returns the module's generic address width: 32 for an
+// `.address_size 32` module, else 64.
+func (p *Program) AddressSize() int {
+	if p.addr32 {
+		return 32
+	}
+	return 64
 }
 
 // ConstVars lists the module's .const variables (the __constant__ symbols a

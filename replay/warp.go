@@ -40,7 +40,8 @@ type warp struct {
 	regs   []uint64 // registers of the current frame
 	local  [32][]byte
 	sp     int
-	carry  uint32 // carry flag per lane
+	carry  uint32    // carry flag per lane
+	agroup [32]int32 // cp.async groups committed per lane
 
 	cur    uint32 // active mask of the instruction executing (before the guard)
 	clk    model.Clocks

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 )
@@ -45,7 +46,9 @@ func RunBundleName(index int, multi bool) string {
 	return fmt.Sprintf("run.%03d.bundle", index)
 }
 
-var runFileRE = regexp.MustCompile(`^(?:run\.([0-9]{3,})\.bundle|trace\.([0-9]{3,})\.bin|run\.bundle|trace\.bin)$`)
+var runFileRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:run\.([0-9]{3,})\.bundle|trace\.([0-9]{3,})\.bin|run\.bundle|trace\.bin)$`)
+})
 
 // RunDirWriter writes a run directory as a whole: every file goes into a
 // temporary sibling directory (.NAME.new-*), and Close replaces the old
@@ -107,7 +110,7 @@ func checkRunDir(dir, abs string) error {
 		return nil
 	}
 	for _, e := range ents {
-		if e.Name() == RunSummaryFile || runFileRE.MatchString(e.Name()) {
+		if e.Name() == RunSummaryFile || runFileRE().MatchString(e.Name()) {
 			return nil
 		}
 	}
@@ -117,7 +120,7 @@ func checkRunDir(dir, abs string) error {
 // isRunFile reports whether name belongs to a run's layout (replaced, not
 // carried over, by a new run).
 func isRunFile(name string) bool {
-	return runFileRE.MatchString(name) || name == RunSummaryFile || name == RunPrintfFile || filepath.Ext(name) == ".bin"
+	return runFileRE().MatchString(name) || name == RunSummaryFile || name == RunPrintfFile || filepath.Ext(name) == ".bin"
 }
 
 // Dir is the directory written.
@@ -283,7 +286,7 @@ func RunBundles(path string) ([]RunBundle, error) {
 	}
 	if !fi.IsDir() {
 		rb := RunBundle{Launch: 0, Path: path}
-		if m := runFileRE.FindStringSubmatch(filepath.Base(path)); m != nil && m[1] != "" {
+		if m := runFileRE().FindStringSubmatch(filepath.Base(path)); m != nil && m[1] != "" {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				rb.Launch, rb.Multi = n, true
 			}
@@ -297,7 +300,7 @@ func RunBundles(path string) ([]RunBundle, error) {
 	var out []RunBundle
 	single := false
 	for _, e := range ents {
-		m := runFileRE.FindStringSubmatch(e.Name())
+		m := runFileRE().FindStringSubmatch(e.Name())
 		switch {
 		case m == nil || !e.Type().IsRegular():
 		case e.Name() == "run.bundle":

@@ -71,6 +71,7 @@ func newApp(s streams) *cli.App {
 			newExportCommand(), newReportCommand(), newConvertCommand(),
 			newRunCommand(),
 			newModelCommand(), newSamplesCommand(), newSweepCommand(), newFramesCommand(), newViewCommand(),
+			newPowerCommand(),
 		},
 		// Never let the cli package call os.Exit: run decides the status.
 		ExitErrHandler: func(*cli.Context, error) {},

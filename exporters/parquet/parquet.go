@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unsafe"
 
 	pq "github.com/parquet-go/parquet-go"
@@ -103,30 +104,31 @@ type flatRow struct {
 	TruthComplete uint64  `parquet:"truth_complete,optional"`
 }
 
-// rowSchema is the file's schema.
-var rowSchema = pq.SchemaOf(Row{})
+// rowSchema is the file's schema, built on first use (not at package init:
+// ptxtrace's quick commands link this package without writing Parquet).
+var rowSchema = sync.OnceValue(func() *pq.Schema { return pq.SchemaOf(Row{}) })
 
 // numColumns is the number of leaf columns; colIndex maps Row's columns, in
 // field order, to their leaf column indexes.
 const numColumns = 27
 
-var colIndex = func() (ix [numColumns]int) {
+var colIndex = sync.OnceValue(func() (ix [numColumns]int) {
 	names := [numColumns]string{"kernel", "warp", "cta_x", "cta_y", "cta_z", "warp_in_cta", "sm", "region",
 		"region_kind", "space", "mode", "instance", "depth", "begin_record", "end_record", "end_probe",
 		"start", "end", "cycles", "start_ns", "end_ns", "dur_ns", "ptx_line", "loc_file", "loc_line",
 		"truth_issue", "truth_complete"}
-	if n := len(rowSchema.Columns()); n != numColumns {
+	if n := len(rowSchema().Columns()); n != numColumns {
 		panic(fmt.Sprintf("parquet: Row has %d columns, want %d", n, numColumns))
 	}
 	for i, n := range names {
-		leaf, ok := rowSchema.Lookup(n)
+		leaf, ok := rowSchema().Lookup(n)
 		if !ok {
 			panic("parquet: Row has no column " + n)
 		}
 		ix[i] = leaf.ColumnIndex
 	}
 	return ix
-}()
+})
 
 // zstdCodec is shared by all exporters so that its pooled zstd encoders
 // (hundreds of KiB of tables and history each) are reused from file to file.
@@ -194,7 +196,7 @@ func (e *Exporter) Begin(h *trace.Header) error {
 	}
 	e.h, e.hasNs = h, h.HasNs()
 	e.rgRows, e.rgMax = 0, rg
-	opts = append(opts, rowSchema)
+	opts = append(opts, rowSchema())
 	e.w = pq.NewGenericWriter[flatRow](e.out, opts...)
 	return nil
 }
@@ -281,8 +283,9 @@ func (e *Exporter) writeValues(rs []trace.Region) error {
 	vals := e.vals[:len(rs)]
 	cws := e.w.ColumnWriters()
 	str := func(s string) pq.Value { return pq.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s))) }
+	colIx := colIndex()
 	for j := range numColumns {
-		col := colIndex[j]
+		col := colIx[j]
 		switch j {
 		case 0:
 			k := str(e.h.Kernel)

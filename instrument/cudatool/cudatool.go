@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Tools are the paths of the toolkit programs; empty when absent.
@@ -81,10 +82,12 @@ type Usage struct {
 }
 
 var (
-	reFunc  = regexp.MustCompile(`Compiling entry function '([^']+)'|Function properties for (\S+)`)
-	reUsed  = regexp.MustCompile(`Used (\d+) registers`)
-	reSmem  = regexp.MustCompile(`(\d+) bytes smem`)
-	reEntry = regexp.MustCompile(`Compiling entry function '([^']+)'`)
+	reFunc = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`Compiling entry function '([^']+)'|Function properties for (\S+)`)
+	})
+	reUsed  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Used (\d+) registers`) })
+	reSmem  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+) bytes smem`) })
+	reEntry = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Compiling entry function '([^']+)'`) })
 )
 
 // ParseVerbose reads the resource lines of `ptxas -v` output, per entry
@@ -93,11 +96,11 @@ func ParseVerbose(log string) map[string]Usage {
 	res := map[string]Usage{}
 	cur := ""
 	for _, line := range strings.Split(log, "\n") {
-		if m := reEntry.FindStringSubmatch(line); m != nil {
+		if m := reEntry().FindStringSubmatch(line); m != nil {
 			cur = m[1]
 			continue
 		}
-		if m := reFunc.FindStringSubmatch(line); m != nil && m[2] != "" {
+		if m := reFunc().FindStringSubmatch(line); m != nil && m[2] != "" {
 			// "Function properties for X" also names .func callees; keep
 			// the entry being compiled.
 			continue
@@ -105,10 +108,10 @@ func ParseVerbose(log string) map[string]Usage {
 		if cur == "" {
 			continue
 		}
-		if m := reUsed.FindStringSubmatch(line); m != nil {
+		if m := reUsed().FindStringSubmatch(line); m != nil {
 			u := res[cur]
 			u.Regs, _ = strconv.Atoi(m[1])
-			if s := reSmem.FindStringSubmatch(line); s != nil {
+			if s := reSmem().FindStringSubmatch(line); s != nil {
 				u.SharedBytes, _ = strconv.Atoi(s[1])
 			}
 			res[cur] = u

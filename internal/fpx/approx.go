@@ -3,6 +3,7 @@ package fpx
 import (
 	"math"
 	"math/big"
+	"sync"
 )
 
 // Approximate PTX instructions (.approx). NVIDIA documents only error bounds
@@ -128,32 +129,30 @@ func Lg2Approx(x float32) float32 {
 // |x| < 2^128 needs 128 + 53 + a few guard bits.
 const piDigits = "3.1415926535897932384626433832795028841971693993751058209749445923078164062862089986280348253421170679"
 
-var (
-	bigPio2, bigTwoOverPi *big.Float
-	// Cody-Waite split of π/2: pio2a and pio2b have 33 significant bits
-	// (n*part is exact for |n| < 2^20), pio2c holds the next 53 bits.
-	pio2a, pio2b, pio2c float64
+// Cody-Waite split of π/2: pio2a and pio2b have 33 significant bits (n*part
+// is exact for |n| < 2^20), pio2c holds the next 53 bits. They are written as
+// literals so that the package does no work at init; TestPio2Split derives
+// them again from piDigits.
+const (
+	pio2a = 0x1.921fb544p+00
+	pio2b = 0x1.0b4611a6p-34
+	pio2c = 0x1.3198a2e037073p-69
 )
 
-func init() {
+// bigPi holds π/2 and 2/π at 340 bits for the reduction of huge arguments.
+type bigPi struct{ pio2, twoOverPi *big.Float }
+
+// bigPiConsts builds bigPi on first use (never at package init).
+var bigPiConsts = sync.OnceValue(func() bigPi {
 	pi, _, err := big.ParseFloat(piDigits, 10, 340, big.ToNearestEven)
 	if err != nil {
-		panic(err)
+		panic(err) // piDigits is a constant: unreachable
 	}
-	bigPio2 = new(big.Float).SetPrec(340).Quo(pi, big.NewFloat(2))
-	bigTwoOverPi = new(big.Float).SetPrec(340).Quo(big.NewFloat(2).SetPrec(340), pi)
-	chop := func(v float64) float64 {
-		return math.Float64frombits(math.Float64bits(v) &^ (1<<20 - 1))
+	return bigPi{
+		pio2:      new(big.Float).SetPrec(340).Quo(pi, big.NewFloat(2)),
+		twoOverPi: new(big.Float).SetPrec(340).Quo(big.NewFloat(2).SetPrec(340), pi),
 	}
-	rem := new(big.Float).SetPrec(340).Set(bigPio2)
-	f, _ := rem.Float64()
-	pio2a = chop(f)
-	rem.Sub(rem, big.NewFloat(pio2a))
-	f, _ = rem.Float64()
-	pio2b = chop(f)
-	rem.Sub(rem, big.NewFloat(pio2b))
-	pio2c, _ = rem.Float64()
-}
+})
 
 // reducePio2 returns r and q with x = q*(π/2) + r, |r| <= about π/4, for a
 // finite binary32 value x (as float64). The absolute error of r is near
@@ -168,7 +167,7 @@ func reducePio2(x float64) (r float64, q int) {
 	}
 	// Exact-enough reduction with big.Float for huge arguments.
 	X := new(big.Float).SetPrec(340).SetFloat64(x)
-	t := new(big.Float).SetPrec(340).Mul(X, bigTwoOverPi)
+	t := new(big.Float).SetPrec(340).Mul(X, bigPiConsts().twoOverPi)
 	half := big.NewFloat(0.5)
 	if t.Sign() < 0 {
 		t.Sub(t, half)
@@ -177,7 +176,7 @@ func reducePio2(x float64) (r float64, q int) {
 	}
 	ni, _ := t.Int(nil) // truncation of t ± 1/2: nearest integer
 	nf := new(big.Float).SetPrec(340).SetInt(ni)
-	nf.Mul(nf, bigPio2)
+	nf.Mul(nf, bigPiConsts().pio2)
 	X.Sub(X, nf)
 	r, _ = X.Float64()
 	m := new(big.Int).And(ni, big.NewInt(3)) // two's complement semantics

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Report is the content of report.html.
@@ -66,14 +67,20 @@ type Link struct {
 //go:embed report.html.tmpl
 var files embed.FS
 
-var tmpl = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
-	"paras":   paras,
-	"numeric": numeric,
-}).ParseFS(files, "report.html.tmpl"))
+// reportTmpl parses the embedded template on first use, not at package init
+// (ptxtrace's quick commands link this package but never render a report).
+var reportTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+		"paras":   paras,
+		"numeric": numeric,
+	}).ParseFS(files, "report.html.tmpl"))
+})
 
-var numRE = regexp.MustCompile(`^[-+−]?[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?\s*%?$|^[-+]?\.[0-9]+$`)
+var numRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+−]?[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?\s*%?$|^[-+]?\.[0-9]+$`)
+})
 
-func numeric(s string) bool { return numRE.MatchString(strings.TrimSpace(s)) }
+func numeric(s string) bool { return numRE().MatchString(strings.TrimSpace(s)) }
 
 func paras(s string) []string {
 	var out []string
@@ -170,7 +177,7 @@ func (r *Report) Render(w io.Writer) error {
 		v.Links = append(v.Links, l)
 	}
 	var b bytes.Buffer
-	if err := tmpl.Execute(&b, v); err != nil {
+	if err := reportTmpl().Execute(&b, v); err != nil {
 		return err
 	}
 	_, err = w.Write(b.Bytes())

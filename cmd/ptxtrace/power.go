@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/ptxtrace/ptxtrace/experiments/power"
+	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/launch"
+	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/urfave/cli/v2"
+)
+
+type powerOptions struct {
+	streams
+	PTX, Launch, Model string
+	BET, CoreBET       int
+	CSV, JSON          bool
+	SVG                string
+	Workers            int
+	Consolidate        bool
+}
+
+func newPowerCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "power",
+		Usage:     "ideal power-gating analysis (seed 000) of a kernel on the timing model",
+		ArgsUsage: "--launch L.yaml [--model NAME|FILE] [--bet N] [--csv | --json] [--svg FILE] KERNEL.ptx",
+		Description: "power runs every launch of the spec on the timing model (default " + defaultRunModel + ")\n" +
+			"recording when each SM (core), each execution-unit instance and each lane is busy,\n" +
+			"checks the outputs, and prints per level the busy and idle shares, the number of\n" +
+			"idle intervals ≥ BET (gates), the net saving Σ(idle ≥ BET) − gates × BET as a share\n" +
+			"of blocks × cycles, and the idle-interval histogram by decades (docs/power.md).\n" +
+			"--svg writes the ideal curve (net saving against BET 1 … 10,000) as an SVG chart.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "launch", Usage: "launch spec `FILE` (YAML)"},
+			&cli.StringFlag{Name: "model", Usage: "timing model: preset `NAME` or spec FILE (default " + defaultRunModel + ")"},
+			&cli.IntFlag{Name: "bet", Value: power.SeedBET, Usage: "break-even time of units and lanes, `CYCLES`"},
+			&cli.IntFlag{Name: "core-bet", Usage: "break-even time of SMs, `CYCLES` (0: active cycles, as the seed)"},
+			&cli.BoolFlag{Name: "csv", Usage: "print CSV rows instead of the table", DisableDefaultText: true},
+			&cli.BoolFlag{Name: "json", Usage: "print JSON (with the ideal curves) instead of the table", DisableDefaultText: true},
+			&cli.StringFlag{Name: "svg", Usage: "write the ideal-curve chart to `FILE`"},
+			&cli.BoolFlag{Name: "consolidate", Usage: "also run with CTAs consolidated on as few SMs as fit (seed §3.1.1) and report active-cycle reduction and slowdown", DisableDefaultText: true},
+			&cli.IntFlag{Name: "workers", Usage: "model worker goroutines (0: all cores); results do not depend on it"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("power: expected one PTX file (see 'ptxtrace power --help')")
+			}
+			if c.String("launch") == "" {
+				return usagef("power: --launch is required")
+			}
+			if c.Bool("csv") && c.Bool("json") {
+				return usagef("power: --csv and --json exclude each other")
+			}
+			if c.Int("bet") < 0 || c.Int("core-bet") < 0 {
+				return usagef("power: --bet and --core-bet must be ≥ 0")
+			}
+			return runPower(c.Context, powerOptions{streams: streamsOf(c), PTX: c.Args().First(),
+				Launch: c.String("launch"), Model: c.String("model"), BET: c.Int("bet"), CoreBET: c.Int("core-bet"),
+				CSV: c.Bool("csv"), JSON: c.Bool("json"), SVG: c.String("svg"), Workers: c.Int("workers"),
+				Consolidate: c.Bool("consolidate")})
+		},
+	}
+}
+
+func runPower(ctx context.Context, o powerOptions) error {
+	in, err := readRunInputs(runOptions{PTX: o.PTX, Launch: o.Launch, Model: o.Model})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	shown := false
+	pin := power.Input{Prog: in.prog, Spec: in.spec, BaseDir: filepath.Dir(o.Launch), Model: *in.ms, Workers: o.Workers}
+	pin.OnLaunch = func(i int, _ *launch.LaunchResult) {
+		if time.Since(start) > 2*time.Second {
+			shown = true
+			fmt.Fprintf(o.Stderr, "\rpower %s: launch %d simulated", filepath.Base(o.PTX), i+1)
+		}
+	}
+	cfg := power.DefaultConfig().WithBET(model.Time(o.BET))
+	cfg.CoreBET = model.Time(o.CoreBET)
+	var r *power.Result
+	var cons *power.Consolidation
+	if o.Consolidate {
+		cons, err = power.RunConsolidation(ctx, pin, cfg)
+		if cons != nil {
+			r = cons.Normal
+		}
+	} else {
+		r, err = power.Run(ctx, pin, cfg)
+	}
+	if shown {
+		fmt.Fprintln(o.Stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if o.SVG != "" {
+		var b bytes.Buffer
+		if err := r.Chart().Render(&b); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(o.SVG, 0o644, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.CSV:
+		if err := r.WriteCSV(o.Stdout, true); err != nil || cons == nil {
+			return err
+		}
+		return cons.Consolidated.WriteCSV(o.Stdout, false)
+	case o.JSON:
+		if cons != nil {
+			return cons.WriteJSON(o.Stdout)
+		}
+		return r.WriteJSON(o.Stdout)
+	}
+	if err := r.WriteTable(o.Stdout); err != nil || cons == nil {
+		return err
+	}
+	fmt.Fprintln(o.Stdout, "\nconsolidated CTA placement:")
+	if err := cons.Consolidated.WriteTable(o.Stdout); err != nil {
+		return err
+	}
+	return cons.WriteSummary(o.Stdout)
+}

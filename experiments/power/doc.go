@@ -1,0 +1,45 @@
+// Package power is the power-gating experiment of seed paper 000
+// (Matsumoto et al.): it records, through the timing model's observer seam,
+// when each gateable block of the GPU is idle, and evaluates ideal power
+// gating with a break-even time (BET) as the seed defines it.
+//
+// # Model
+//
+// Three levels of blocks are tracked on every SM of a model.Spec:
+//
+//   - core: the SM is active while at least one CTA is resident (CTAStart
+//     to the CTAFinish that leaves it empty), idle otherwise;
+//   - unit: each instance of each execution-unit kind (sp, sfu, ldst, …) is
+//     busy in the [From, To) intervals of its model.UnitEvents;
+//   - lane: lane j of a unit with L lanes at clock multiplier M serves,
+//     in pass p of the P = ceil(32/(L·M)) passes of a warp-instruction
+//     (each occ/P core cycles long), the threads p·L·M + c·L + j for
+//     c = 0 … M−1; it is busy in that pass when one of them is in the
+//     instruction's active mask. On gtx480 (sp: 2 × 16 lanes, M = 2) a warp
+//     takes one core cycle and lane j runs threads j and j+16.
+//
+// Every block's timeline is reduced on the fly to its busy-cycle count and
+// an exact idle-interval histogram (interval length → count): an idle
+// interval is a maximal run of cycles in [0, Cycles) of one launch in which
+// the block is not busy, including the run before its first and after its
+// last busy cycle (a block never used has one idle interval spanning the
+// launch). The core level also keeps its busy intervals as a run-length
+// stream. Nothing is stored per cycle or per issue: a block's memory is
+// bounded by its number of distinct idle-interval lengths.
+//
+// # Break-even analysis (seed §4)
+//
+// A block is gated on every idle interval of length ≥ BET and nowhere
+// else (ideal control). Net saved cycles = Σ(idle intervals ≥ BET) −
+// (number of such intervals) × BET, reported as a share of the level's
+// exposure (number of blocks × execution cycles). The seed evaluates SIMD
+// units with BET = 100 and the core level by the sum of active cycles over
+// all SMs; Config makes the BET of every level and unit kind settable.
+//
+// # Invariants
+//
+// A Recorder's result depends only on the simulated events, which the model
+// delivers in the same order whatever Options.Workers and GOMAXPROCS, so
+// every table, CSV, JSON and chart is byte-identical across them. The
+// package writes no files and reads no clock.
+package power

@@ -1,0 +1,174 @@
+package power
+
+import (
+	"math"
+	"sort"
+
+	"github.com/ptxtrace/ptxtrace/model"
+)
+
+// Bin is Count idle intervals of Len cycles each.
+type Bin struct {
+	Len   model.Time `json:"len"`
+	Count uint64     `json:"count"`
+}
+
+// Hist is an exact idle-interval histogram: bins of distinct lengths in
+// increasing order, no zero-length or zero-count bin.
+type Hist []Bin
+
+// Net is the break-even evaluation of h: the intervals of length ≥ bet are
+// gated; saved = Σ their lengths − gates × bet.
+func (h Hist) Net(bet model.Time) (saved model.Time, gates uint64) {
+	i := sort.Search(len(h), func(i int) bool { return h[i].Len >= bet })
+	for _, b := range h[i:] {
+		gates += b.Count
+		saved += model.Time(b.Count) * (b.Len - bet)
+	}
+	return saved, gates
+}
+
+// Idle is the total of h's intervals and their number.
+func (h Hist) Idle() (cycles model.Time, intervals uint64) {
+	for _, b := range h {
+		cycles += model.Time(b.Count) * b.Len
+		intervals += b.Count
+	}
+	return cycles, intervals
+}
+
+// Decades counts the intervals of h in [1,10), [10,100), [100,1000),
+// [1000,10000) and [10000,∞).
+func (h Hist) Decades() [5]uint64 {
+	var d [5]uint64
+	for _, b := range h {
+		i, lim := 0, model.Time(10)
+		for i < 4 && b.Len >= lim {
+			i++
+			lim *= 10
+		}
+		d[i] += b.Count
+	}
+	return d
+}
+
+// histBuilder accumulates interval lengths: short ones in a dense slice
+// indexed by length (grown on demand), the rest in a map.
+type histBuilder struct {
+	small []uint64
+	large map[model.Time]uint64
+}
+
+// smallLimit bounds the dense part of a histBuilder (lengths < smallLimit).
+const smallLimit = 256
+
+func (m *histBuilder) add(n model.Time, count uint64) {
+	if n == 0 || count == 0 {
+		return
+	}
+	if n < smallLimit {
+		if int(n) >= len(m.small) {
+			m.small = append(m.small, make([]uint64, int(n)+1-len(m.small))...)
+			m.small = m.small[:cap(m.small)]
+		}
+		m.small[n] += count
+		return
+	}
+	if m.large == nil {
+		m.large = map[model.Time]uint64{}
+	}
+	m.large[n] += count
+}
+
+func (m *histBuilder) hist() Hist {
+	h := Hist{}
+	for l, c := range m.small {
+		if c > 0 {
+			h = append(h, Bin{model.Time(l), c})
+		}
+	}
+	n := len(h)
+	for l, c := range m.large {
+		h = append(h, Bin{l, c})
+	}
+	large := h[n:]
+	sort.Slice(large, func(i, j int) bool { return large[i].Len < large[j].Len })
+	return h
+}
+
+// merge returns the union of a and b.
+func merge(a, b Hist) Hist {
+	out := make(Hist, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i].Len < b[j].Len):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j].Len < a[i].Len:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, Bin{a[i].Len, a[i].Count + b[j].Count})
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// Interval is the cycles [From, To).
+type Interval struct {
+	From model.Time `json:"from"`
+	To   model.Time `json:"to"`
+}
+
+// track reduces one block's busy intervals, given in non-decreasing From
+// order (overlapping or adjacent ones merge), to busy cycles and an idle
+// histogram; with keep it also keeps the merged busy intervals.
+type track struct {
+	cur  model.Time // end of the time covered so far
+	busy model.Time
+	idle histBuilder
+	keep bool
+	runs []Interval
+}
+
+func newTrack(keep bool) *track { return &track{keep: keep} }
+
+func (t *track) add(from, to model.Time) {
+	if to <= from {
+		return
+	}
+	if from > t.cur {
+		t.idle.add(from-t.cur, 1)
+		if t.keep {
+			t.runs = append(t.runs, Interval{from, to})
+		}
+		t.busy += to - from
+		t.cur = to
+		return
+	}
+	if to > t.cur {
+		t.busy += to - t.cur
+		t.cur = to
+		if t.keep {
+			if n := len(t.runs); n > 0 {
+				t.runs[n-1].To = to
+			} else {
+				t.runs = append(t.runs, Interval{from, to})
+			}
+		}
+	}
+}
+
+// finish closes the timeline at end (the launch's cycle count): the time
+// after the last busy cycle is one more idle interval.
+func (t *track) finish(end model.Time) {
+	if end > t.cur {
+		t.idle.add(end-t.cur, 1)
+		t.cur = end
+	}
+}
+
+func log10(v float64) float64 { return math.Log10(v) }

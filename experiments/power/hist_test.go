@@ -1,0 +1,194 @@
+package power
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/ptxtrace/ptxtrace/model"
+)
+
+func TestHistNet(t *testing.T) {
+	// Idle intervals 1,1,1, 99, 100, 250, 250 (hand-built).
+	h := Hist{{1, 3}, {99, 1}, {100, 1}, {250, 2}}
+	for _, tc := range []struct {
+		name  string
+		h     Hist
+		bet   model.Time
+		saved model.Time
+		gates uint64
+	}{
+		// BET 100: 100 gated for nothing (=BET), 250s save 150 each.
+		{"bet100", h, 100, 300, 3},
+		// BET 99: 99 → 0, 100 → 1, 250 → 151 twice.
+		{"bet99", h, 99, 303, 4},
+		// BET 101: only the 250s: 149 each.
+		{"bet101", h, 101, 298, 2},
+		// BET 0: every idle cycle, 3+99+100+500.
+		{"bet0", h, 0, 702, 7},
+		// BET 1: each of the 7 intervals loses one cycle.
+		{"bet1", h, 1, 695, 7},
+		{"beyond", h, 251, 0, 0},
+		{"empty", nil, 100, 0, 0},
+		// One idle interval spanning a 10,000-cycle run.
+		{"spanning", Hist{{10000, 1}}, 100, 9900, 1},
+	} {
+		saved, gates := tc.h.Net(tc.bet)
+		if saved != tc.saved || gates != tc.gates {
+			t.Errorf("%s: Net(%d) = %d, %d; want %d, %d", tc.name, tc.bet, saved, gates, tc.saved, tc.gates)
+		}
+	}
+	if c, n := h.Idle(); c != 702 || n != 7 {
+		t.Errorf("Idle = %d, %d; want 702, 7", c, n)
+	}
+	if d := (Hist{{1, 3}, {9, 1}, {10, 2}, {99, 1}, {100, 1}, {9999, 1}, {10000, 4}}).Decades(); d != [5]uint64{4, 3, 1, 1, 4} {
+		t.Errorf("Decades = %v", d)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	got := merge(Hist{{1, 1}, {5, 2}, {9, 1}}, Hist{{2, 1}, {5, 3}, {10, 1}})
+	want := Hist{{1, 1}, {2, 1}, {5, 5}, {9, 1}, {10, 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("merge = %v, want %v", got, want)
+	}
+}
+
+func TestTrack(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		busy []Interval
+		end  model.Time
+		sum  model.Time
+		idle Hist
+		runs []Interval
+	}{
+		// Adjacent intervals merge; gaps 20..50 and 60..100 are idle.
+		{"merge", []Interval{{0, 10}, {10, 20}, {50, 60}}, 100, 30, Hist{{30, 1}, {40, 1}}, []Interval{{0, 20}, {50, 60}}},
+		// Leading idle interval, busy to the end: no trailing one.
+		{"leading", []Interval{{5, 10}}, 10, 5, Hist{{5, 1}}, []Interval{{5, 10}}},
+		// Overlap (a longer interval containing the next).
+		{"overlap", []Interval{{2, 8}, {3, 5}, {4, 9}}, 12, 7, Hist{{2, 1}, {3, 1}}, []Interval{{2, 9}}},
+		// Never busy: one idle interval spanning the run.
+		{"unused", nil, 1000, 0, Hist{{1000, 1}}, nil},
+		// Empty run.
+		{"empty", nil, 0, 0, Hist{}, nil},
+	} {
+		tr := newTrack(true)
+		for _, b := range tc.busy {
+			tr.add(b.From, b.To)
+		}
+		tr.finish(tc.end)
+		if tr.busy != tc.sum || !reflect.DeepEqual(tr.idle.hist(), tc.idle) || !reflect.DeepEqual(tr.runs, tc.runs) {
+			t.Errorf("%s: busy %d idle %v runs %v; want %d %v %v", tc.name, tr.busy, tr.idle.hist(), tr.runs, tc.sum, tc.idle, tc.runs)
+		}
+	}
+}
+
+func TestLaneMap(t *testing.T) {
+	// gtx480 sp: 16 lanes at 2x clock, one pass: lane j runs threads j, j+16.
+	sp := newLaneMap(model.UnitSpec{Count: 2, Lanes: 16, ClockMul: 2})
+	if sp.passes != 1 || sp.masks[3][0] != 1<<3|1<<19 {
+		t.Errorf("sp: passes %d mask %#x", sp.passes, sp.masks[3][0])
+	}
+	// 4 lanes at 2x: 8 threads per pass, 4 passes; lane 1 in pass 2 runs 17 and 21.
+	sfu := newLaneMap(model.UnitSpec{Count: 1, Lanes: 4, ClockMul: 2})
+	if sfu.passes != 4 || sfu.masks[1][2] != 1<<17|1<<21 {
+		t.Errorf("sfu: passes %d mask %#x", sfu.passes, sfu.masks[1][2])
+	}
+	// 16 lanes at 1x: 2 passes; lane 0 runs thread 0 then 16.
+	v := newLaneMap(model.UnitSpec{Count: 1, Lanes: 16, ClockMul: 1})
+	if v.passes != 2 || v.masks[0][0] != 1 || v.masks[0][1] != 1<<16 {
+		t.Errorf("16x1: %d %v", v.passes, v.masks[0])
+	}
+}
+
+func TestRecorderLanes(t *testing.T) {
+	spec, _ := model.Preset("gtx480")
+	r := NewRecorder(&spec)
+	obs := make([]model.Observer, spec.NumSMs)
+	for i := range obs {
+		obs[i] = r.Observe(i)
+	}
+	if r.Observe(model.MemorySide) != nil {
+		t.Fatal("memory side observed")
+	}
+	o := obs[1]
+	o.CTAStart(model.CTAEvent{SM: 1, CTA: 0, Cycle: 5})
+	o.CTAStart(model.CTAEvent{SM: 1, CTA: 1, Cycle: 6})
+	// Threads 3 and 20 active: lanes 3 and 4 of sp instance 1, cycle 10.
+	o.UnitBusy(model.UnitEvent{SM: 1, Unit: model.UnitSP, Index: 1, From: 10, To: 11, Active: 1<<3 | 1<<20})
+	// Predicated off: unit busy, no lane.
+	o.UnitBusy(model.UnitEvent{SM: 1, Unit: model.UnitSP, Index: 1, From: 30, To: 31})
+	o.CTAFinish(model.CTAEvent{SM: 1, CTA: 0, Cycle: 40})
+	o.CTAFinish(model.CTAEvent{SM: 1, CTA: 1, Cycle: 50})
+	l, err := r.Finish(200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := l.Core[1]; c.Busy != 45 || !reflect.DeepEqual(c.Idle, Hist{{5, 1}, {150, 1}}) {
+		t.Errorf("core SM1 = %+v", c)
+	}
+	if c := l.Core[0]; c.Busy != 0 || !reflect.DeepEqual(c.Idle, Hist{{200, 1}}) {
+		t.Errorf("core SM0 = %+v", c)
+	}
+	// sp blocks: SM-major, instance: SM1 instance 1 is index 3.
+	if u := l.Units[model.UnitSP][3]; u.Busy != 2 || !reflect.DeepEqual(u.Idle, Hist{{10, 1}, {19, 1}, {169, 1}}) {
+		t.Errorf("unit = %+v", u)
+	}
+	lanes := l.Lanes[model.UnitSP][3*16 : 4*16] // SM1 instance 1
+	for j, b := range lanes {
+		want := Hist{{200, 1}}
+		if j == 3 || j == 4 {
+			want = Hist{{10, 1}, {189, 1}}
+		}
+		if !reflect.DeepEqual(b.Idle, want) {
+			t.Errorf("lane %d idle %v, want %v", j, b.Idle, want)
+		}
+	}
+	// Σ over the level: 30 sp instances, one busy 2 cycles.
+	res, err := Summarise("k", &spec, []*Launch{l}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := res.Units[0]
+	if sp.Name != "unit sp" || sp.Blocks != 30 || sp.Exposure != 6000 || sp.Busy != 2 {
+		t.Errorf("sp level %+v", sp)
+	}
+	// BET 100: 29 idle units save 100 each, the used one 69 → 2900+69.
+	if s, g := sp.Net(100); s != 2969 || g != 30 {
+		t.Errorf("sp net %d %d", s, g)
+	}
+}
+
+func TestCurveBETs(t *testing.T) {
+	b := CurveBETs()
+	if b[0] != 1 || b[len(b)-1] != 10000 {
+		t.Fatalf("ends %v", b)
+	}
+	for i := 1; i < len(b); i++ {
+		if b[i] <= b[i-1] {
+			t.Fatalf("not increasing: %v", b)
+		}
+	}
+}
+
+// busyLanes (bit arithmetic) must agree with the per-lane thread masks.
+func TestBusyLanes(t *testing.T) {
+	for _, lc := range [][2]int{{16, 2}, {4, 2}, {16, 1}, {8, 1}, {32, 1}, {1, 1}} {
+		u := model.UnitSpec{Count: 1, Lanes: lc[0], ClockMul: lc[1]}
+		lm := newLaneMap(u)
+		for _, mask := range []uint32{0, 1, 0xffffffff, 0x80000000, 0x55555555, 0x00ff00f0, 0xdeadbeef} {
+			for p := range lm.passes {
+				var want laneBits
+				for j := range lm.lanes {
+					if lm.masks[j][p]&mask != 0 {
+						want |= 1 << j
+					}
+				}
+				if got := lm.busyLanes(mask, p); got != want {
+					t.Errorf("%+v mask %#x pass %d: %#x, want %#x", u, mask, p, got, want)
+				}
+			}
+		}
+	}
+}

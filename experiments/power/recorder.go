@@ -1,0 +1,215 @@
+package power
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/ptxtrace/ptxtrace/model"
+)
+
+// unitSpecs lists the unit kinds of s in model.UnitKind order.
+func unitSpecs(s *model.Spec) [model.NumUnitKinds]model.UnitSpec {
+	u := &s.SM.Units
+	return [model.NumUnitKinds]model.UnitSpec{u.SP, u.INT, u.DP, u.SFU, u.Tensor, u.LdSt, u.Branch}
+}
+
+// laneMap tells, for one unit kind, which threads of a warp each lane runs
+// in each pass: masks[lane][pass].
+type laneMap struct {
+	lanes, passes, clockMul int
+	masks                   [][]uint32
+}
+
+// busyLanes returns the lanes (bit j = lane j) that run an active thread
+// of mask in pass p.
+func (lm *laneMap) busyLanes(mask uint32, p int) laneBits {
+	var b uint64
+	all := uint64(1)<<lm.lanes - 1
+	for c := range lm.clockMul {
+		if sh := p*lm.lanes*lm.clockMul + c*lm.lanes; sh < 32 {
+			b |= uint64(mask>>sh) & all
+		}
+	}
+	return laneBits(b)
+}
+
+// laneBits is a set of lanes.
+type laneBits uint64
+
+func (b laneBits) TrailingZeros64() int { return bits.TrailingZeros64(uint64(b)) }
+
+func newLaneMap(u model.UnitSpec) laneMap {
+	m := max(u.ClockMul, 1)
+	per := u.Lanes * m
+	passes := (32 + per - 1) / per
+	lm := laneMap{lanes: u.Lanes, passes: passes, clockMul: m, masks: make([][]uint32, u.Lanes)}
+	for j := range u.Lanes {
+		lm.masks[j] = make([]uint32, passes)
+		for p := range passes {
+			for c := range m {
+				if t := p*per + c*u.Lanes + j; t < 32 {
+					lm.masks[j][p] |= 1 << t
+				}
+			}
+		}
+	}
+	return lm
+}
+
+// Recorder collects the activity of one model.Run. Attach it with
+// Options.Observe = r.Observe, then call Finish with the run's cycle count.
+// A Recorder is used for one run only.
+type Recorder struct {
+	spec  *model.Spec
+	lanes [model.NumUnitKinds]laneMap
+	sms   []*smRecorder
+}
+
+// NewRecorder returns a recorder for runs on spec (which must be valid).
+func NewRecorder(spec *model.Spec) *Recorder {
+	r := &Recorder{spec: spec, sms: make([]*smRecorder, spec.NumSMs)}
+	for k, u := range unitSpecs(spec) {
+		if u.Count > 0 && u.Lanes > 0 {
+			r.lanes[k] = newLaneMap(u)
+		}
+	}
+	return r
+}
+
+// Observe is the Options.Observe function: one observer per SM, none for
+// the memory side.
+func (r *Recorder) Observe(part int) model.Observer {
+	if part < 0 || part >= len(r.sms) {
+		return nil
+	}
+	s := &smRecorder{r: r, core: newTrack(true)}
+	for k, u := range unitSpecs(r.spec) {
+		for range u.Count {
+			s.units[k] = append(s.units[k], newTrack(false))
+			ls := make([]*track, r.lanes[k].lanes)
+			for j := range ls {
+				ls[j] = newTrack(false)
+			}
+			s.lanes[k] = append(s.lanes[k], ls)
+		}
+	}
+	r.sms[part] = s
+	return s
+}
+
+// smRecorder is one SM's observer.
+type smRecorder struct {
+	model.BaseObserver
+	r        *Recorder
+	resident int
+	since    model.Time
+	core     *track
+	units    [model.NumUnitKinds][]*track   // [kind][instance]
+	lanes    [model.NumUnitKinds][][]*track // [kind][instance][lane]
+	err      error
+}
+
+func (s *smRecorder) CTAStart(e model.CTAEvent) {
+	if s.resident == 0 {
+		s.since = e.Cycle
+	}
+	s.resident++
+}
+
+func (s *smRecorder) CTAFinish(e model.CTAEvent) {
+	s.resident--
+	if s.resident == 0 {
+		s.core.add(s.since, e.Cycle)
+	}
+	if s.resident < 0 && s.err == nil {
+		s.err = fmt.Errorf("power: SM %d: CTA %d finished with no CTA resident", e.SM, e.CTA)
+	}
+}
+
+func (s *smRecorder) UnitBusy(e model.UnitEvent) {
+	if int(e.Unit) >= len(s.units) || e.Index >= len(s.units[e.Unit]) {
+		if s.err == nil {
+			s.err = fmt.Errorf("power: SM %d: unit %s instance %d not in the spec", e.SM, e.Unit, e.Index)
+		}
+		return
+	}
+	s.units[e.Unit][e.Index].add(e.From, e.To)
+	lm := &s.r.lanes[e.Unit]
+	occ := e.To - e.From
+	P := model.Time(lm.passes)
+	lanes := s.lanes[e.Unit][e.Index]
+	for p := range lm.passes {
+		bits := lm.busyLanes(e.Active, p)
+		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
+		for bits != 0 {
+			j := bits.TrailingZeros64()
+			bits &= bits - 1
+			lanes[j].add(from, to)
+		}
+	}
+}
+
+// Launch is the activity of one run: per-SM tracks closed at Cycles.
+type Launch struct {
+	Cycles model.Time
+	NumSMs int
+	// Core is the per-SM activity; Units[kind] and Lanes[kind] the blocks
+	// of that kind over all SMs (SM-major, then instance, then lane).
+	Core  []Block
+	Units [model.NumUnitKinds][]Block
+	Lanes [model.NumUnitKinds][]Block
+}
+
+// Block is one gateable block's activity in a launch.
+type Block struct {
+	SM, Index int        // SM; unit instance (or instance*lanes+lane)
+	Busy      model.Time `json:"busy"`
+	Idle      Hist       `json:"idle"`
+	Runs      []Interval `json:"runs,omitempty"` // busy intervals (core level only)
+}
+
+// Finish closes every track at cycles (the run's Result.Cycles) and
+// returns the launch's activity.
+func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
+	l := &Launch{Cycles: cycles, NumSMs: len(r.sms)}
+	block := func(sm, i int, t *track) (Block, error) {
+		if t.cur > cycles {
+			return Block{}, fmt.Errorf("power: SM %d: activity until cycle %d past the run's end %d", sm, t.cur, cycles)
+		}
+		t.finish(cycles)
+		return Block{SM: sm, Index: i, Busy: t.busy, Idle: t.idle.hist(), Runs: t.runs}, nil
+	}
+	for i, s := range r.sms {
+		if s == nil {
+			return nil, fmt.Errorf("power: SM %d was not observed", i)
+		}
+		if s.err != nil {
+			return nil, s.err
+		}
+		if s.resident != 0 {
+			return nil, fmt.Errorf("power: SM %d: %d CTA(s) still resident at the end", i, s.resident)
+		}
+		b, err := block(i, 0, s.core)
+		if err != nil {
+			return nil, err
+		}
+		l.Core = append(l.Core, b)
+		for k := range s.units {
+			for u, t := range s.units[k] {
+				b, err := block(i, u, t)
+				if err != nil {
+					return nil, err
+				}
+				l.Units[k] = append(l.Units[k], b)
+				for j, lt := range s.lanes[k][u] {
+					b, err := block(i, u*len(s.lanes[k][u])+j, lt)
+					if err != nil {
+						return nil, err
+					}
+					l.Lanes[k] = append(l.Lanes[k], b)
+				}
+			}
+		}
+	}
+	return l, nil
+}

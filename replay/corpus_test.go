@@ -1,0 +1,175 @@
+package replay
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"go/token"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptxtrace/ptxtrace/internal/texture"
+	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/ptx"
+)
+
+// corpusOutcome classifies one corpus kernel run with synthetic inputs.
+type corpusOutcome struct {
+	file, kernel string
+	class        string // "ok", "memfault", "refused", "fault", "error"
+	detail       string
+}
+
+// optixFile reports corpus files written against the OptiX runtime: they
+// call functions OptiX supplies when it links the program (_optix_*,
+// _rt_*), so they cannot run outside it and are excepted from the coverage
+// goal.
+func optixFile(name string, src []byte) bool {
+	s := string(src)
+	return strings.Contains(name, "optix") || strings.Contains(s, "_optix_") || strings.Contains(s, "_rt_")
+}
+
+// runCorpusKernel runs one entry with synthetic inputs: every pointer-sized
+// parameter points to its own 1 MiB buffer of small values, 4-byte integers
+// are 64, floats 1.0; grid (2,1,1), block (64,1,1), 160 KiB of dynamic
+// shared memory; every texture reference is bound to a 16×16×16 float4
+// texture.
+func runCorpusKernel(prog *Program, entry string) corpusOutcome {
+	out := corpusOutcome{kernel: entry}
+	c, err := prog.Lower(entry)
+	if err != nil {
+		out.class, out.detail = "error", err.Error()
+		return out
+	}
+	dev := NewDeviceFor(prog)
+	globals := dev.LoadModule(prog)
+	params := make([]byte, c.ParamSize)
+	for i, p := range c.Params {
+		switch {
+		case p.Ptr || (p.Size == 8 && !p.Type.IsFloat()):
+			a := dev.Alloc(fmt.Sprintf("p%d", i), 1<<20)
+			for j := 0; j+4 <= len(a.Data); j += 4 {
+				binary.LittleEndian.PutUint32(a.Data[j:], uint32(j/4%7))
+			}
+			binary.LittleEndian.PutUint64(params[p.Offset:], a.Base)
+		case p.Size == 4 && p.Type.IsFloat():
+			binary.LittleEndian.PutUint32(params[p.Offset:], math.Float32bits(1))
+		case p.Size == 8 && p.Type.IsFloat():
+			binary.LittleEndian.PutUint64(params[p.Offset:], math.Float64bits(1))
+		case p.Size == 4 && prog.AddressSize() == 32 && p.Type.Size() == 4 && p.Ptr:
+		case p.Size == 4 || p.Size == 2 || p.Size == 1:
+			v := uint64(64)
+			b := make([]byte, 8)
+			binary.LittleEndian.PutUint64(b, v)
+			copy(params[p.Offset:p.Offset+p.Size], b)
+		}
+	}
+	// every texture reference: a 16×16×16 float4 texture of small values
+	var texs []*TexBinding
+	for i, name := range prog.TexRefs() {
+		data := make([]byte, 16*16*16*16)
+		for j := 0; j+4 <= len(data); j += 4 {
+			binary.LittleEndian.PutUint32(data[j:], math.Float32bits(float32(j/4%5)))
+		}
+		tx, err := texture.New(texture.Desc{Dims: 3, Width: 16, Height: 16, Depth: 16,
+			Format:  texture.Format{Kind: texture.F32, Channels: 4},
+			Address: [3]texture.AddressMode{texture.Clamp, texture.Clamp, texture.Clamp}}, data)
+		if err != nil {
+			out.class, out.detail = "error", err.Error()
+			return out
+		}
+		texs = append(texs, &TexBinding{Name: name, ID: uint16(i), Tex: tx,
+			Info: model.TexInfo{Width: 16, Height: 16, Depth: 16, TexelBytes: 16}})
+	}
+	k, err := NewKernel(Launch{Code: c, Grid: [3]int{2, 1, 1}, Block: [3]int{64, 1, 1}, DynShared: 160 << 10,
+		Params: params, Dev: dev, Globals: globals, Textures: texs, MaxWarpInsts: 2_000_000})
+	if err != nil {
+		out.class, out.detail = "error", err.Error()
+		return out
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = k.Run(ctx, RunOptions{Workers: 1})
+	var f *Fault
+	switch {
+	case err == nil:
+		out.class = "ok"
+	case errors.As(err, &f) && (f.Kind == FaultOutOfBounds || f.Kind == FaultMisaligned || f.Kind == FaultRunaway || f.Kind == FaultTrap || f.Kind == FaultAssert):
+		out.class, out.detail = "memfault", err.Error()
+	case errors.As(err, &f) && f.Kind == FaultUnsupported:
+		out.class, out.detail = "refused", err.Error()
+	case errors.As(err, &f):
+		out.class, out.detail = "fault", err.Error()
+	default:
+		out.class, out.detail = "error", err.Error()
+	}
+	if len(c.Warnings) > 0 && out.detail == "" {
+		out.detail = "warnings: " + c.Warnings[0]
+	}
+	return out
+}
+
+// TestCorpusRun runs every kernel of the shared corpus with synthetic
+// inputs and reports how many execute (completion, or a fault caused by the
+// synthetic input: out of bounds, misaligned, runaway, trap, assert).
+// Opt-in: PTXTRACE_CORPUS_RUN=1 (it takes minutes).
+func TestCorpusRun(t *testing.T) {
+	if os.Getenv("PTXTRACE_CORPUS_RUN") == "" {
+		t.Skip("set PTXTRACE_CORPUS_RUN=1 to run the shared corpus")
+	}
+	dir := filepath.Join("..", "..", "shared", "corpus", "ptx")
+	if _, err := os.Stat(dir); err != nil {
+		dir = filepath.Join("..", "..", "..", "shared", "corpus", "ptx")
+	}
+	if d := os.Getenv("PTXTRACE_CORPUS_DIR"); d != "" {
+		dir = d
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.ptx"))
+	if len(files) == 0 {
+		t.Skipf("corpus %s absent", dir)
+	}
+	sort.Strings(files)
+	counts := map[string]int{}
+	var optix []string
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Base(path)
+		f, err := ptx.ParseFile(token.NewFileSet(), base, src, 0)
+		if err != nil {
+			t.Logf("%s: parse: %v", base, err)
+			counts["parse"]++
+			continue
+		}
+		prog, err := NewProgram(f)
+		if err != nil {
+			t.Logf("%s: program: %v", base, err)
+			counts["program"]++
+			continue
+		}
+		for _, e := range prog.Entries() {
+			o := runCorpusKernel(prog, e)
+			if optixFile(base, src) {
+				optix = append(optix, base+":"+e)
+				counts["optix"]++
+				continue
+			}
+			counts[o.class]++
+			d := o.detail
+			if len(d) > 200 {
+				d = d[:200]
+			}
+			t.Logf("%-8s %s:%s %s", o.class, base, e, d)
+		}
+	}
+	t.Logf("counts: %v", counts)
+	t.Logf("executed (ok+memfault): %d; OptiX excepted: %v", counts["ok"]+counts["memfault"], optix)
+}
