@@ -137,6 +137,11 @@ type Result struct {
 	// ProbeErrors per probe mode of the load regions, sorted by mode
 	// (only modes with ground truth).
 	ProbeErrors []ProbeError `json:"probe_errors,omitempty"`
+	// Decompose splits the load regions' measured time into issue wait,
+	// true latency and post wait (probe cost and excess), per space/mode
+	// and per source line; nil without stamped ground truth (runs on
+	// hardware, bundles before minor version 1).
+	Decompose *Decompose `json:"decomposition,omitempty"`
 	// Issues counts the decoder's issues by kind; Lost sums the records
 	// the warps lost to a full buffer.
 	Issues map[string]int `json:"issues,omitempty"`
@@ -148,6 +153,10 @@ type Options struct {
 	// Top is the number of slowest source lines kept in Result.Slowest;
 	// negative keeps all.
 	Top int
+	// PostCost gives the documented probe cost after completion of a probe
+	// mode (e.g. analysis.PostCost with the model's fence latency); nil or
+	// false leaves Decomposition.Cost unset.
+	PostCost func(mode string) (float64, bool)
 }
 
 type regionAcc struct {
@@ -186,6 +195,7 @@ func AnalyzeContext(ctx context.Context, src trace.RegionSource, o Options) (*Re
 	errs := map[string]*errAcc{}
 	lines := map[string]*LineStats{}
 	var user [][2]uint64
+	dec := decomposer{cost: o.PostCost, byKind: map[string]*decAcc{}, byLine: map[string]*decAcc{}}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -203,6 +213,7 @@ func AnalyzeContext(ctx context.Context, src trace.RegionSource, o Options) (*Re
 		res.Lost += uint64(wr.Warp.Lost)
 		for i := range wr.Regions {
 			addRegion(accs, errs, &wr.Regions[i])
+			dec.add(h, &wr.Regions[i])
 		}
 		ws := WarpStats{Warp: wr.Warp.Segment, CTA: wr.Warp.CTA, WarpInCTA: wr.Warp.WarpInCTA, SM: wr.Warp.SM}
 		var userTime uint64
@@ -241,6 +252,7 @@ func AnalyzeContext(ctx context.Context, src trace.RegionSource, o Options) (*Re
 	res.warpMeans()
 	res.Regions = regionStats(h, accs)
 	res.ProbeErrors = probeErrors(errs)
+	res.Decompose = dec.result()
 	res.Slowest = slowest(lines, o.Top)
 	return res, nil
 }

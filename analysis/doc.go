@@ -40,6 +40,14 @@
 //     completion probe (fence, dummy) measures the true latency plus its own
 //     cost (docs/model.md: dummy ≈ 2 cycles, fence ≈ 1 + the fence latency);
 //     a naive probe measures the issue only.
+//   - Decomposition (Result.Decompose, per space/mode and per source line,
+//     for load regions whose ground truth has the probe pair's stamps): mean
+//     measured = issue wait (begin timer read → access issue) + true latency
+//     (issue → data ready) + post wait (data ready → end timer read); the
+//     post wait splits into the documented cost (Options.PostCost, e.g.
+//     PostCost with the model's fence latency) and the excess. The parts
+//     add up exactly per instance on a cycle timer (the stamps are the
+//     cycles the timer reads issued); globaltimer traces are not decomposed.
 //
 // Per region (RegionStats): count, mean, population standard deviation,
 // minimum and maximum are exact; median and 95th percentile (nearest rank)

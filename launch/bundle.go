@@ -2,6 +2,7 @@ package launch
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
@@ -23,10 +24,14 @@ func (lr *LaunchResult) Truth() []trace.TruthAccess {
 			continue
 		}
 		out = append(out, trace.TruthAccess{Warp: uint32(p.CTA*lr.WarpsPerCTA + p.Warp), Probe: uint32(p.Probe),
-			Issue: uint64(p.Issue), Complete: uint64(p.Complete)})
+			Issue: uint64(p.Issue), Complete: uint64(p.Complete), Begin: uint64(p.Begin), End: uint64(p.End)})
 	}
 	return out
 }
+
+// FenceLatencyLabel is the run label holding the model's SM fence latency
+// (cycles) in the bundle of a timed launch.
+const FenceLatencyLabel = "model.fence_latency"
 
 // Counters returns the model counters of a timed launch in a fixed order:
 // kernel cycles, instructions and IPC, per-SM active cycles, cache hit
@@ -111,6 +116,14 @@ func (lr *LaunchResult) Bundle(m *manifest.Manifest, spec *model.Spec, meta trac
 		meta.ClockHz = float64(spec.CoreMHz) * 1e6
 		meta.NumSMs = spec.NumSMs
 		meta.TotalCycles = uint64(lr.Timing.Cycles)
+		// the model's fence latency, for the probe cost of fence probes
+		// in report's decomposition (analysis.PostCost)
+		labels := make(map[string]string, len(meta.Labels)+1)
+		for k, v := range meta.Labels {
+			labels[k] = v
+		}
+		labels[FenceLatencyLabel] = strconv.Itoa(spec.SM.FenceLatency)
+		meta.Labels = labels
 	}
 	return &trace.BundleInput{Raw: lr.Trace.Data, Manifest: m, Kernel: lr.Kernel, Meta: meta,
 		Truth: lr.Truth(), Counters: lr.Counters()}, nil

@@ -76,7 +76,21 @@ type Inst struct {
 	Size  int  // bytes per lane of a memory access (vector width included)
 	Probe int  // probe-site id whose measured access this is (ground truth), or -1
 	Clock bool // reads %clock, %clock64 or %globaltimer
+	// Stamp marks the timer reads of a probed access's probe pair (the
+	// begin read before it, the end read after it), so the ground truth
+	// records when they issued (ProbeAccess.Begin, End).
+	Stamp Stamp
 }
+
+// Stamp says which timer read of a probe pair an instruction is.
+type Stamp int8
+
+// Stamps.
+const (
+	StampNone  Stamp = iota
+	StampBegin       // the begin timer read of the next probed access
+	StampEnd         // the end timer read of the last probed access
+)
 
 // Texel is one texel a lane's texture fetch touches, in texel coordinates of
 // the texture (X, Y, Z, Layer). The model maps texels to addresses with its

@@ -393,3 +393,40 @@ func TestCTAResourceLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestProbeStamps checks the ground truth's begin and end stamp cycles:
+// they are the cycles the marked timer reads issued, i.e. the values the
+// warp's clock reads returned, and they split the measurement into issue
+// wait (Issue − Begin) and post wait (End − Complete). The timer reads,
+// the address ALU and the consumer are all INT-class here: an INT
+// instruction holds its unit ceil(32 / (lanes × clock_mul)) × interval
+// cycles (at least 1: one issue per warp per cycle), so the address ALU
+// issues that long after the begin read and the load when the address is
+// ready (INT latency later); the end read issues that long after the
+// consumer, which issues when the loaded register is written (Complete).
+func TestProbeStamps(t *testing.T) {
+	for _, s := range presetList() {
+		t.Run(s.Name, func(t *testing.T) {
+			load := ld(SpaceGlobal, 1, 20)
+			load.Probe = 0
+			begin, end := clk(10), clk(11)
+			begin.Stamp, end.Stamp = StampBegin, StampEnd
+			k := oneWarp([]step{{in: alu(ClassInt, regs(21))}, {in: begin}, {in: alu(ClassInt, regs(20))},
+				{in: load, addr: same(0x2_0000), active: 1}, {in: alu(ClassInt, regs(22), 1, 21), off: true}, {in: end}})
+			r := run1(t, s, k)
+			c := k.made[0].clocks
+			p := r.Probes[0]
+			if p.Begin != c[0] || p.End != c[1] {
+				t.Errorf("stamps %d, %d; the clock reads returned %d, %d", p.Begin, p.End, c[0], c[1])
+			}
+			u := s.SM.Units.list()[unitIndex(s.SM.Classes.Int.Unit)]
+			hold := Time(max(1, (WarpSize+u.Lanes*u.ClockMul-1)/(u.Lanes*u.ClockMul)*s.SM.Classes.Int.Interval))
+			if got, want := p.Issue-p.Begin, hold+Time(s.SM.Classes.Int.Latency); got != want {
+				t.Errorf("issue wait %d, want %d", got, want)
+			}
+			if got := p.End - p.Complete; got != hold {
+				t.Errorf("post wait %d, want %d (consumer at completion, then the timer read)", got, hold)
+			}
+		})
+	}
+}

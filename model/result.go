@@ -172,6 +172,12 @@ type ProbeAccess struct {
 	Active   uint32 `json:"active" yaml:"active"`
 	Issue    Time   `json:"issue" yaml:"issue"`
 	Complete Time   `json:"complete" yaml:"complete"`
+	// Begin and End are when the probe pair's timer reads issued (the
+	// instructions marked StampBegin before and StampEnd after the access
+	// in the warp's stream); 0 when the code marks none. Issue − Begin is
+	// the issue wait (operands, scheduling), End − Complete the post wait.
+	Begin Time `json:"begin,omitempty" yaml:"begin,omitempty"`
+	End   Time `json:"end,omitempty" yaml:"end,omitempty"`
 }
 
 // Latency is Complete - Issue.

@@ -44,6 +44,12 @@ type warpState struct {
 	memDoneAt   Time  // latest known completion of its memory operations
 	atBarrier   bool
 	exited      bool
+	// stampAt is when the last StampBegin timer read issued (hasStamp: one
+	// did since the last probed access); lastProbe is 1 + the index in
+	// sm.probes of the warp's last probed access, 0 for none.
+	stampAt   Time
+	hasStamp  bool
+	lastProbe int32
 }
 
 type barrier struct {
@@ -611,6 +617,16 @@ func (sm *smState) issue(w *warpState, s int) {
 		}
 	}
 	w.notBefore = now + 1
+	switch in.Stamp {
+	case StampBegin:
+		w.stampAt, w.hasStamp = now, true
+	case StampEnd:
+		if w.lastProbe > 0 {
+			if p := &sm.probes[w.lastProbe-1]; p.End == 0 {
+				p.End = now
+			}
+		}
+	}
 	switch in.Class {
 	case ClassLdSt:
 		sm.issueMem(w, in, eff)

@@ -30,6 +30,11 @@ func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
 		probe = int32(len(sm.probes))
 		sm.probes = append(sm.probes, ProbeAccess{Probe: in.Probe, CTA: w.cta.id, Warp: w.w.ID(), SM: sm.id,
 			PC: in.PC, Space: space, Active: active, Issue: now, Complete: now})
+		if w.hasStamp {
+			sm.probes[probe].Begin = w.stampAt
+			w.hasStamp = false
+		}
+		w.lastProbe = probe + 1
 	}
 	load := in.Mem == MemLoad || in.Mem == MemAtomic || in.Mem == MemTex || in.Mem == MemSurfLoad
 	if active == 0 || in.Mem == MemNone {

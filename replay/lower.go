@@ -72,7 +72,8 @@ func (c *Code) Insts() []*model.Inst {
 func (c *Code) RegsPerThread() int { return c.nregs }
 
 // SetProbe marks the instruction of the entry function at PTX line line
-// with probe id (model.Inst.Probe). It reports whether an instruction was
+// with probe id (model.Inst.Probe), and the timer reads around it as its
+// probe pair (model.Inst.Stamp). It reports whether an instruction was
 // found on that line. It must be called before launches start.
 func (c *Code) SetProbe(line, id int) bool {
 	found := false
@@ -80,12 +81,31 @@ func (c *Code) SetProbe(line, id int) bool {
 		for i := range f.code {
 			if f.code[i].m.Line == line {
 				f.code[i].m.Probe = id
+				markStamps(f.code, i)
 				found = true
 				break
 			}
 		}
 	}
 	return found
+}
+
+// markStamps marks the timer reads of the probe pair around the probed
+// access code[at]: the nearest preceding one (begin) and the nearest
+// following one (end), for the model's ground truth (model.Inst.Stamp).
+func markStamps(code []inst, at int) {
+	for i := at - 1; i >= 0; i-- {
+		if code[i].m.Clock {
+			code[i].m.Stamp = model.StampBegin
+			break
+		}
+	}
+	for i := at + 1; i < len(code); i++ {
+		if code[i].m.Clock {
+			code[i].m.Stamp = model.StampEnd
+			break
+		}
+	}
 }
 
 // Lower lowers entry and the functions it calls.

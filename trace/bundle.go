@@ -21,12 +21,13 @@ import (
 const (
 	BundleMagic = "PTXTBNDL"
 	BundleMajor = 1
-	BundleMinor = 0
+	BundleMinor = 1 // 1: optional STMP chunk (truth stamps)
 
 	bundleHeaderBytes = 16
 	chunkHeaderBytes  = 16
 	chunkTrailerBytes = 4
 	truthRecordBytes  = 24
+	stampRecordBytes  = 16
 )
 
 // Chunk tags.
@@ -35,6 +36,7 @@ const (
 	tagManifest = "MANI"
 	tagRaw      = "RAWB"
 	tagTruth    = "TRUT"
+	tagStamps   = "STMP" // minor 1: Begin, End of each TRUT record, same order
 	tagCounters = "CNTR"
 	tagEnd      = "END."
 )
@@ -151,6 +153,11 @@ func WriteBundle(w io.Writer, in *BundleInput) error {
 	if err := put(tagTruth, int64(len(truth))*truthRecordBytes, &truthEncoder{t: truth}); err != nil {
 		return err
 	}
+	if hasStamps(truth) {
+		if err := put(tagStamps, int64(len(truth))*stampRecordBytes, &truthEncoder{t: truth, stamps: true}); err != nil {
+			return err
+		}
+	}
 	if err := put(tagCounters, int64(len(cjson)), bytes.NewReader(cjson)); err != nil {
 		return err
 	}
@@ -199,10 +206,12 @@ func (c *crcWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// truthEncoder streams truth records in their binary form.
+// truthEncoder streams truth records (or, with stamps, their Begin and
+// End) in their binary form.
 type truthEncoder struct {
-	t   []TruthAccess
-	buf []byte
+	t      []TruthAccess
+	stamps bool
+	buf    []byte
 }
 
 func (e *truthEncoder) Read(p []byte) (int, error) {
@@ -216,9 +225,15 @@ func (e *truthEncoder) Read(p []byte) (int, error) {
 				return n, nil
 			}
 			var b [truthRecordBytes]byte
-			putTruth(b[:], e.t[0])
+			if e.stamps {
+				binary.LittleEndian.PutUint64(b[0:], e.t[0].Begin)
+				binary.LittleEndian.PutUint64(b[8:], e.t[0].End)
+				e.buf = b[:stampRecordBytes]
+			} else {
+				putTruth(b[:], e.t[0])
+				e.buf = b[:]
+			}
 			e.t = e.t[1:]
-			e.buf = b[:]
 		}
 		c := copy(p[n:], e.buf)
 		e.buf = e.buf[c:]
@@ -233,6 +248,36 @@ func putTruth(b []byte, t TruthAccess) {
 	le.PutUint32(b[4:], t.Probe)
 	le.PutUint64(b[8:], t.Issue)
 	le.PutUint64(b[16:], t.Complete)
+}
+
+// hasStamps reports whether any record has a begin or end stamp.
+func hasStamps(t []TruthAccess) bool {
+	for i := range t {
+		if t[i].Begin != 0 || t[i].End != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// readStamps fills Begin and End of dst, the truth records from index i
+// on, from the stamp chunk (minor 1); without one they stay 0.
+func (b *Bundle) readStamps(i int64, dst []TruthAccess) error {
+	if !b.hasStamps || len(dst) == 0 {
+		return nil
+	}
+	if n := b.stamps.size / stampRecordBytes; i+int64(len(dst)) > n {
+		return fmt.Errorf("trace: bundle: %d stamp records for %d truth records", n, b.TruthCount())
+	}
+	p := make([]byte, len(dst)*stampRecordBytes)
+	if _, err := b.r.ReadAt(p, b.stamps.off+i*stampRecordBytes); err != nil {
+		return fmt.Errorf("trace: bundle: stamps: %w", err)
+	}
+	for j := range dst {
+		dst[j].Begin = binary.LittleEndian.Uint64(p[j*stampRecordBytes:])
+		dst[j].End = binary.LittleEndian.Uint64(p[j*stampRecordBytes+8:])
+	}
+	return nil
 }
 
 func getTruth(b []byte) TruthAccess {
@@ -262,6 +307,8 @@ type Bundle struct {
 	r          io.ReaderAt
 	raw, truth section
 	hasTruth   bool
+	stamps     section // Begin, End per truth record (minor 1; optional)
+	hasStamps  bool
 	closer     io.Closer
 }
 
@@ -361,6 +408,11 @@ func OpenBundle(r io.ReaderAt, size int64) (*Bundle, error) {
 				return nil, bundleErr(off, "truth chunk of %d bytes is not a multiple of %d", s.size, truthRecordBytes)
 			}
 			b.truth, b.hasTruth = s, true
+		case tagStamps:
+			if s.size%stampRecordBytes != 0 {
+				return nil, bundleErr(off, "stamp chunk of %d bytes is not a multiple of %d", s.size, stampRecordBytes)
+			}
+			b.stamps, b.hasStamps = s, true
 		case tagEnd:
 			_, err = small()
 			ended = true
@@ -459,7 +511,9 @@ func (b *Bundle) TruthAt(i int64) (TruthAccess, error) {
 	if _, err := b.r.ReadAt(p[:], b.truth.off+i*truthRecordBytes); err != nil {
 		return TruthAccess{}, fmt.Errorf("trace: bundle: truth record %d: %w", i, err)
 	}
-	return getTruth(p[:]), nil
+	t := []TruthAccess{getTruth(p[:])}
+	err := b.readStamps(i, t)
+	return t[0], err
 }
 
 // AllTruth reads every ground-truth record into memory.
@@ -473,6 +527,9 @@ func (b *Bundle) AllTruth() ([]TruthAccess, error) {
 			return nil, fmt.Errorf("trace: bundle: truth record %d: %w", i, err)
 		}
 		out = append(out, getTruth(p[:]))
+	}
+	if err := b.readStamps(0, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -498,6 +555,7 @@ func (b *Bundle) Truth(seg uint32, dst []TruthAccess) ([]TruthAccess, error) {
 			hi = m
 		}
 	}
+	start, first := len(dst), lo
 	const blk = 256
 	var p [blk * truthRecordBytes]byte
 	for i := lo; i < n && ferr == nil; i += blk {
@@ -508,7 +566,7 @@ func (b *Bundle) Truth(seg uint32, dst []TruthAccess) ([]TruthAccess, error) {
 		for j := int64(0); j < c; j++ {
 			t := getTruth(p[j*truthRecordBytes:])
 			if t.Warp != seg {
-				return dst, nil
+				return dst, b.readStamps(first, dst[start:])
 			}
 			dst = append(dst, t)
 		}
@@ -516,7 +574,7 @@ func (b *Bundle) Truth(seg uint32, dst []TruthAccess) ([]TruthAccess, error) {
 	if ferr != nil {
 		return dst, fmt.Errorf("trace: bundle: truth: %w", ferr)
 	}
-	return dst, nil
+	return dst, b.readStamps(first, dst[start:])
 }
 
 // Regions returns a streaming decoder over the bundle's raw buffer, with

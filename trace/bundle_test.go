@@ -3,6 +3,7 @@ package trace_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -175,7 +176,7 @@ func TestBundleCorruption(t *testing.T) {
 		want   string
 	}{
 		{"magic", flip(0), true, "bad magic"},
-		{"major", major, true, "version 2.0 is not supported"},
+		{"major", major, true, fmt.Sprintf("version 2.%d is not supported", trace.BundleMinor)},
 		{"truncated", good[:len(good)-3], true, "truncated"},
 		{"meta byte", flip(16 + 16 + 3), true, "checksum mismatch"},
 		{"raw byte", flip(rawOff + 200), false, `chunk "RAWB": checksum mismatch`},
@@ -264,5 +265,69 @@ func TestMergeByTime(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("merge order differs: got %d events, want %d", len(got), len(want))
+	}
+}
+
+// TestBundleStamps round-trips the begin/end stamps of the ground truth
+// (minor version 1, STMP chunk) and checks that a bundle without stamps has
+// no such chunk and reads them as 0.
+func TestBundleStamps(t *testing.T) {
+	s := tt.Synth{Warps: 12, WarpsPerCTA: 4, Iters: 3, Loads: 2, NumSMs: 2, Timer: 1}
+	plain := synthInput(t, s)
+	in := synthInput(t, s)
+	for i := range in.Truth {
+		in.Truth[i].Begin, in.Truth[i].End = in.Truth[i].Issue-3, in.Truth[i].Complete+2
+	}
+	for _, c := range []struct {
+		in     *trace.BundleInput
+		stamps bool
+	}{{in, true}, {plain, false}} {
+		var buf bytes.Buffer
+		if err := trace.WriteBundle(&buf, c.in); err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(buf.Bytes(), []byte("STMP")); got != c.stamps {
+			t.Errorf("stamps %v: STMP chunk present = %v", c.stamps, got)
+		}
+		bu, err := trace.OpenBundle(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := bu.CheckValid(); err != nil {
+			t.Fatal(err)
+		}
+		all, err := bu.AllTruth()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append([]trace.TruthAccess(nil), c.in.Truth...)
+		sort.SliceStable(want, func(i, j int) bool { return want[i].Warp < want[j].Warp })
+		if !reflect.DeepEqual(all, want) {
+			t.Fatalf("stamps %v: truth differs", c.stamps)
+		}
+		if one, err := bu.TruthAt(7); err != nil || one != want[7] {
+			t.Fatalf("TruthAt(7) = %+v, %v; want %+v", one, err, want[7])
+		}
+		tr, err := bu.Trace()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range tr.Regions {
+			if !r.HasTruth {
+				continue
+			}
+			n++
+			wb, we := uint64(0), uint64(0)
+			if c.stamps {
+				wb, we = r.TruthIssue-3, r.TruthComplete+2
+			}
+			if r.TruthBegin != wb || r.TruthEnd != we {
+				t.Fatalf("stamps %v: region %+v: begin/end %d/%d, want %d/%d", c.stamps, r, r.TruthBegin, r.TruthEnd, wb, we)
+			}
+		}
+		if n != len(want) {
+			t.Fatalf("%d regions with truth, want %d", n, len(want))
+		}
 	}
 }

@@ -543,7 +543,9 @@ func (d *Decoder) pair(wr *WarpRegions, recs []byte) error {
 			r.StartNs, r.EndNs, r.DurNs = h.Ns(r.Start), h.Ns(r.End), h.Ns(r.Cycles)
 		}
 		if tb := d.truthBy[o.region]; int(o.instance) < len(tb) {
-			r.HasTruth, r.TruthIssue, r.TruthComplete = true, tb[o.instance].Issue, tb[o.instance].Complete
+			t := &tb[o.instance]
+			r.HasTruth, r.TruthIssue, r.TruthComplete = true, t.Issue, t.Complete
+			r.TruthBegin, r.TruthEnd = t.Begin, t.End
 		}
 		wr.Regions[slot] = r
 	}

@@ -164,6 +164,7 @@ func (c *warpCursor) advance(d *Decoder) (bool, error) {
 			}
 			if t, ok := c.truthFor(d, o.region, o.instance); ok {
 				r.HasTruth, r.TruthIssue, r.TruthComplete = true, t.Issue, t.Complete
+				r.TruthBegin, r.TruthEnd = t.Begin, t.End
 			}
 			c.ev = Event{Time: ts, Region: r}
 			c.rec = i

@@ -215,6 +215,9 @@ type Region struct {
 	HasTruth      bool
 	TruthIssue    uint64 // cycle the access issued
 	TruthComplete uint64 // cycle it completed
+	// TruthBegin and TruthEnd are the cycles the region's begin and end
+	// timer reads issued (0 when unknown: bundles before minor version 1).
+	TruthBegin, TruthEnd uint64
 }
 
 // IssueKind classifies what the decoder reports instead of silently
@@ -266,6 +269,10 @@ type TruthAccess struct {
 	Probe    uint32
 	Issue    uint64
 	Complete uint64
+	// Begin and End are the cycles the region's begin and end timer reads
+	// issued (0: not known, e.g. a bundle of minor version 0). Issue −
+	// Begin is the issue wait, End − Complete the post wait.
+	Begin, End uint64
 }
 
 // Counter is one model counter: a name (e.g. "l1.hits"), the SM it counts

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"io"
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
 	"github.com/ptxtrace/ptxtrace/exporters/formats"
@@ -40,6 +42,11 @@ func newReportCommand() *cli.Command {
 			"cycles of the outermost \"user\" regions when the kernel has user regions (then\n" +
 			"only load regions inside a user region count as memory), otherwise the span of\n" +
 			"the warp's regions (first begin to last end); other = total - memory.\n\n" +
+			"Runs on the model (bundle minor version 1) also get a load time decomposition\n" +
+			"from the ground truth, per space/mode and per source line: measured = issue\n" +
+			"wait (begin timer read to the access's issue) + true latency (issue to data\n" +
+			"ready, the memory time) + post wait (data ready to the end timer read) = probe\n" +
+			"cost (docs/model.md) + excess (JSON: \"decomposition\").\n\n" +
 			"--html OUT.html also writes one self-contained static page: the summary, the\n" +
 			"region statistics, memory vs other time per warp, the slowest lines and a\n" +
 			"timeline of every warp's regions (charts inlined; no script, nothing fetched).",
@@ -115,7 +122,13 @@ func reportBundle(ctx context.Context, path string, top int, html string) (*anal
 	if err != nil {
 		return nil, err
 	}
-	rep, err := analysis.AnalyzeContext(ctx, d, analysis.Options{Top: top})
+	ao := analysis.Options{Top: top}
+	if v, ok := b.Meta.Labels[launch.FenceLatencyLabel]; ok {
+		if fl, err := strconv.Atoi(v); err == nil {
+			ao.PostCost = func(mode string) (float64, bool) { return analysis.PostCost(mode, fl) }
+		}
+	}
+	rep, err := analysis.AnalyzeContext(ctx, d, ao)
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +182,25 @@ func printReport(w io.Writer, rep *analysis.Result, warps bool) error {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t\n", l.Source, l.Count, l.Total, l.Mean)
 		}
 		tw.Flush()
+	}
+	if d := rep.Decompose; d != nil {
+		fmt.Fprintln(w, "\nload time decomposition (model ground truth, mean cycles): measured = issue wait + true latency + post wait;")
+		fmt.Fprintln(w, "post wait = probe cost + excess (scheduling after completion); only true latency is memory time")
+		for _, part := range []struct {
+			title string
+			ds    []analysis.Decomposition
+		}{{"space/mode", d.ByKind}, {"source", d.ByLine}} {
+			tw := newNumTable(w)
+			fmt.Fprintf(tw, "%s\tcount\tmeasured\tissue wait\ttrue\tpost wait\tprobe cost\texcess\t\n", part.title)
+			for _, x := range part.ds {
+				cost, exc := "-", "-"
+				if x.Cost != nil {
+					cost, exc = fmt.Sprintf("%.1f", *x.Cost), fmt.Sprintf("%+.1f", *x.Excess)
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\t%s\t\n", x.Key, x.Count, x.Measured, x.IssueWait, x.True, x.PostWait, cost, exc)
+			}
+			tw.Flush()
+		}
 	}
 	if len(rep.Issues) > 0 || rep.Lost > 0 {
 		keys := make([]string, 0, len(rep.Issues))
