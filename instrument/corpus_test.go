@@ -74,7 +74,7 @@ func TestCorpusAllModes(t *testing.T) {
 		}
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			t.Parallel()
-			for _, mode := range Modes {
+			for _, mode := range Modes() {
 				fset, f := parse(t, name, src)
 				res, err := Instrument(fset, f, Options{Mode: mode})
 				if err == nil && len(res.Warnings) > 0 {
@@ -118,7 +118,7 @@ func TestCorpusAllModes(t *testing.T) {
 		})
 	}
 	t.Cleanup(func() {
-		for _, mode := range Modes {
+		for _, mode := range Modes() {
 			c := counts[mode]
 			t.Logf("mode %-5s: %d files instrumented, %d compiled by ptxas", mode, c[0], c[2])
 		}

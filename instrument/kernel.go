@@ -248,22 +248,14 @@ func (k *kernel) blockSize() (int, string) {
 // declarations in its body and module-level .shared variables it names.
 func (k *kernel) staticShared() int {
 	total := 0
-	var body func(b *ptx.Block)
-	body = func(b *ptx.Block) {
-		for _, s := range b.Stmts {
-			switch s := s.(type) {
-			case *ptx.VarDecl:
-				if s.Space == ptx.SpaceShared && s.Linkage&ptx.Extern == 0 {
-					for i := range s.Names {
-						total = alignUp(total, max(s.Align, 1)) + s.Size(i)
-					}
-				}
-			case *ptx.Block:
-				body(s)
+	ptx.Inspect(k.fn.Body, func(n ptx.Node) bool {
+		if s, ok := n.(*ptx.VarDecl); ok && s.Space == ptx.SpaceShared && s.Linkage&ptx.Extern == 0 {
+			for i := range s.Names {
+				total = alignUp(total, max(s.Align, 1)) + s.Size(i)
 			}
 		}
-	}
-	body(k.fn.Body)
+		return true
+	})
 	used := map[string]bool{}
 	var names func(ops []ptx.Operand)
 	names = func(ops []ptx.Operand) {

@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,16 +14,25 @@ const (
 	MaxCapacity     = 1 << 20
 )
 
-// Modes and staging choices accepted by Options.
-var (
-	Modes    = []string{"naive", "fence", "dummy", "auto"}
-	Timers   = []string{"clock", "clock64", "globaltimer"}
-	Stagings = []string{"auto", "shared", "global"}
-	// AllSpaces are the state spaces --space accepts; DefaultSpaces are the
-	// ones probed when none is given.
-	AllSpaces     = []string{"global", "shared", "local", "const", "param", "tex", "generic"}
-	DefaultSpaces = []string{"global", "shared", "local", "const", "tex", "generic"}
-)
+// Modes are the probe modes Options.Mode accepts. Each call returns a new
+// slice: the lists are constants of the package, not shared state.
+func Modes() []string { return []string{"naive", "fence", "dummy", "auto"} }
+
+// Timers are the timer registers Options.Timer accepts.
+func Timers() []string { return []string{"clock", "clock64", "globaltimer"} }
+
+// Stagings are the record-staging choices Options.Staging accepts.
+func Stagings() []string { return []string{"auto", "shared", "global"} }
+
+// AllSpaces are the state spaces Options.Spaces (--space) accepts.
+func AllSpaces() []string {
+	return []string{"global", "shared", "local", "const", "param", "tex", "generic"}
+}
+
+// DefaultSpaces are the state spaces probed when Options.Spaces is empty.
+func DefaultSpaces() []string {
+	return []string{"global", "shared", "local", "const", "tex", "generic"}
+}
 
 // Range is an inclusive range of line numbers.
 type Range struct{ From, To int }
@@ -100,13 +110,13 @@ func (o *Options) normalize() error {
 	if o.Block == 0 {
 		o.Block = DefaultBlock
 	}
-	if err := oneOf("mode", o.Mode, Modes); err != nil {
+	if err := oneOf("mode", o.Mode, Modes()); err != nil {
 		return err
 	}
-	if err := oneOf("timer", o.Timer, Timers); err != nil {
+	if err := oneOf("timer", o.Timer, Timers()); err != nil {
 		return err
 	}
-	if err := oneOf("staging", o.Staging, Stagings); err != nil {
+	if err := oneOf("staging", o.Staging, Stagings()); err != nil {
 		return err
 	}
 	if o.Capacity < 1 || o.Capacity > MaxCapacity {
@@ -119,7 +129,7 @@ func (o *Options) normalize() error {
 		return fmt.Errorf("registers per thread %d is outside 0..255", o.Regs)
 	}
 	if len(o.Spaces) == 0 {
-		o.Spaces = DefaultSpaces
+		o.Spaces = DefaultSpaces()
 	}
 	for i, s := range o.Spaces {
 		s = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), ".")
@@ -129,7 +139,7 @@ func (o *Options) normalize() error {
 		case "texture":
 			s = "tex"
 		}
-		if err := oneOf("state space", s, AllSpaces); err != nil {
+		if err := oneOf("state space", s, AllSpaces()); err != nil {
 			return err
 		}
 		o.Spaces[i] = s
@@ -197,13 +207,5 @@ func (o *Options) defaultSelection() bool {
 	if o.Kernel != "" || o.Lines != nil || o.Src != nil || len(o.Regions) > 0 || o.NoLoads {
 		return false
 	}
-	if len(o.Spaces) != len(DefaultSpaces) {
-		return false
-	}
-	for i := range o.Spaces {
-		if o.Spaces[i] != DefaultSpaces[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(o.Spaces, DefaultSpaces())
 }

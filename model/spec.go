@@ -1,14 +1,9 @@
 package model
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 )
 
 // WarpSize is the number of lanes of a warp. It is fixed: model.Effect masks
@@ -18,7 +13,7 @@ const WarpSize = 32
 // Spec describes a GPU for the model. It is a plain value: copying it gives
 // an independent Spec, and nothing in this package modifies a Spec it is
 // given. Build one with a preset (Preset, Presets), change fields, call
-// Validate, or read one from YAML/JSON with ParseSpec.
+// Validate, or read one from YAML/JSON with specfile.Parse (package model/specfile).
 //
 // Every latency is in core cycles (the SM clock, CoreMHz) unless the field
 // says otherwise; every size is in bytes. docs/model.md gives the source of
@@ -479,57 +474,4 @@ func (c *Classes) of(cl Class) ClassSpec {
 	default:
 		return c.Misc
 	}
-}
-
-// specFile is the file form of a Spec: a preset to start from and the
-// fields to override.
-type specFile struct {
-	Base string `yaml:"base"`
-	Spec `yaml:",inline"`
-}
-
-// ParseSpec reads a Spec from YAML or JSON (JSON is read as YAML). The
-// document may name a preset in "base:" (default "gtx480"); the fields it
-// gives override the preset's, the others keep the preset's values. An
-// unknown field is an error naming its line. The result is validated.
-func ParseSpec(data []byte) (Spec, error) {
-	var probe struct {
-		Base string `yaml:"base"`
-	}
-	if err := yaml.Unmarshal(data, &probe); err != nil {
-		return Spec{}, fmt.Errorf("spec: %w", err)
-	}
-	base := probe.Base
-	if base == "" {
-		base = "gtx480"
-	}
-	p, ok := Preset(base)
-	if !ok {
-		return Spec{}, &FieldError{"base", fmt.Sprintf("unknown preset %q (want one of %s)", base, strings.Join(PresetNames(), ", "))}
-	}
-	f := specFile{Base: base, Spec: p}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return Spec{}, fmt.Errorf("spec: %w", err)
-	}
-	if err := f.Spec.Validate(); err != nil {
-		return Spec{}, err
-	}
-	return f.Spec, nil
-}
-
-// YAML returns the resolved spec as a YAML
-// document that ParseSpec reads back to an equal Spec.
-func (s Spec) YAML() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

@@ -2,8 +2,6 @@ package model
 
 import (
 	"errors"
-	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -116,64 +114,5 @@ func TestValidateNamesField(t *testing.T) {
 				t.Fatalf("Validate() = %v, want an error naming %s", err, c.field)
 			}
 		})
-	}
-}
-
-func TestParseSpec(t *testing.T) {
-	t.Run("override", func(t *testing.T) {
-		s, err := ParseSpec([]byte("base: rtx3080\nname: my3080\nnum_sms: 10\nl1d:\n  latency: 40\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := RTX3080()
-		want.Name, want.NumSMs, want.L1D.Latency = "my3080", 10, 40
-		if !reflect.DeepEqual(s, want) {
-			t.Errorf("got %+v\nwant %+v", s, want)
-		}
-	})
-	t.Run("json", func(t *testing.T) {
-		s, err := ParseSpec([]byte(`{"base": "a100", "sm": {"scheduler": "lrr"}}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.Name != "a100" || s.SM.Scheduler != "lrr" || s.SM.Schedulers != 4 {
-			t.Errorf("got %+v", s.SM)
-		}
-	})
-	t.Run("default base", func(t *testing.T) {
-		s, err := ParseSpec([]byte("num_sms: 1\n"))
-		if err != nil || s.NumSMs != 1 || s.Name != "gtx480" {
-			t.Fatalf("got %v, %v", s.Name, err)
-		}
-	})
-	for _, c := range []struct{ name, src, want string }{
-		{"unknown field", "num_smz: 3\n", "num_smz"},
-		{"unknown base", "base: gtx9000\n", "base"},
-		{"invalid value", "l2:\n  ways: -1\n", "l2.ways"},
-		{"bad yaml", "sm: [\n", "spec:"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseSpec([]byte(c.src))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v, want it to mention %q", err, c.want)
-			}
-		})
-	}
-}
-
-func TestSpecYAMLRoundTrip(t *testing.T) {
-	for _, name := range PresetNames() {
-		s, _ := Preset(name)
-		y, err := s.YAML()
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := ParseSpec(y)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, y)
-		}
-		if !reflect.DeepEqual(back, s) {
-			t.Errorf("%s: round trip changed the spec", name)
-		}
 	}
 }

@@ -220,14 +220,12 @@ func (bd *cfgBuilder) walk(b *Block, parent int32) {
 // cfgCount counts the instructions of b and its nested blocks.
 func cfgCount(b *Block) int {
 	n := 0
-	for _, s := range b.Stmts {
-		switch s := s.(type) {
-		case *Instruction:
+	Inspect(b, func(s Node) bool {
+		if _, ok := s.(*Instruction); ok {
 			n++
-		case *Block:
-			n += cfgCount(s)
 		}
-	}
+		return true
+	})
 	return n
 }
 

@@ -79,25 +79,20 @@ func checkLabels(f *File, fn *Function, add func(token.Pos, string)) {
 	}
 	labels := map[string]bool{}
 	var bras []*Instruction
-	var walk func(b *Block)
-	walk = func(b *Block) {
-		for _, s := range b.Stmts {
-			switch s := s.(type) {
-			case *Label:
-				if labels[s.Name] {
-					add(s.Pos(), "duplicate label "+s.Name+" in "+fn.Name)
-				}
-				labels[s.Name] = true
-			case *Block:
-				walk(s)
-			case *Instruction:
-				if s.Op != nil && s.Op.Name == "bra" && len(s.Args) == 1 && s.Args[0].Kind == OpReg {
-					bras = append(bras, s)
-				}
+	Inspect(fn.Body, func(n Node) bool {
+		switch s := n.(type) {
+		case *Label:
+			if labels[s.Name] {
+				add(s.Pos(), "duplicate label "+s.Name+" in "+fn.Name)
+			}
+			labels[s.Name] = true
+		case *Instruction:
+			if s.Op != nil && s.Op.Name == "bra" && len(s.Args) == 1 && s.Args[0].Kind == OpReg {
+				bras = append(bras, s)
 			}
 		}
-	}
-	walk(fn.Body)
+		return true
+	})
 	for _, in := range bras {
 		if a := in.Args[0]; !labels[a.Name] {
 			add(a.Pos, "branch to undefined label "+a.Name+" in "+fn.Name)

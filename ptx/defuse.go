@@ -87,14 +87,12 @@ func FunctionRegs(fn *Function) *RegSet {
 }
 
 func (rs *RegSet) addBlock(b *Block) {
-	for _, s := range b.Stmts {
-		switch s := s.(type) {
-		case *VarDecl:
-			rs.addDecl(s)
-		case *Block:
-			rs.addBlock(s)
+	Inspect(b, func(n Node) bool {
+		if d, ok := n.(*VarDecl); ok {
+			rs.addDecl(d)
 		}
-	}
+		return true
+	})
 }
 
 func (rs *RegSet) addDecl(d *VarDecl) {

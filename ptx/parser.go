@@ -749,46 +749,9 @@ names:
 		return nil
 	}
 	for {
-		t := p.cur()
-		if t.Kind != IDENT {
-			p.errorAt(t.Pos, "expected name in declaration, found "+describe(t))
+		dc, ok := p.declarator()
+		if !ok {
 			return nil
-		}
-		p.next()
-		dc := Declarator{Pos: t.Pos, Name: t.Text, Range: -1}
-		if p.kind() == LT {
-			p.next()
-			n, ok := p.intLit()
-			if !ok {
-				return nil
-			}
-			dc.Range = n
-			if !p.expect(GT, "'>'") {
-				return nil
-			}
-		}
-		for p.kind() == LBRACK {
-			p.next()
-			if p.got(RBRACK) {
-				dc.Dims = append(dc.Dims, 0)
-				continue
-			}
-			n, ok := p.intLit()
-			if !ok {
-				return nil
-			}
-			dc.Dims = append(dc.Dims, n)
-			if !p.expect(RBRACK, "']'") {
-				return nil
-			}
-		}
-		if p.kind() == ASSIGN {
-			p.next()
-			is := p.i
-			if !p.skipExpr() {
-				return nil
-			}
-			dc.Init = p.tokens(is, p.i)
 		}
 		d.Names = append(d.Names, dc)
 		if !withSemi {
@@ -806,6 +769,54 @@ names:
 	}
 	d.Toks = p.span(start, p.i)
 	return d
+}
+
+// declarator parses one declared name: NAME, an optional <N> range, any
+// [N] or [] dimensions and an optional = initializer. It reports false
+// after recording an error.
+func (p *parser) declarator() (Declarator, bool) {
+	t := p.cur()
+	if t.Kind != IDENT {
+		p.errorAt(t.Pos, "expected name in declaration, found "+describe(t))
+		return Declarator{}, false
+	}
+	p.next()
+	dc := Declarator{Pos: t.Pos, Name: t.Text, Range: -1}
+	if p.kind() == LT {
+		p.next()
+		n, ok := p.intLit()
+		if !ok {
+			return dc, false
+		}
+		dc.Range = n
+		if !p.expect(GT, "'>'") {
+			return dc, false
+		}
+	}
+	for p.kind() == LBRACK {
+		p.next()
+		if p.got(RBRACK) {
+			dc.Dims = append(dc.Dims, 0)
+			continue
+		}
+		n, ok := p.intLit()
+		if !ok {
+			return dc, false
+		}
+		dc.Dims = append(dc.Dims, n)
+		if !p.expect(RBRACK, "']'") {
+			return dc, false
+		}
+	}
+	if p.kind() == ASSIGN {
+		p.next()
+		is := p.i
+		if !p.skipExpr() {
+			return dc, false
+		}
+		dc.Init = p.tokens(is, p.i)
+	}
+	return dc, true
 }
 
 // skipExpr consumes an initializer expression: tokens up to a ',' or ';' at

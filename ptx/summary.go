@@ -340,64 +340,59 @@ func summarizeFunc(f *File, fn *Function, files map[int]string) FuncSummary {
 	var loc *SourcePos
 	fs.MemoryAccesses = []Access{}
 
-	var walk func(b *Block)
-	walk = func(b *Block) {
-		for _, st := range b.Stmts {
-			switch st := st.(type) {
-			case *Block:
-				walk(st)
-			case *VarDecl:
-				for i := range st.Names {
-					switch st.Space {
-					case SpaceReg:
-						regs[regKey{st.Type, st.TypeName}] += st.Names[i].Count()
-					case SpaceShared:
-						fs.SharedBytes += st.Size(i)
-					case SpaceLocal:
-						fs.LocalBytes += st.Size(i)
-					case SpaceConst:
-						fs.ConstBytes += st.Size(i)
-					}
+	Inspect(fn.Body, func(n Node) bool {
+		switch st := n.(type) {
+		case *VarDecl:
+			for i := range st.Names {
+				switch st.Space {
+				case SpaceReg:
+					regs[regKey{st.Type, st.TypeName}] += st.Names[i].Count()
+				case SpaceShared:
+					fs.SharedBytes += st.Size(i)
+				case SpaceLocal:
+					fs.LocalBytes += st.Size(i)
+				case SpaceConst:
+					fs.ConstBytes += st.Size(i)
 				}
-			case *Directive:
-				if st.Name == ".loc" {
-					if l, ok := st.Loc(); ok {
-						name, ok := files[l.File]
-						if !ok {
-							name = strconv.Itoa(l.File)
-						}
-						loc = &SourcePos{File: name, Line: l.Line, Col: l.Col}
-					}
-				}
-			case *Instruction:
-				fs.Instructions++
-				fc := FactsOf(st)
-				if fc.Call {
-					if c := sumCallee(st); c != "" {
-						calls[c] = true
-					}
-				}
-				if fc.Mem == MemNone {
-					continue
-				}
-				mem[memKey{fc.Space, fc.Mem}]++
-				a := Access{
-					Op:       st.Op.Text, // FactsOf found a memory kind, so Op != nil
-					Kind:     fc.Mem.String(),
-					Space:    fc.Space.String(),
-					ReadOnly: fc.ReadOnly,
-					Guarded:  st.Guard != "",
-					Source:   loc,
-				}
-				if f.Tok != nil && st.Pos().IsValid() {
-					p := f.Tok.Position(st.Pos())
-					a.Line, a.Col = p.Line, p.Column
-				}
-				fs.MemoryAccesses = append(fs.MemoryAccesses, a)
 			}
+		case *Directive:
+			if st.Name == ".loc" {
+				if l, ok := st.Loc(); ok {
+					name, ok := files[l.File]
+					if !ok {
+						name = strconv.Itoa(l.File)
+					}
+					loc = &SourcePos{File: name, Line: l.Line, Col: l.Col}
+				}
+			}
+		case *Instruction:
+			fs.Instructions++
+			fc := FactsOf(st)
+			if fc.Call {
+				if c := sumCallee(st); c != "" {
+					calls[c] = true
+				}
+			}
+			if fc.Mem == MemNone {
+				return true
+			}
+			mem[memKey{fc.Space, fc.Mem}]++
+			a := Access{
+				Op:       st.Op.Text, // FactsOf found a memory kind, so Op != nil
+				Kind:     fc.Mem.String(),
+				Space:    fc.Space.String(),
+				ReadOnly: fc.ReadOnly,
+				Guarded:  st.Guard != "",
+				Source:   loc,
+			}
+			if f.Tok != nil && st.Pos().IsValid() {
+				p := f.Tok.Position(st.Pos())
+				a.Line, a.Col = p.Line, p.Column
+			}
+			fs.MemoryAccesses = append(fs.MemoryAccesses, a)
 		}
-	}
-	walk(fn.Body)
+		return true
+	})
 
 	rk := make([]regKey, 0, len(regs))
 	for k := range regs {
@@ -477,27 +472,22 @@ func sumRefs(fn *Function, vars map[string]*sumVar) map[string]bool {
 			op(&o.Elems[i])
 		}
 	}
-	var walk func(b *Block)
-	walk = func(b *Block) {
-		for _, st := range b.Stmts {
-			switch st := st.(type) {
-			case *Block:
-				walk(st)
-			case *Instruction:
-				for i := range st.Args {
-					op(&st.Args[i])
-				}
-			case *VarDecl:
-				for _, d := range st.Names {
-					for _, t := range d.Init {
-						if t.Kind == IDENT {
-							note(t.Text)
-						}
+	Inspect(fn.Body, func(n Node) bool {
+		switch st := n.(type) {
+		case *Instruction:
+			for i := range st.Args {
+				op(&st.Args[i])
+			}
+		case *VarDecl:
+			for _, d := range st.Names {
+				for _, t := range d.Init {
+					if t.Kind == IDENT {
+						note(t.Text)
 					}
 				}
 			}
 		}
-	}
-	walk(fn.Body)
+		return true
+	})
 	return refs
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ptxtrace/ptxtrace/internal/par"
 	"github.com/ptxtrace/ptxtrace/model"
 )
 
@@ -55,43 +56,26 @@ func (k *Kernel) Run(ctx context.Context, o RunOptions) (*Result, error) {
 		n := end - start
 		ctas := make([]*CTA, n)
 		var mu sync.Mutex
-		next := 0
-		var wg sync.WaitGroup
-		nw := min(workers, n)
-		for g := 0; g < nw; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					mu.Lock()
-					i := next
-					next++
-					mu.Unlock()
-					if i >= n || ctx.Err() != nil {
-						return
-					}
-					var ov *overlay
-					if !res.Sequential {
-						ov = newOverlay()
-					}
-					c, err := k.newCTA(start+i, 0, ov, true)
-					if err != nil {
-						c = &CTA{fault: &Fault{Kind: FaultInvalid, Msg: err.Error(), Kernel: k.code.Name}}
-					} else {
-						c.runFunctional()
-						c.release()
-					}
-					ctas[i] = c
-					if o.Progress != nil {
-						mu.Lock()
-						done++
-						o.Progress(done, k.nctas)
-						mu.Unlock()
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		par.Do(ctx, n, workers, func(i int) {
+			var ov *overlay
+			if !res.Sequential {
+				ov = newOverlay()
+			}
+			c, err := k.newCTA(start+i, 0, ov, true)
+			if err != nil {
+				c = &CTA{fault: &Fault{Kind: FaultInvalid, Msg: err.Error(), Kernel: k.code.Name}}
+			} else {
+				c.runFunctional()
+				c.release()
+			}
+			ctas[i] = c
+			if o.Progress != nil {
+				mu.Lock()
+				done++
+				o.Progress(done, k.nctas)
+				mu.Unlock()
+			}
+		})
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/ptxtrace/ptxtrace/exporters/formats"
 	parquetexp "github.com/ptxtrace/ptxtrace/exporters/parquet"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/internal/par"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
 )
@@ -89,29 +90,13 @@ func runConvert(ctx context.Context, o convertOptions) error {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	claims := &outputClaims{by: map[string]string{}}
-	work := make(chan string)
 	results := make(chan convertResult)
-	var wg sync.WaitGroup
-	for range min(jobs, len(o.Inputs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for in := range work {
-				results <- convertOne(ctx, f, o.OutDir, in, claims)
-			}
-		}()
-	}
 	go func() {
-		defer close(work)
-		for _, in := range o.Inputs {
-			select {
-			case work <- in:
-			case <-ctx.Done():
-				return
-			}
-		}
+		defer close(results)
+		par.Do(ctx, len(o.Inputs), jobs, func(i int) {
+			results <- convertOne(ctx, f, o.OutDir, o.Inputs[i], claims)
+		})
 	}()
-	go func() { wg.Wait(); close(results) }()
 
 	p := newProgress(o.Stderr, "convert", len(o.Inputs))
 	var failed []convertResult
@@ -125,7 +110,11 @@ func runConvert(ctx context.Context, o convertOptions) error {
 			failed = append(failed, r)
 			p.printf("convert: %s: %v", r.input, r.err)
 		}
-		p.update(done, len(failed))
+		suffix := ""
+		if len(failed) > 0 {
+			suffix = fmt.Sprintf(" (%d failed)", len(failed))
+		}
+		p.update(done, suffix)
 	}
 	p.finish(fmt.Sprintf("%d converted, %d already done, %d failed", done-skipped-len(failed), skipped, len(failed)))
 	if err := ctx.Err(); err != nil {
@@ -254,42 +243,4 @@ func trimPathPrefix(err error, input string) error {
 		return errors.New(strings.TrimPrefix(s, input+": "))
 	}
 	return err
-}
-
-// progress draws a one-line progress bar on w ("\r" updates).
-type progress struct {
-	w     io.Writer
-	label string
-	total int
-	drawn bool
-}
-
-func newProgress(w io.Writer, label string, total int) *progress {
-	return &progress{w: w, label: label, total: total}
-}
-
-func (p *progress) update(done, failed int) {
-	const width = 30
-	n := width * done / max(p.total, 1)
-	bar := strings.Repeat("#", n) + strings.Repeat(".", width-n)
-	fmt.Fprintf(p.w, "\r%s [%s] %d/%d", p.label, bar, done, p.total)
-	if failed > 0 {
-		fmt.Fprintf(p.w, " (%d failed)", failed)
-	}
-	p.drawn = true
-}
-
-// printf prints a message line above the bar.
-func (p *progress) printf(format string, args ...any) {
-	if p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
-	fmt.Fprintf(p.w, format+"\n", args...)
-}
-
-func (p *progress) finish(summary string) {
-	if p.drawn {
-		fmt.Fprintln(p.w)
-	}
-	fmt.Fprintf(p.w, "%s: %s\n", p.label, summary)
 }

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/experiments/vr"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/model/specfile"
 	"github.com/ptxtrace/ptxtrace/trace"
 	htmlreport "github.com/ptxtrace/ptxtrace/viewers/report"
 	"github.com/urfave/cli/v2"
@@ -77,7 +77,7 @@ func runDemo(ctx context.Context, o demoOptions) error {
 	if o.Preset == "" {
 		o.Preset = demoPreset
 	}
-	ms, err := loadSpec(o.Preset)
+	ms, err := specfile.Load(o.Preset)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func runDemo(ctx context.Context, o demoOptions) error {
 	fmt.Fprintln(w, "replay: all 4 images match the CPU reference (instrumentation leaves the output unchanged)")
 
 	fmt.Fprintf(w, "\nFig. 5 — memory vs other time (warp time inside the kernel-body region; tex loads):\n")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw := newNumTable(w)
 	fmt.Fprintln(tw, "block\tmode\tmemory cyc\tother cyc\tmemory share\tmean/access\tfreq /kcyc\tkernel cyc\ttex hit\t")
 	for _, r := range runs {
 		a := r.Analysis
@@ -135,7 +135,7 @@ func runDemo(ctx context.Context, o demoOptions) error {
 	fmt.Fprintln(w, "seed 003 (GTX 480, 1024³ volume): naive ≈20% (1×128), ≈13% (128×1); proposed ≈80% (1×128), ≈50% (128×1)")
 
 	fmt.Fprintf(w, "\nprobe error vs the model's ground truth (per tex access, cycles):\n")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw = newNumTable(w)
 	fmt.Fprintln(tw, "block\tmode\tprobes\taccesses\tmeasured\ttrue\tdiff\trel. error\t")
 	for _, r := range runs {
 		for _, pe := range r.Analysis.ProbeErrors {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/urfave/cli/v2"
@@ -245,10 +244,6 @@ func writeSummaryText(w *bytes.Buffer, s *ptx.Summary) {
 		}
 		tw.Flush()
 	}
-}
-
-func newTable(w io.Writer) *tabwriter.Writer {
-	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 }
 
 func orDash(s string) string {

@@ -11,6 +11,7 @@ import (
 
 	"strings"
 
+	"errors"
 	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
@@ -176,28 +177,15 @@ func ptxasResources(ctx context.Context, o instrumentOptions, f *ptx.File, src [
 	if tools.Ptxas == "" {
 		return nil
 	}
-	arch := ""
-	if d := f.Directive(".target"); d != nil {
-		if ts := d.Targets(); len(ts) > 0 {
-			arch = ts[0]
-		}
-	}
-	if d := f.Directive(".version"); d != nil {
-		if maj, min, ok := d.Version(); ok && !cudatool.SupportsVersion(maj, min) {
-			fmt.Fprintf(o.Stderr, "ptxtrace: note: ptxas cannot read .version %d.%d; registers per thread unknown (use --regs)\n", maj, min)
-			return nil
-		}
-	}
-	if arch == "" {
-		return nil
-	}
-	_, log, err := tools.Compile(ctx, o.File, src, arch, "-v")
+	use, err := tools.Resources(ctx, o.File, f, src)
 	if err != nil {
-		fmt.Fprintf(o.Stderr, "ptxtrace: note: ptxas -v failed, registers per thread unknown (use --regs): %s\n", firstLine(err.Error()))
+		if !errors.Is(err, cudatool.ErrNoTarget) {
+			fmt.Fprintf(o.Stderr, "ptxtrace: note: %v; registers per thread unknown (use --regs)\n", err)
+		}
 		return nil
 	}
 	res := map[string]instrument.Resources{}
-	for name, u := range cudatool.ParseVerbose(log) {
+	for name, u := range use {
 		res[name] = instrument.Resources{Regs: u.Regs, SharedBytes: u.SharedBytes}
 	}
 	return res

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/model/specfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -48,36 +46,12 @@ func newModelCommand() *cli.Command {
 	}
 }
 
-// loadSpec resolves a preset name or a spec file.
-func loadSpec(arg string) (model.Spec, error) {
-	if s, ok := model.Preset(arg); ok {
-		return s, nil
-	}
-	data, err := readCapped(arg, "model spec", maxSpecBytes)
-	if err != nil {
-		if os.IsNotExist(err) && !strings.ContainsAny(arg, "./\\") {
-			return model.Spec{}, fmt.Errorf("unknown model %q: not a preset (%s) nor a file",
-				arg, strings.Join(model.PresetNames(), ", "))
-		}
-		return model.Spec{}, err
-	}
-	s, err := model.ParseSpec(data)
-	if err != nil {
-		return model.Spec{}, fmt.Errorf("%s: %w", arg, err)
-	}
-	if !bytesHasKey(data, "name") {
-		// an override file is reported by its own name, not its base preset's
-		s.Name = filepath.Base(arg)
-	}
-	return s, nil
-}
-
 func runModelShow(_ context.Context, o modelShowOptions) error {
-	s, err := loadSpec(o.Spec)
+	s, err := specfile.Load(o.Spec)
 	if err != nil {
 		return err
 	}
-	y, err := s.YAML()
+	y, err := specfile.Marshal(s)
 	if err != nil {
 		return err
 	}

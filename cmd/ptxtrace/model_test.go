@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/model/specfile"
 )
 
 func TestModelShow(t *testing.T) {
@@ -13,7 +14,7 @@ func TestModelShow(t *testing.T) {
 		if r.code != 0 || r.stderr != "" {
 			t.Fatalf("%s: code %d, stderr %q", name, r.code, r.stderr)
 		}
-		s, err := model.ParseSpec([]byte(r.stdout))
+		s, err := specfile.Parse([]byte(r.stdout))
 		if err != nil {
 			t.Fatalf("%s: output does not parse back: %v", name, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
-	"gopkg.in/yaml.v3"
 )
 
 // Size limits of the files ptxtrace reads whole. They lie far above any
@@ -61,15 +60,4 @@ func readManifest(path string) (*manifest.Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
-}
-
-// bytesHasKey reports whether the YAML/JSON document data sets the
-// top-level key.
-func bytesHasKey(data []byte, key string) bool {
-	var m map[string]any
-	if yaml.Unmarshal(data, &m) != nil {
-		return false
-	}
-	_, ok := m[key]
-	return ok
 }

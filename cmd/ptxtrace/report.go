@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
 	"github.com/ptxtrace/ptxtrace/exporters/formats"
@@ -151,7 +150,7 @@ func printReport(w io.Writer, rep *analysis.Result, warps bool) error {
 		fmt.Fprintf(w, ", clock %.4g GHz", rep.ClockHz/1e9)
 	}
 	fmt.Fprintf(w, ", %d warps\n\n", len(rep.Warps))
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	tw := newNumTable(w)
 	fmt.Fprintln(tw, "region\tkind\tspace\tptx line\tcount\tmean\tmedian\tp95\tmin\tmax\tmean ns\tsource\t")
 	for _, r := range rep.Regions {
 		ns := "-"
@@ -168,7 +167,7 @@ func printReport(w io.Writer, rep *analysis.Result, warps bool) error {
 		fmt.Fprintf(w, "per warp with accesses: mean %.1f%%, min %.1f%%, max %.1f%%\n", 100*rep.MeanWarpShare, 100*rep.MinWarpShare, 100*rep.MaxWarpShare)
 	}
 	if warps {
-		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+		tw := newNumTable(w)
 		fmt.Fprintln(tw, "warp\tsm\tmemory\tother\ttotal\tshare\t")
 		for _, ws := range rep.Warps {
 			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%.1f%%\t\n", ws.Warp, ws.SM, ws.Memory, ws.Other, ws.Total, 100*ws.MemoryShare)
@@ -177,7 +176,7 @@ func printReport(w io.Writer, rep *analysis.Result, warps bool) error {
 	}
 	if len(rep.Slowest) > 0 {
 		fmt.Fprintln(w, "\nslowest source lines (load regions, by total cycles):")
-		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+		tw := newNumTable(w)
 		fmt.Fprintln(tw, "source\tcount\ttotal\tmean\t")
 		for _, l := range rep.Slowest {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t\n", l.Source, l.Count, l.Total, l.Mean)
@@ -191,7 +190,7 @@ func printReport(w io.Writer, rep *analysis.Result, warps bool) error {
 			title string
 			ds    []analysis.Decomposition
 		}{{"space/mode", d.ByKind}, {"source", d.ByLine}} {
-			tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+			tw := newNumTable(w)
 			fmt.Fprintf(tw, "%s\tcount\tmeasured\tissue wait\ttrue\tpost wait\tprobe cost\texcess\t\n", part.title)
 			for _, x := range part.ds {
 				cost, exc := "-", "-"

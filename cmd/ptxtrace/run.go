@@ -14,6 +14,7 @@ import (
 	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/model/specfile"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/ptxtrace/ptxtrace/replay"
 	"github.com/ptxtrace/ptxtrace/trace"
@@ -217,7 +218,7 @@ func readRunInputs(o runOptions) (*runInputs, error) {
 		if name == "" {
 			name = defaultRunModel
 		}
-		s, err := loadSpec(name)
+		s, err := specfile.Load(name)
 		if err != nil {
 			return nil, err
 		}

@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/launch"
@@ -63,7 +62,7 @@ func newSamplesCommand() *cli.Command {
 }
 
 func listSamples(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintln(tw, "NAME\tKERNELS\tDESCRIPTION")
 	for _, s := range samples.List() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(s.Kernels, ","), s.Description)

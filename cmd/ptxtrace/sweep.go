@@ -10,10 +10,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/experiments/vr"
+	"github.com/ptxtrace/ptxtrace/model/specfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -136,7 +136,7 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.GOMAXPROCS(0)
 	}
-	ms, err := loadSpec(o.Preset)
+	ms, err := specfile.Load(o.Preset)
 	if err != nil {
 		return err
 	}
@@ -144,11 +144,10 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 		return err
 	}
 	start := time.Now()
+	p := newProgress(o.Stderr, "sweep vr", 0)
 	bar := func(done, total int) {
-		const width = 30
-		f := done * width / total
-		fmt.Fprintf(o.Stderr, "\rsweep vr [%s%s] %d/%d runs, %.0fs", strings.Repeat("#", f), strings.Repeat(".", width-f),
-			done, total, time.Since(start).Seconds())
+		p.total = total
+		p.update(done, fmt.Sprintf(" runs, %.0fs", time.Since(start).Seconds()))
 	}
 	tab, err := vr.Sweep(ctx, vr.SweepOptions{Model: &ms, Scene: vr.Scene{Image: o.Image, Volume: o.Volume, Kind: "sphere"},
 		Views: o.Views, Shapes: o.Shapes, Jobs: o.Jobs, Tool: "ptxtrace " + version, Progress: bar})
@@ -202,7 +201,7 @@ func writeSweepFiles(dir string, tab *vr.Table, generated string) error {
 }
 
 func printSweep(w io.Writer, t *vr.Table, corrs []vr.Corr) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw := newNumTable(w)
 	fmt.Fprintln(tw, "view\tblock\tmode\tcycles\tFPS\ttex hit\tmem/access\tfreq/kcyc\tmem share\t")
 	for _, r := range t.Rows {
 		share := ""
@@ -214,7 +213,7 @@ func printSweep(w io.Writer, t *vr.Table, corrs []vr.Corr) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nPearson r of memory-reference frequency with the application's tex hit rate / frame rate:")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw = newNumTable(w)
 	fmt.Fprintln(tw, "view\tmode\tn\tr(hit rate)\tr(frame rate)\t")
 	for _, c := range corrs {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t\n", c.View, c.Mode, c.N, vr.FormatR(c.RHit, c.HitOK), vr.FormatR(c.RFPS, c.FPSOK))

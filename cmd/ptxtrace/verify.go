@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"text/tabwriter"
-
 	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
 	"github.com/urfave/cli/v2"
@@ -86,7 +84,7 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.File, err)
 	}
-	tw := tabwriter.NewWriter(o.Stdout, 0, 4, 2, ' ', 0)
+	tw := newTable(o.Stdout)
 	bad := 0
 	for _, c := range checks {
 		verdict := "ok"

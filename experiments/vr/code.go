@@ -86,25 +86,20 @@ func (c *Code) LoadRegions() (n int, byMode map[string]int) {
 
 // bodyLines returns the first and last instruction lines of kernel's body.
 func bodyLines(fset *token.FileSet, f *ptx.File, kernel string) (first, last int) {
-	var walk func(b *ptx.Block)
-	walk = func(b *ptx.Block) {
-		for _, s := range b.Stmts {
-			switch s := s.(type) {
-			case *ptx.Instruction:
+	for _, fn := range f.Functions() {
+		if fn.Kind != ptx.Entry || fn.Name != kernel {
+			continue
+		}
+		ptx.Inspect(fn, func(n ptx.Node) bool {
+			if s, ok := n.(*ptx.Instruction); ok {
 				l := fset.Position(s.Pos()).Line
 				if first == 0 || l < first {
 					first = l
 				}
 				last = max(last, l)
-			case *ptx.Block:
-				walk(s)
 			}
-		}
-	}
-	for _, fn := range f.Functions() {
-		if fn.Kind == ptx.Entry && fn.Name == kernel && fn.Body != nil {
-			walk(fn.Body)
-		}
+			return true
+		})
 	}
 	return first, last
 }

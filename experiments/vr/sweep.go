@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
+	"github.com/ptxtrace/ptxtrace/internal/par"
 	"github.com/ptxtrace/ptxtrace/model"
 )
 
@@ -92,40 +93,23 @@ func runJobs(ctx context.Context, o SweepOptions, jobs []job) ([]*Result, error)
 	if o.Progress != nil {
 		o.Progress(0, len(jobs))
 	}
-	ch := make(chan job)
-	var wg sync.WaitGroup
-	for w := 0; w < min(workers, len(jobs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				r, err := Run(ctx, RunOptions{Code: j.code, Model: o.Model, Scene: o.Scene, View: j.view, Shape: j.shape})
-				if r != nil && r.Analysis != nil {
-					r.Analysis.Regions = nil // keep memory small
-				}
-				mu.Lock()
-				results[j.i], errs[j.i] = r, err
-				if err != nil {
-					cancel()
-				}
-				done++
-				if o.Progress != nil {
-					o.Progress(done, len(jobs))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for _, j := range jobs {
-		select {
-		case ch <- j:
-		case <-ctx.Done():
-			break feed
+	par.Do(ctx, len(jobs), workers, func(i int) {
+		j := jobs[i]
+		r, err := Run(ctx, RunOptions{Code: j.code, Model: o.Model, Scene: o.Scene, View: j.view, Shape: j.shape})
+		if r != nil && r.Analysis != nil {
+			r.Analysis.Regions = nil // keep memory small
 		}
-	}
-	close(ch)
-	wg.Wait()
+		mu.Lock()
+		results[j.i], errs[j.i] = r, err
+		if err != nil {
+			cancel()
+		}
+		done++
+		if o.Progress != nil {
+			o.Progress(done, len(jobs))
+		}
+		mu.Unlock()
+	})
 	for i, err := range errs {
 		if err != nil {
 			j := jobs[i]

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptxtrace/ptxtrace/ptx"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,4 +154,39 @@ func (t Tools) Disassemble(ctx context.Context, cubin []byte) (string, error) {
 // (it reads up to 7.8).
 func SupportsVersion(major, minor int) bool {
 	return major < 7 || major == 7 && minor <= 8
+}
+
+// ErrNoTarget: the module names no .target, so ptxas has no architecture
+// to compile for.
+var ErrNoTarget = errors.New("the module names no .target")
+
+// Resources runs ptxas -v on the module src (parsed as f, named name in
+// messages) for the module's first .target and returns each kernel's
+// register and static shared-memory use. It refuses, with an error saying
+// why, when ptxas is absent, cannot read the module's .version, or the
+// module names no target; a failed compilation is an error too.
+func (t Tools) Resources(ctx context.Context, name string, f *ptx.File, src []byte) (map[string]Usage, error) {
+	if t.Ptxas == "" {
+		return nil, errors.New("ptxas not found")
+	}
+	if d := f.Directive(".version"); d != nil {
+		if maj, min, ok := d.Version(); ok && !SupportsVersion(maj, min) {
+			return nil, fmt.Errorf("ptxas cannot read .version %d.%d", maj, min)
+		}
+	}
+	arch := ""
+	if d := f.Directive(".target"); d != nil {
+		if ts := d.Targets(); len(ts) > 0 {
+			arch = ts[0]
+		}
+	}
+	if arch == "" {
+		return nil, ErrNoTarget
+	}
+	_, log, err := t.Compile(ctx, name, src, arch, "-v")
+	if err != nil {
+		l, _, _ := strings.Cut(err.Error(), "\n")
+		return nil, fmt.Errorf("ptxas -v failed: %s", l)
+	}
+	return ParseVerbose(log), nil
 }

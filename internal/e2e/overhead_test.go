@@ -81,7 +81,7 @@ func TestOverheadTable(t *testing.T) {
 	if *overheadAll {
 		samples = []string{"vecadd", "matmul", "nn", "reduce", "hotspot", "pathfinder", "gaussian", "lud", "bfs", "volrender"}
 		presetList = presets
-		modes = instrument.Modes
+		modes = instrument.Modes()
 	}
 	var rows []string
 	for _, s := range samples {

@@ -104,13 +104,7 @@ func (c *LineChart) Render(w io.Writer) error {
 		if name == "" {
 			name = fmt.Sprintf("series %d", i+1)
 		}
-		kind := legendLine
-		switch c.Style {
-		case LinesMarkers:
-			kind = legendLineMarker
-		case Markers:
-			kind = legendMarker
-		}
+		kind := c.Style.legendKind()
 		dash := ""
 		if c.Style != Markers {
 			dash = lineDash(i)
@@ -176,28 +170,10 @@ func (c *LineChart) Render(w io.Writer) error {
 	for i, s := range c.Series {
 		n := count(s)
 		if c.Style != Markers {
-			var b strings.Builder
-			pen := false
-			for j := 0; j < n; j++ {
-				x, y := xAt(s, j), s.Y[j]
-				if !usable(x) || !usable(y) {
-					pen = false
-					continue
-				}
-				if pen {
-					b.WriteByte('L')
-				} else {
-					b.WriteByte('M')
-					pen = true
-				}
-				b.WriteString(Num(xs.at(x)))
-				b.WriteByte(' ')
-				b.WriteString(Num(ys.at(y)))
-			}
-			if b.Len() > 0 {
+			if path := linePath(s, n, xAt, xs, ys); path != "" {
 				d.s(`<path`)
 				d.attr("class", fmt.Sprintf("line s%d", i))
-				d.attr("d", b.String())
+				d.attr("d", path)
 				d.attr("stroke", o.color(i))
 				if dash := lineDash(i); dash != "" {
 					d.attr("stroke-dasharray", dash)
@@ -224,6 +200,42 @@ func (c *LineChart) Render(w io.Writer) error {
 	f.end(&d)
 	_, err := w.Write(d.Bytes())
 	return err
+}
+
+// legendKind is the legend swatch drawn for a series in style st.
+func (st LineStyle) legendKind() legendKind {
+	switch st {
+	case LinesMarkers:
+		return legendLineMarker
+	case Markers:
+		return legendMarker
+	}
+	return legendLine
+}
+
+// linePath is the SVG path data of the first n points of s: a polyline
+// that lifts the pen over unusable (NaN, Inf) points. It is "" when no
+// point is usable.
+func linePath(s LineSeries, n int, xAt func(LineSeries, int) float64, xs, ys linScale) string {
+	var b strings.Builder
+	pen := false
+	for j := 0; j < n; j++ {
+		x, y := xAt(s, j), s.Y[j]
+		if !usable(x) || !usable(y) {
+			pen = false
+			continue
+		}
+		if pen {
+			b.WriteByte('L')
+		} else {
+			b.WriteByte('M')
+			pen = true
+		}
+		b.WriteString(Num(xs.at(x)))
+		b.WriteByte(' ')
+		b.WriteString(Num(ys.at(y)))
+	}
+	return b.String()
 }
 
 // lineDash is series i's dash pattern: solid, then dashed, dotted and

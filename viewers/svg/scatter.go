@@ -203,96 +203,101 @@ func (c *ScatterChart) Render(w io.Writer) error {
 	}
 	f.clipClose(&d)
 	if c.PointLabels {
-		d.s(`<g class="point-labels" fill="#333333">` + "\n")
-		// Greedy placement in series and point order: the first of eight
-		// positions around the point whose box stays in the plot and
-		// overlaps no placed label or other marker; else the label moves
-		// up (then down) in steps and a leader line joins it to its point.
-		lfs := f.fs * 0.85
-		type box struct{ x0, y0, x1, y1 float64 }
-		var placed []box
-		var marks []box
-		for _, s := range c.Series {
-			for _, p := range s.Points {
-				if usable(p.X) && usable(p.Y) {
-					x, y := xs.at(p.X), ys.at(p.Y)
-					marks = append(marks, box{x - ms, y - ms, x + ms, y + ms})
-				}
-			}
-		}
-		hit := func(b box, own box) bool {
-			if b.x0 < f.px || b.x1 > f.px+f.pw || b.y0 < f.py || b.y1 > f.py+f.ph {
-				return true
-			}
-			for _, q := range placed {
-				if b.x0 < q.x1 && q.x0 < b.x1 && b.y0 < q.y1 && q.y0 < b.y1 {
-					return true
-				}
-			}
-			for _, q := range marks {
-				if q != own && b.x0 < q.x1 && q.x0 < b.x1 && b.y0 < q.y1 && q.y0 < b.y1 {
-					return true
-				}
-			}
-			return false
-		}
-		for _, s := range c.Series {
-			for _, p := range s.Points {
-				if p.Label == "" || !usable(p.X) || !usable(p.Y) {
-					continue
-				}
-				x, y := xs.at(p.X), ys.at(p.Y)
-				own := box{x - ms, y - ms, x + ms, y + ms}
-				w := textWidth(p.Label, lfs)
-				// Candidates: (dx, dy) of the text box's left/top corner.
-				g := ms + 2
-				cands := [][2]float64{{g, -g - lfs}, {-g - w, -g - lfs}, {g, g}, {-g - w, g}, {g, -lfs / 2}, {-g - w, -lfs / 2}, {-w / 2, -g - lfs}, {-w / 2, g}}
-				var bx box
-				ok, leader := false, false
-				for _, cd := range cands {
-					bx = box{x + cd[0], y + cd[1], x + cd[0] + w, y + cd[1] + lfs}
-					if !hit(bx, own) {
-						ok = true
-						break
-					}
-				}
-				for step := 1; !ok && step <= 12; step++ {
-					for _, sign := range []float64{-1, 1} {
-						dy := sign * float64(step) * (lfs + 1)
-						bx = box{x + g, y - lfs/2 + dy, x + g + w, y + lfs/2 + dy}
-						if !hit(bx, own) {
-							ok, leader = true, true
-							break
-						}
-					}
-				}
-				if !ok { // no free place: the first candidate, overlapping
-					bx = box{x + g, y - g - lfs, x + g + w, y - g}
-					if bx.x1 > f.px+f.pw {
-						bx.x0, bx.x1 = x-g-w, x-g
-					}
-				}
-				placed = append(placed, bx)
-				if leader {
-					d.s(`<path class="leader"`)
-					d.attr("d", "M"+Num(x)+" "+Num(y)+"L"+Num(bx.x0-1)+" "+Num((bx.y0+bx.y1)/2))
-					d.s(` stroke="#888888" stroke-width="0.6" fill="none"/>` + "\n")
-				}
-				d.s(`<text`)
-				d.nattr("x", bx.x0)
-				d.nattr("y", bx.y1-lfs*0.2)
-				d.nattr("font-size", lfs)
-				d.attr("text-anchor", "start")
-				d.s(">")
-				d.text(p.Label)
-				d.s("</text>\n")
-			}
-		}
-		d.s("</g>\n")
+		c.writePointLabels(&d, &f, xs, ys, ms)
 	}
 	f.end(&d)
 	_, err := w.Write(d.Bytes())
 	return err
+}
+
+// writePointLabels writes the text labels of the labelled points, placed
+// greedily in series and point order: the first of eight positions around
+// the point whose box stays in the plot and overlaps no placed label or
+// other marker; else the label moves up (then down) in steps and a leader
+// line joins it to its point.
+func (c *ScatterChart) writePointLabels(d *doc, f *frame, xs, ys linScale, ms float64) {
+	d.s(`<g class="point-labels" fill="#333333">` + "\n")
+	lfs := f.fs * 0.85
+	type box struct{ x0, y0, x1, y1 float64 }
+	var placed []box
+	var marks []box
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			if usable(p.X) && usable(p.Y) {
+				x, y := xs.at(p.X), ys.at(p.Y)
+				marks = append(marks, box{x - ms, y - ms, x + ms, y + ms})
+			}
+		}
+	}
+	hit := func(b box, own box) bool {
+		if b.x0 < f.px || b.x1 > f.px+f.pw || b.y0 < f.py || b.y1 > f.py+f.ph {
+			return true
+		}
+		for _, q := range placed {
+			if b.x0 < q.x1 && q.x0 < b.x1 && b.y0 < q.y1 && q.y0 < b.y1 {
+				return true
+			}
+		}
+		for _, q := range marks {
+			if q != own && b.x0 < q.x1 && q.x0 < b.x1 && b.y0 < q.y1 && q.y0 < b.y1 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			if p.Label == "" || !usable(p.X) || !usable(p.Y) {
+				continue
+			}
+			x, y := xs.at(p.X), ys.at(p.Y)
+			own := box{x - ms, y - ms, x + ms, y + ms}
+			w := textWidth(p.Label, lfs)
+			// Candidates: (dx, dy) of the text box's left/top corner.
+			g := ms + 2
+			cands := [][2]float64{{g, -g - lfs}, {-g - w, -g - lfs}, {g, g}, {-g - w, g}, {g, -lfs / 2}, {-g - w, -lfs / 2}, {-w / 2, -g - lfs}, {-w / 2, g}}
+			var bx box
+			ok, leader := false, false
+			for _, cd := range cands {
+				bx = box{x + cd[0], y + cd[1], x + cd[0] + w, y + cd[1] + lfs}
+				if !hit(bx, own) {
+					ok = true
+					break
+				}
+			}
+			for step := 1; !ok && step <= 12; step++ {
+				for _, sign := range []float64{-1, 1} {
+					dy := sign * float64(step) * (lfs + 1)
+					bx = box{x + g, y - lfs/2 + dy, x + g + w, y + lfs/2 + dy}
+					if !hit(bx, own) {
+						ok, leader = true, true
+						break
+					}
+				}
+			}
+			if !ok { // no free place: the first candidate, overlapping
+				bx = box{x + g, y - g - lfs, x + g + w, y - g}
+				if bx.x1 > f.px+f.pw {
+					bx.x0, bx.x1 = x-g-w, x-g
+				}
+			}
+			placed = append(placed, bx)
+			if leader {
+				d.s(`<path class="leader"`)
+				d.attr("d", "M"+Num(x)+" "+Num(y)+"L"+Num(bx.x0-1)+" "+Num((bx.y0+bx.y1)/2))
+				d.s(` stroke="#888888" stroke-width="0.6" fill="none"/>` + "\n")
+			}
+			d.s(`<text`)
+			d.nattr("x", bx.x0)
+			d.nattr("y", bx.y1-lfs*0.2)
+			d.nattr("font-size", lfs)
+			d.attr("text-anchor", "start")
+			d.s(">")
+			d.text(p.Label)
+			d.s("</text>\n")
+		}
+	}
+	d.s("</g>\n")
 }
 
 func (c *ScatterChart) marker(i int) Marker {
