@@ -3,7 +3,6 @@ package replay_test
 import (
 	"context"
 	"encoding/binary"
-	"go/token"
 	"math"
 	"math/big"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
-	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/ptxtrace/ptxtrace/replay"
 )
 
@@ -21,15 +19,7 @@ const libdevPTX = "testdata/libdevice/libdevice.clang14-sm_52.ptx"
 
 func parseLibdev(t *testing.T, src string) *replay.Program {
 	t.Helper()
-	f, err := ptx.ParseFile(token.NewFileSet(), libdevPTX, []byte(src), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := replay.NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return progFromSrc(t, libdevPTX, src)
 }
 
 // libdevRun runs kernel of the clang -nocudalib PTX on 8 threads with the
