@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
-	"github.com/ptxtrace/ptxtrace/trace"
 )
 
 // TestReportDemoSweepAgree runs the three commands that print the memory
@@ -87,15 +86,7 @@ func TestReportDemoSweepAgree(t *testing.T) {
 	}
 
 	// Independent sums over the decoded trace.
-	b, err := trace.OpenBundleFile(bundle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	tr, err := b.Trace()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := regionsOf(t, bundle)
 	var mem, total uint64
 	accesses := 0
 	for _, rg := range tr.Regions {

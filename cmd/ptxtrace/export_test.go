@@ -93,15 +93,7 @@ func TestReport(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 	// Exact check of the memory share against a direct computation.
-	b, err := trace.OpenBundleFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	tr, err := b.Trace()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := regionsOf(t, p)
 	var total, mem uint64
 	for _, reg := range tr.Regions {
 		if reg.Info.Kind == "user" {

@@ -69,15 +69,7 @@ func TestReportHTML(t *testing.T) {
 	}
 
 	// The timeline: one row per warp, one bar per region at its times.
-	b, err := trace.OpenBundleFile(run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	tr, err := b.Trace()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := regionsOf(t, run)
 	tl := svgs[2]
 	if !bytes.Contains(tl, []byte(`id="tl"`)) {
 		t.Fatal("third chart is not the timeline")

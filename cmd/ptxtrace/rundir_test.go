@@ -42,7 +42,7 @@ func multiLaunchRun(t *testing.T) string {
 }
 
 // regionsOf decodes one bundle file directly.
-func regionsOf(t *testing.T, path string) *trace.Trace {
+func regionsOf(t testing.TB, path string) *trace.Trace {
 	t.Helper()
 	b, err := trace.OpenBundleFile(path)
 	if err != nil {
