@@ -24,11 +24,12 @@ const (
 	MinNaiveUnder = 0.80 // naive: mean (true − measured) / true
 )
 
-// Presets and Modes measured by default.
-var (
-	Presets = []string{"gtx480", "rtx3080", "a100", "h100"}
-	Modes   = []string{"naive", "fence", "dummy", "auto"}
-)
+// DefaultPresets returns the model presets measured by default (a fresh
+// slice: no shared mutable state).
+func DefaultPresets() []string { return []string{"gtx480", "rtx3080", "a100", "h100"} }
+
+// DefaultModes returns the probe modes measured by default (a fresh slice).
+func DefaultModes() []string { return []string{"naive", "fence", "dummy", "auto"} }
 
 // Arch returns the PTX architecture a preset is measured with by default:
 // sm_52 for gtx480 (the oldest target CUDA 11.8 emits), sm_80 otherwise.
@@ -238,10 +239,10 @@ func PostCost(mode string, spec *model.Spec) float64 {
 // is only for bad options (an unknown preset).
 func Measure(ctx context.Context, cases []Case, o Options) ([]Row, error) {
 	if len(o.Presets) == 0 {
-		o.Presets = Presets
+		o.Presets = DefaultPresets()
 	}
 	if len(o.Modes) == 0 {
-		o.Modes = Modes
+		o.Modes = DefaultModes()
 	}
 	if o.Arch == nil {
 		o.Arch = Arch

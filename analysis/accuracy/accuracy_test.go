@@ -91,7 +91,7 @@ func heldoutCases(t testing.TB) []Case {
 			vc := c
 			vc.Name = v.kernel + " (" + v.variant + ")"
 			vc.PTX = map[string][]byte{v.arch: src}
-			for _, pr := range Presets {
+			for _, pr := range DefaultPresets() {
 				if Arch(pr) == v.arch {
 					vc.Presets = append(vc.Presets, pr)
 				}
@@ -131,11 +131,11 @@ func measureAll(t *testing.T) []Row {
 // TestAccuracyStrict.
 func TestAccuracy(t *testing.T) {
 	rows := measureAll(t)
-	if want := (len(heldout.List())+len(sampleNames))*len(Presets)*len(Modes) + 4*len(Modes); len(rows) != want {
+	if want := (len(heldout.List())+len(sampleNames))*len(DefaultPresets())*len(DefaultModes()) + 4*len(DefaultModes()); len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
 	t.Logf("accuracy table:\n%s", Table(rows))
-	for _, m := range Modes {
+	for _, m := range DefaultModes() {
 		t.Logf("%s by kernel and preset (naive: underestimate; others: mean |measured − true − cost| / mean true):\n%s", m, Matrix(rows, m))
 	}
 	for _, s := range Summarize(rows) {
