@@ -305,7 +305,9 @@ func (r *Report) Charts() ([]Chart, error) {
 // WritePerfetto writes TracePackets overlaying trace ti's frames,
 // estimated frame ends (decision points) and deep sleeps as TrackEvents
 // on the trace's clock. Appended to a Perfetto trace file (a trace is a
-// sequence of packets) it shows on the original timeline.
+// sequence of packets) it shows on the original timeline. Each of the
+// three tracks has its own packet sequence, so timestamps never decrease
+// within a sequence (checked by exporters/perfetto.Check).
 func (r *Report) WritePerfetto(w io.Writer, ti int) error {
 	t, run := r.Traces[ti], r.Runs[ti]
 	const seq = 0x7f5e04
@@ -326,7 +328,7 @@ func (r *Report) WritePerfetto(w io.Writer, ti int) error {
 		td = protowire.AppendTag(td, fTDName, protowire.BytesType)
 		td = protowire.AppendString(td, name)
 		p = protowire.AppendTag(p, fPktSeqID, protowire.VarintType)
-		p = protowire.AppendVarint(p, seq)
+		p = protowire.AppendVarint(p, seq+uint64(i))
 		p = protowire.AppendTag(p, fPktTrackDesc, protowire.BytesType)
 		p = protowire.AppendBytes(p, td)
 		packet(p)
@@ -344,7 +346,7 @@ func (r *Report) WritePerfetto(w io.Writer, ti int) error {
 		p = protowire.AppendTag(p, fPktTimestamp, protowire.VarintType)
 		p = protowire.AppendVarint(p, uint64(ts))
 		p = protowire.AppendTag(p, fPktSeqID, protowire.VarintType)
-		p = protowire.AppendVarint(p, seq)
+		p = protowire.AppendVarint(p, seq+track-uFrames) // one sequence per track: time order per sequence
 		p = protowire.AppendTag(p, fPktTrackEvent, protowire.BytesType)
 		p = protowire.AppendBytes(p, te)
 		packet(p)

@@ -1,6 +1,8 @@
 package frames
 
 import (
+	"github.com/ptxtrace/ptxtrace/exporters/perfetto"
+
 	"bytes"
 	"path/filepath"
 	"strings"
@@ -83,5 +85,10 @@ func TestReportOutputs(t *testing.T) {
 	}
 	if begins != 7 {
 		t.Errorf("overlay has %d frame slices, want 7", begins)
+	}
+	// The project's independent Perfetto checker (tracks before use,
+	// balanced slices, per-sequence time order, no unknown fields).
+	if _, err := perfetto.Check(bytes.NewReader(b.Bytes())); err != nil {
+		t.Errorf("overlay fails the Perfetto checker: %v", err)
 	}
 }
