@@ -309,3 +309,24 @@ func (sw *Sweep) Recommend() []string {
 	}
 	return out
 }
+
+// ParseBytes parses a size: digits with an optional suffix B, KB, MB or GB
+// (powers of 1024; case-insensitive).
+func ParseBytes(s string) (int64, error) {
+	u := strings.ToUpper(strings.TrimSpace(s))
+	mul := int64(1)
+	for _, sf := range []struct {
+		suf string
+		m   int64
+	}{{"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(u, sf.suf) {
+			u, mul = strings.TrimSuffix(u, sf.suf), sf.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(u, 10, 64)
+	if err != nil || n <= 0 || n > model.MaxTransferBytes/mul {
+		return 0, fmt.Errorf("size %q: want a positive number of bytes up to 1TB, with an optional suffix B, KB, MB or GB", s)
+	}
+	return n * mul, nil
+}

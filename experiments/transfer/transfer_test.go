@@ -214,3 +214,17 @@ func TestRunRefuses(t *testing.T) {
 		t.Error("no sizes accepted")
 	}
 }
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"8": 8, "8B": 8, "4KB": 4096, "64mb": 64 << 20, "2k": 2048, "1GB": 1 << 30} {
+		got, err := ParseBytes(in)
+		if err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-8", "KB", "1.5MB", "99999999GB", "8XB"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q): no error", bad)
+		}
+	}
+}
