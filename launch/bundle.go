@@ -125,6 +125,7 @@ func (lr *LaunchResult) Bundle(m *manifest.Manifest, spec *model.Spec, meta trac
 		labels[FenceLatencyLabel] = strconv.Itoa(spec.SM.FenceLatency)
 		meta.Labels = labels
 	}
+	meta.Transfers = append([]trace.Transfer(nil), lr.Transfers...)
 	return &trace.BundleInput{Raw: lr.Trace.Data, Manifest: m, Kernel: lr.Kernel, Meta: meta,
 		Truth: lr.Truth(), Counters: lr.Counters()}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/replay"
+	"github.com/ptxtrace/ptxtrace/trace"
 )
 
 // ExecOptions control Prepared.Run.
@@ -14,7 +15,11 @@ type ExecOptions struct {
 	Workers  int                   // functional mode: goroutines executing CTAs
 	Progress func(done, total int) // functional mode, single launch: CTAs finished
 	Model    *model.Spec           // timing mode when set
-	ModelOpt model.Options         // options of model.Run
+	// Transfer (timing mode) times the spec's transfers; nil: a spec with
+	// transfers is refused in timing mode, and they are ignored in
+	// functional mode (no time).
+	Transfer *model.TransferSpec
+	ModelOpt model.Options // options of model.Run
 	// Serial (timing mode) runs every launch as a kernel whose
 	// ConcurrentIssue is false would run: SMs one after another, global
 	// writes straight to the device. Race-free kernels give the same bytes
@@ -35,6 +40,9 @@ type LaunchResult struct {
 	Timing      *model.Result  // timing mode only
 	Trace       *replay.Alloc  // the trace buffer of an instrumented kernel, or nil
 	WarpsPerCTA int
+	// Transfers around this launch (timing mode with transfers), times
+	// relative to the kernel's start.
+	Transfers []trace.Transfer
 }
 
 // SeqResult summarises Prepared.Run.
@@ -44,8 +52,11 @@ type SeqResult struct {
 	WarpInsts   uint64
 	ThreadInsts uint64
 	Cycles      model.Time // timing mode: sum of the launches' cycles
-	Printf      []byte
-	Sequential  bool // some launch ran its CTAs one after another (global atomics)
+	// TransferPs is the time of every launch's transfers; KernelPs the
+	// launches' time at the core clock (timing mode).
+	TransferPs, KernelPs int64
+	Printf               []byte
+	Sequential           bool // some launch ran its CTAs one after another (global atomics)
 }
 
 // Run executes the prepared spec: its single launch, or every step of the
@@ -53,6 +64,12 @@ type SeqResult struct {
 // runs on the timing model.
 func (p *Prepared) Run(ctx context.Context, o ExecOptions) (*SeqResult, error) {
 	sr := &SeqResult{}
+	if err := p.checkTransfers(); err != nil {
+		return nil, err
+	}
+	if o.Model != nil && len(p.Spec.Transfers) > 0 && o.Transfer == nil {
+		return nil, fmt.Errorf("transfers: no transfer model for %s (transfer parameters exist for the presets %v)", o.Model.Name, model.PresetNames())
+	}
 	if len(p.Spec.Steps) == 0 {
 		lr, err := p.runKernel(ctx, p.Kernel, p.Trace, dim3Must(p.Spec.Grid), dim3Must(p.Spec.Block), o)
 		if err != nil {
@@ -77,6 +94,8 @@ func (p *Prepared) addLaunch(sr *SeqResult, lr *LaunchResult, o ExecOptions) {
 	sr.Sequential = sr.Sequential || lr.Func.Sequential
 	if lr.Timing != nil {
 		sr.Cycles += lr.Timing.Cycles
+		sr.KernelPs += KernelPs(lr.Timing.Cycles, o.Model.CoreMHz)
+		sr.TransferPs += TransferPs(lr.Transfers)
 	}
 	if o.OnLaunch != nil {
 		o.OnLaunch(lr.Index, lr)
@@ -97,6 +116,11 @@ func (p *Prepared) runKernel(ctx context.Context, k *replay.Kernel, tr *replay.A
 			return nil, err
 		}
 		lr.Timing, lr.Func = mr, fr
+		if o.Transfer != nil && len(p.Spec.Transfers) > 0 {
+			if lr.Transfers, err = p.launchTransfers(o.Transfer, KernelPs(mr.Cycles, o.Model.CoreMHz)); err != nil {
+				return nil, err
+			}
+		}
 		return lr, nil
 	}
 	progress := o.Progress

@@ -44,6 +44,9 @@ type Spec struct {
 	Textures  []TexSpec   `yaml:"textures,omitempty"`
 	Constants []ConstSpec `yaml:"constants,omitempty"`
 	Checks    []CheckSpec `yaml:"checks,omitempty"`
+	// Transfers are copied in before and out after every launch, timed by
+	// the transfer model (transfers.go).
+	Transfers []CopySpec `yaml:"transfers,omitempty"`
 }
 
 // InputSpec runs one input generator.
@@ -212,6 +215,9 @@ func (s *Spec) validate() error {
 		if err := validateParams(s.Params, "params", true); err != nil {
 			return err
 		}
+	}
+	if err := validateTransfers(s.Transfers); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for i, in := range s.Inputs {

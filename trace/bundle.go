@@ -111,6 +111,9 @@ func WriteBundle(w io.Writer, in *BundleInput) error {
 			return fmt.Errorf("trace: WriteBundle: %w", err)
 		}
 	}
+	if err := in.Meta.CheckTransfers(); err != nil {
+		return fmt.Errorf("trace: WriteBundle: %w", err)
+	}
 	meta, err := json.Marshal(bundleMeta{Kernel: k.Name, Run: in.Meta})
 	if err != nil {
 		return fmt.Errorf("trace: WriteBundle: %w", err)
@@ -435,6 +438,9 @@ func OpenBundle(r io.ReaderAt, size int64) (*Bundle, error) {
 		return nil, bundleErr(-1, "metadata: %v", err)
 	}
 	b.Kernel, b.Meta = bm.Kernel, bm.Run
+	if err := b.Meta.CheckTransfers(); err != nil {
+		return nil, bundleErr(-1, "metadata: %v", err)
+	}
 	b.ManifestJSON = mani
 	m, err := manifest.Read(bytes.NewReader(mani))
 	if err != nil {

@@ -56,6 +56,9 @@ type RunMeta struct {
 	// shape, ...). encoding/json writes map keys sorted, so they stay
 	// deterministic.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Transfers are the launch's host↔device copies (transfer.go); empty
+	// when the launch spec has none.
+	Transfers []Transfer `json:"transfers,omitempty"`
 }
 
 // ProbeInfo is a probe of the decoded kernel, taken from the manifest.

@@ -106,6 +106,10 @@ type runSummary struct {
 	Warnings    []string             `json:"warnings,omitempty"`
 	Trace       string               `json:"trace,omitempty"`
 	Bundles     []string             `json:"bundles,omitempty"`
+	// timing mode: the launches' time at the core clock and their
+	// host↔device transfers' time (docs/transfer.md)
+	KernelPs   int64 `json:"kernel_ps,omitempty"`
+	TransferPs int64 `json:"transfer_ps,omitempty"`
 }
 
 type launchSummary struct {
@@ -116,6 +120,8 @@ type launchSummary struct {
 	ThreadInsts uint64  `json:"thread_instructions"`
 	Cycles      uint64  `json:"cycles,omitempty"`
 	IPC         float64 `json:"ipc,omitempty"`
+	// Transfers: copies before/after the launch, ps from its kernel's start.
+	Transfers []trace.Transfer `json:"transfers,omitempty"`
 }
 
 // runInputs are the files a run reads: the program, the launch spec, the
@@ -266,6 +272,11 @@ func executeRun(ctx context.Context, o runOptions, in *runInputs, prep *launch.P
 	wd := newRunWatchdog(o.Timeout)
 	defer wd.stop()
 	eo := launch.ExecOptions{Workers: o.Workers, Progress: pr.ctas, Model: in.ms, OnLaunch: pr.launch, OnKernel: wd.watch}
+	if in.ms != nil {
+		if ts, ok := model.TransferPreset(in.ms.Name); ok {
+			eo.Transfer = &ts
+		}
+	}
 	eo.ModelOpt.Progress = pr.cycles
 	res, err := prep.Run(ctx, eo)
 	pr.finish()
@@ -293,11 +304,13 @@ func newRunSummary(o runOptions, in *runInputs, res *launch.SeqResult, elapsed t
 		Sequential: res.Sequential, Checks: checks, Warnings: warnings}
 	if in.ms != nil {
 		sum.Mode, sum.Model, sum.Cycles = "timing", in.ms.Name, uint64(res.Cycles)
+		sum.KernelPs, sum.TransferPs = res.KernelPs, res.TransferPs
 	}
 	for _, lr := range res.Launches {
 		ls := launchSummary{Kernel: lr.Kernel, Grid: lr.Grid, Block: lr.Block, CTAs: lr.Func.CTAs, ThreadInsts: lr.Func.ThreadInsts}
 		if lr.Timing != nil {
 			ls.Cycles, ls.IPC = uint64(lr.Timing.Cycles), lr.Timing.IPC
+			ls.Transfers = lr.Transfers
 		}
 		sum.Launches = append(sum.Launches, ls)
 	}
