@@ -260,6 +260,14 @@ func (e *Exporter) End() error {
 	}
 	spt := secondsPerTick(e.h)
 	order2 := sortEvents(&e.recs, base, e.maxT)
+	xp, err := planTransfers(e.h, base, spt)
+	if err != nil {
+		return err
+	}
+	ids, nStates, nRanks := int32(0), len(e.states), maxRank+1 // state id offset, STATEDEFs, ranks
+	if xp != nil {
+		ids, nStates, nRanks = xferStates, nStates+xferStates, max(nRanks, xp.rank+1)
+	}
 
 	ranks := make([]uint32, 0, len(rankUsed))
 	for r := range rankUsed {
@@ -269,8 +277,14 @@ func (e *Exporter) End() error {
 
 	// Plan the blocks to know where the communicator table goes.
 	sz := NewSizer(e.opt.BlockSize)
+	if xp != nil {
+		xp.sizeDefs(sz)
+	}
 	sz.AddN(RecStateDef, len(e.states))
 	sz.AddN(RecCommEvt, len(ranks))
+	if xp != nil {
+		xp.sizeEvents(sz, true)
+	}
 	for k := 0; k < order2.len(); k++ {
 		if _, i := order2.at(k); i&1 == 0 {
 			sz.Add(RecBareEvt)
@@ -278,7 +292,10 @@ func (e *Exporter) End() error {
 			sz.Add(RecCargoEvt)
 		}
 	}
-	pre := NewPreamble(int32(e.opt.BlockSize), int32(maxRank+1), int32(maxThread+1), int32(len(e.states)), 0)
+	if xp != nil {
+		xp.sizeEvents(sz, false)
+	}
+	pre := NewPreamble(int32(e.opt.BlockSize), int32(nRanks), int32(maxThread+1), int32(nStates), 0)
 	pre.CommTableFptr = sz.CommTableOffset()
 
 	bw := bufio.NewWriterSize(e.w, 1<<20)
@@ -286,22 +303,36 @@ func (e *Exporter) End() error {
 	if err != nil {
 		return err
 	}
-	if err := writeDefs(w, e.kinds, e.states, order, ranks, worldUUID(e.h)); err != nil {
+	world := worldUUID(e.h)
+	last, off := 0.0, 0.0
+	if xp != nil {
+		if err := xp.defs(w, world); err != nil {
+			return err
+		}
+		off = xp.off
+	}
+	if err := writeDefsIDs(w, e.kinds, e.states, order, func(n int, _ uint32) int32 { return ids + int32(n) }, ranks, world); err != nil {
 		return err
 	}
-	world := worldUUID(e.h)
+	if xp != nil {
+		xp.write(w, true, &last)
+	}
 	var cargo [CargoSize]byte
 	for k := 0; k < order2.len(); k++ {
 		tt, i := order2.at(k)
 		r := e.recs.at(int(i >> 1))
-		t := float64(tt-base) * spt
-		et := UserEventIDStart + 2*newIdx[r.state]
+		t := max(float64(tt-base)*spt+off, last)
+		last = t
+		et := UserEventIDStart + 2*(ids+newIdx[r.state])
 		if i&1 == 0 {
 			w.Bare(t, 0, int32(r.rank), int32(r.thread), et)
 		} else {
 			putCargo(&cargo, r.cta, r.thread, r.sm, r.probe, r.cycles)
 			w.Cargo(t, 0, int32(r.rank), int32(r.thread), et+1, &cargo)
 		}
+	}
+	if xp != nil {
+		xp.write(w, false, &last)
 	}
 	if err := w.Close([]CommID{{UUID: world, LocalID: 0, Kind: CommKindIntra}}); err != nil {
 		return err

@@ -27,6 +27,9 @@ type spoolState struct {
 	maxThread uint32
 	spt       float64
 	cargo     [CargoSize]byte
+	xp        *xferPlan // transfers (transfers.go), or nil
+	ids       int32     // state id offset: xferStates with transfers
+	last      float64   // the last time written
 }
 
 // WriteEvent implements exporters.TimeOrdered: Run calls it, instead of
@@ -51,6 +54,13 @@ func (e *Exporter) WriteEvent(ev *trace.Event) error {
 		sp.bw = bufio.NewWriterSize(f, 1<<20)
 		sp.w = newSpool(sp.bw, e.opt.BlockSize)
 		e.spool = sp
+		if sp.xp, err = planTransfers(e.h, sp.base, sp.spt); err != nil {
+			return err
+		}
+		if sp.xp != nil {
+			sp.ids = xferStates
+			sp.xp.write(sp.w, true, &sp.last)
+		}
 	}
 	st, rank, thread, err := sp.m.step(ev)
 	if err != nil {
@@ -64,7 +74,11 @@ func (e *Exporter) WriteEvent(ev *trace.Event) error {
 		return fmt.Errorf("clog2: events out of time order (%d after %d)", ev.Time, sp.base)
 	}
 	t := float64(ev.Time-sp.base) * sp.spt
-	et := UserEventIDStart + 2*int32(st)
+	if sp.xp != nil {
+		t = max(t+sp.xp.off, sp.last)
+		sp.last = t
+	}
+	et := UserEventIDStart + 2*(sp.ids+int32(st))
 	if ev.Begin {
 		sp.w.Bare(t, 0, int32(rank), int32(thread), et)
 		return sp.w.err
@@ -88,6 +102,9 @@ func (e *Exporter) endSpool() error {
 	if sp.m.open != 0 {
 		return fmt.Errorf("clog2: %d regions still open after the last event", sp.m.open)
 	}
+	if sp.xp != nil {
+		sp.xp.write(sp.w, false, &sp.last)
+	}
 	if err := sp.w.finish(); err != nil {
 		return err
 	}
@@ -105,10 +122,15 @@ func (e *Exporter) endSpool() error {
 	m := sp.m
 	order, _ := sortStates(m.kinds, m.states)
 	head := NewSizer(e.opt.BlockSize)
+	nStates, nRanks := len(m.states), sp.maxRank+1
+	if sp.xp != nil {
+		sp.xp.sizeDefs(head)
+		nStates, nRanks = nStates+xferStates, max(nRanks, sp.xp.rank+1)
+	}
 	head.AddN(RecStateDef, len(m.states))
 	head.AddN(RecCommEvt, len(ranks))
 	head.EndBlock()
-	pre := NewPreamble(int32(e.opt.BlockSize), int32(sp.maxRank+1), int32(sp.maxThread+1), int32(len(m.states)), 0)
+	pre := NewPreamble(int32(e.opt.BlockSize), int32(nRanks), int32(sp.maxThread+1), int32(nStates), 0)
 	pre.CommTableFptr = PreambleSize + (head.blocks+sp.w.blocks)*int64(e.opt.BlockSize)
 	bw := bufio.NewWriterSize(e.w, 1<<20)
 	w, err := NewWriter(bw, pre)
@@ -117,7 +139,12 @@ func (e *Exporter) endSpool() error {
 	}
 	// The spooled events use ids by first appearance: STATEDEF n of the
 	// sorted order describes state order[n] with that state's ids.
-	if err := writeDefsIDs(w, m.kinds, m.states, order, func(n int, old uint32) int32 { return int32(old) }, ranks, worldUUID(e.h)); err != nil {
+	if sp.xp != nil {
+		if err := sp.xp.defs(w, worldUUID(e.h)); err != nil {
+			return err
+		}
+	}
+	if err := writeDefsIDs(w, m.kinds, m.states, order, func(n int, old uint32) int32 { return sp.ids + int32(old) }, ranks, worldUUID(e.h)); err != nil {
 		return err
 	}
 	w.EndBlock()

@@ -274,8 +274,17 @@ func (e *Exporter) End() (err error) {
 		clk:    e.clock(),
 		budget: e.opt.MaxSpans - 2,
 	}
+	shift, err := transferShift(e.h)
+	if err != nil {
+		return err
+	}
+	s.clk.base = s.clk.base.Add(shift)
 	ctas, total := e.ctaAggs()
 	launch := e.startTop(s, total)
+	runEnd := launch.end
+	if t := e.emitTransfers(s, launch); t.After(runEnd) {
+		runEnd = t
+	}
 	ctaSpans := e.startCTAs(s, ctas, launch.ctx)
 	warpSpans := e.startWarps(s, ctas, ctaSpans)
 	e.emitRegions(s, warpSpans)
@@ -286,7 +295,7 @@ func (e *Exporter) End() (err error) {
 	}
 	launch.span.End(oteltrace.WithTimestamp(launch.end))
 	launch.run.SetStatus(codes.Ok, "")
-	launch.run.End(oteltrace.WithTimestamp(launch.end))
+	launch.run.End(oteltrace.WithTimestamp(runEnd))
 	if ferr := tp.ForceFlush(e.ctx); ferr != nil {
 		return fmt.Errorf("otlp: %w", ferr)
 	}
@@ -407,7 +416,8 @@ type open struct {
 // top is the run span and the launch span under it.
 type top struct {
 	open
-	run oteltrace.Span
+	run    oteltrace.Span
+	runCtx context.Context
 }
 
 // startTop starts the run and launch spans. Both span the kernel: from
@@ -421,11 +431,12 @@ func (e *Exporter) startTop(s *spanner, total ctaAgg) *top {
 			end = t
 		}
 	}
-	runCtx, run := s.tracer.Start(e.ctx, "ptxtrace.run", oteltrace.WithTimestamp(start),
+	// the run starts with the first copy-in (transfers.go)
+	runCtx, run := s.tracer.Start(e.ctx, "ptxtrace.run", oteltrace.WithTimestamp(start.Add(-time.Duration(h.Meta.TransferShiftNs()))),
 		oteltrace.WithSpanKind(oteltrace.SpanKindInternal), oteltrace.WithAttributes(e.runAttrs()...))
 	lctx, launch := s.tracer.Start(runCtx, h.Kernel, oteltrace.WithTimestamp(start),
 		oteltrace.WithAttributes(append(e.launchAttrs(), aggAttrs(total.n, total.memN, total.cyc, total.memC)...)...))
-	return &top{open: open{ctx: lctx, span: launch, end: end}, run: run}
+	return &top{open: open{ctx: lctx, span: launch, end: end}, run: run, runCtx: runCtx}
 }
 
 func (e *Exporter) startCTAs(s *spanner, ctas []*ctaAgg, parent context.Context) map[uint32]*open {

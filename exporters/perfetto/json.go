@@ -54,6 +54,11 @@ func (e *JSONExporter) Begin(h *trace.Header) error {
 	if !e.opt.BaseTime.IsZero() {
 		return errors.New("perfetto: Chrome JSON cannot carry a wall-clock base time exactly (readers parse ts as a double of µs); use the perfetto format")
 	}
+	shift, err := transferShift(h)
+	if err != nil {
+		return err
+	}
+	e.base += shift
 	e.w = bufio.NewWriterSize(e.out, 1<<16)
 	e.smSeen = map[uint32]bool{}
 	e.names = make(map[int]string, len(h.Regions))
@@ -84,7 +89,7 @@ func (e *JSONExporter) Begin(h *trace.Header) error {
 	b = appendJSONString(b, kernelDescription(h))
 	b = append(b, `},"traceEvents":[`...)
 	e.buf = b
-	_, err := e.w.Write(b)
+	_, err = e.w.Write(b)
 	return err
 }
 
@@ -306,6 +311,9 @@ func (e *JSONExporter) End() error {
 		return err
 	}
 	e.ended = true
+	if err := e.writeTransfers(); err != nil {
+		return err
+	}
 	gpuNamed := false
 	for _, c := range e.opt.Counters {
 		if math.IsNaN(c.Value) || math.IsInf(c.Value, 0) {

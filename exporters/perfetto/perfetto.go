@@ -52,7 +52,7 @@ func warpUUID(seg uint32, lane int) uint64 { return uuidWarp | uint64(lane)<<40 
 
 // annotationNames are the interned debug annotation names (iid = index + 1).
 func annotationNames() []string {
-	return []string{"cycles", "region", "instance", "probe", "truth_cycles", "regions", "memory_regions", "memory_cycles", "end_probe", "loc_file"}
+	return []string{"cycles", "region", "instance", "probe", "truth_cycles", "regions", "memory_regions", "memory_cycles", "end_probe", "loc_file", "bytes"}
 }
 
 const (
@@ -66,10 +66,11 @@ const (
 	annMemCycles
 	annEndProbe
 	annLocFile
+	annBytes
 )
 
 // categoryNames are the interned categories (iid = index + 1).
-func categoryNames() []string { return []string{"load", "user", "summary"} }
+func categoryNames() []string { return []string{"load", "user", "summary", "transfer"} }
 
 const (
 	catLoad = iota + 1
@@ -250,6 +251,8 @@ type Exporter struct {
 	anns     []Annotation
 	names    []string // interned event names (iid = index + 1)
 	seqOpen  bool     // the current warp's sequence has its interned data
+	// transferName is the iid of the first transfer's name (transfers.go)
+	transferName uint64
 }
 
 // Sequences: kernelSeq holds the interned data, the kernel track and the
@@ -280,6 +283,11 @@ func (e *Exporter) Begin(h *trace.Header) error {
 	if err := e.setBase(); err != nil {
 		return err
 	}
+	shift, err := transferShift(h)
+	if err != nil {
+		return err
+	}
+	e.base += shift
 	e.w = NewWriter(e.out, 1)
 	e.smSeen, e.ctaSeen = map[uint32]bool{}, map[uint32]bool{}
 	e.nameBase = make(map[int]uint64, len(h.Regions))
@@ -290,6 +298,10 @@ func (e *Exporter) Begin(h *trace.Header) error {
 	}
 	names = append(names, "aggregated regions")
 	e.aggName = uint64(len(names))
+	e.transferName = uint64(len(names) + 1)
+	for i := range h.Meta.Transfers {
+		names = append(names, trace.TransferName(&h.Meta.Transfers[i]))
+	}
 	e.names = names
 	if err := e.w.Interned(categoryNames(), names, annotationNames()); err != nil {
 		return err
@@ -479,14 +491,18 @@ func (e *Exporter) End() error {
 			return err
 		}
 	}
-	// Every counter at the first timestamp, then every one at the last:
-	// time order on the kernel's sequence.
-	for _, ts := range []uint64{e.minTs, e.maxTs} {
+	// Every counter at the first timestamp, then every one at the last,
+	// and the transfers: time order on the kernel's sequence.
+	err := e.writeTransfersAndCounters(func(ts uint64) error {
 		for i, c := range e.opt.Counters {
 			if err := e.w.Counter(ts, uuidCounter|uint64(i), c.Value); err != nil {
 				return err
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return e.w.Flush()
 }
