@@ -192,9 +192,9 @@ func TestTransferSpansAcrossExporters(t *testing.T) {
 			Value struct{ StringValue *string }
 		}
 		type jspan struct {
-			Name                                string
+			Name                               string
 			StartTimeUnixNano, EndTimeUnixNano string
-			Attributes                          []kv
+			Attributes                         []kv
 		}
 		var all []jspan
 		sc := bufio.NewScanner(&b)
