@@ -187,7 +187,14 @@ func runExport1(ctx context.Context, o exportOptions) error {
 // unknown; 0 when TotalCycles is unknown.
 func launchDuration(m *trace.RunMeta) time.Duration {
 	if m.ClockHz > 0 {
-		return time.Duration(math.Round(float64(m.TotalCycles) * 1e9 / m.ClockHz))
+		// with transfers: from the first copy-in to the end of the last
+		// copy-out (or of the kernel), as the exporters shift them
+		d := time.Duration(m.TransferShiftNs()) + time.Duration(math.Round(float64(m.TotalCycles)*1e9/m.ClockHz))
+		for i := range m.Transfers {
+			_, end := m.TransferNs(&m.Transfers[i])
+			d = max(d, time.Duration(end))
+		}
+		return d
 	}
 	return time.Duration(min(m.TotalCycles, math.MaxInt64))
 }
