@@ -206,8 +206,7 @@ func kind(pair bool) string {
 // times in µs (the fastest of each row marked *), the crossovers and the
 // recommendation table.
 func (sw *Sweep) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "transfer model %s (PCIe %d.0 x%d): time per copy, µs; * fastest\t\n", sw.Spec.Name, sw.Spec.Link.Gen, sw.Spec.Link.Lanes)
+	fmt.Fprintf(w, "transfer model %s (PCIe %d.0 x%d): time per copy, µs; * fastest\n", sw.Spec.Name, sw.Spec.Link.Gen, sw.Spec.Link.Lanes)
 	for _, d := range []model.Direction{model.HostToDevice, model.DeviceToHost} {
 		for _, pair := range []bool{false, true} {
 			g := sw.group(d, pair)
@@ -215,10 +214,11 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 			if pair {
 				title = d.String() + " two transfers (+ sequential, | overlapped)"
 			}
-			fmt.Fprintf(tw, "\t\n%s\t\n", title)
+			fmt.Fprintf(w, "\n%s\n", title)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprint(tw, "bytes\t")
 			for _, s := range g {
-				fmt.Fprintf(tw, "%s\t", s.Name)
+				fmt.Fprintf(tw, "%s \t", s.Name)
 			}
 			fmt.Fprintln(tw)
 			for i, size := range sw.Sizes {
@@ -233,10 +233,10 @@ func (sw *Sweep) WriteTable(w io.Writer) error {
 				}
 				fmt.Fprintln(tw)
 			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
 		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
 	}
 	fmt.Fprintln(w, "\ncrossovers (fastest method changes at SIZE):")
 	for _, c := range sw.Crossovers() {
