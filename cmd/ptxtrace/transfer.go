@@ -27,7 +27,7 @@ func newTransferCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "transfer",
 		Usage:     "host↔device transfer advisor (seed 001): time per method and size, crossovers, recommendations",
-		ArgsUsage: "[--model NAME] [--min BYTES] [--max BYTES] [--csv | --recommend] [--svg FILE]",
+		ArgsUsage: "[--model gtx480|rtx3080|a100|h100] [--min 8B] [--max 64MB] [--csv | --recommend] [--svg FILE]",
 		Description: "transfer sweeps the transfer model of a GPU preset over sizes (powers of two,\n" +
 			"default 8B … 64MB), both directions, the methods dma, iorw, hub, gpc1, gpc4 and the\n" +
 			"seed's eight pairs of two transfers (dma+dma, iorw+iorw, dma|hub … iorw|gpc4), and\n" +

@@ -152,3 +152,33 @@ checks:
 		}
 	}
 }
+
+// TestTransferDocCommands: every command line of docs/transfer.md runs
+// with exit status 0 (--gpu: 1, as documented), and the chart in docs/img is what the documented
+// command writes today.
+func TestTransferDocCommands(t *testing.T) {
+	lines := docCommandLines(t, "../../docs/transfer.md")
+	if len(lines) < 4 {
+		t.Fatalf("%d command lines in docs/transfer.md", len(lines))
+	}
+	want, err := os.ReadFile("../../docs/img/transfer-gtx480.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	os.MkdirAll(filepath.Join("docs", "img"), 0o755)
+	for _, l := range lines {
+		args := docConcrete(l)
+		code := exitOK
+		if strings.Contains(l, "--gpu") {
+			code = exitError
+		}
+		if r := runCLI(t, "", args[1:]...); r.code != code {
+			t.Errorf("%q: exit %d: %s", l, r.code, r.stderr)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join("docs", "img", "transfer-gtx480.svg"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("docs/img/transfer-gtx480.svg is stale (rerun the documented command): %v", err)
+	}
+}

@@ -19,7 +19,7 @@ const (
 	marginL, marginT    = 70.0, 50.0
 	plotW, plotH        = 300.0, 220.0
 	legendX             = marginL + plotW + 12
-	chartW, chartH      = 2 * panelW, 2*panelH + 40
+	chartW, chartH      = 2 * panelW, 2*panelH + 60
 	crossLabelMaxPerPan = 8
 )
 
