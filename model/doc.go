@@ -126,5 +126,14 @@
 //     request records are pooled; idle cycles are skipped, not stepped.
 //   - A Spec is a value; nothing here modifies one or keeps global state.
 //
+// # Host↔device transfers
+//
+// transfer.go is a separate, closed-form model of copies between host and
+// device memory (seed 001): DMA, IORW, the HUB and GPC microcontrollers'
+// DMA in 2^n-byte chunks (PlanChunks) and overlapped pairs, in integer
+// picoseconds, with per-preset parameters (TransferPreset,
+// transfer_presets.go). It never touches the kernel simulation;
+// docs/transfer.md gives its formulas and the source of every value.
+//
 // docs/model.md lists every preset value and its source.
 package model

@@ -361,3 +361,34 @@ func BenchmarkTransferTimeGPC4_64MB(b *testing.B) {
 		}
 	}
 }
+
+// FuzzPlanChunks: for any addresses and size up to 64 KB, PlanChunks
+// either refuses (addresses differing mod 8, overflow) or tiles the
+// 8-byte widened range with aligned 2^n chunks, 8 ≤ 2^n ≤ 256.
+func FuzzPlanChunks(f *testing.F) {
+	f.Add(uint64(0), uint64(0), int64(1))
+	f.Add(uint64(4), uint64(0x104), int64(300))
+	f.Add(uint64(0x7f), uint64(0xff), int64(65536))
+	f.Fuzz(func(t *testing.T, src, dst uint64, size int64) {
+		if size < 0 || size > 1<<16 {
+			return
+		}
+		ch, err := PlanChunks(src, dst, size)
+		if err != nil {
+			if (src-dst)%8 == 0 && src < 1<<62 && dst < 1<<62 {
+				t.Fatalf("refused %#x→%#x %d: %v", src, dst, size, err)
+			}
+			return
+		}
+		p := src &^ 7
+		for _, c := range ch {
+			if c.Src != p || c.Size < 8 || c.Size > 256 || c.Size&(c.Size-1) != 0 || c.Src%uint64(c.Size) != 0 || c.Dst%uint64(c.Size) != 0 {
+				t.Fatalf("%#x→%#x %d: bad chunk %+v", src, dst, size, c)
+			}
+			p += uint64(c.Size)
+		}
+		if size > 0 && p != (src+uint64(size)+7)&^7 {
+			t.Fatalf("%#x→%#x %d: chunks end at %#x", src, dst, size, p)
+		}
+	})
+}

@@ -178,6 +178,9 @@ func runRun(ctx context.Context, o runOptions) error {
 	what := fmt.Sprintf("%d thread-instructions", res.ThreadInsts)
 	if in.ms != nil {
 		what += fmt.Sprintf(", %d cycles on %s", res.Cycles, in.ms.Name)
+		if res.TransferPs > 0 {
+			what += fmt.Sprintf(" + %.3f µs of transfers", float64(res.TransferPs)/1e6)
+		}
 	}
 	fmt.Fprintf(o.Stderr, "run %s: %d launch(es), %d CTAs, %s in %.3fs; outputs in %s\n",
 		sum.Kernel, len(res.Launches), res.CTAs, what, elapsed.Seconds(), dir)

@@ -228,3 +228,17 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseBytes: ParseBytes never panics, and what it accepts is a
+// positive size within the model's limit.
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"8", "64MB", "1k", "", "-1", "99999999999GB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseBytes(s)
+		if err == nil && (n <= 0 || n > model.MaxTransferBytes) {
+			t.Fatalf("ParseBytes(%q) = %d", s, n)
+		}
+	})
+}
