@@ -15,9 +15,9 @@ type ExecOptions struct {
 	Workers  int                   // functional mode: goroutines executing CTAs
 	Progress func(done, total int) // functional mode, single launch: CTAs finished
 	Model    *model.Spec           // timing mode when set
-	// Transfer (timing mode) times the spec's transfers; nil: a spec with
-	// transfers is refused in timing mode, and they are ignored in
-	// functional mode (no time).
+	// Transfer (timing mode) times the spec's transfers; nil, or
+	// functional mode: they are not timed and LaunchResult.Transfers
+	// stays empty (the caller decides whether that is an error).
 	Transfer *model.TransferSpec
 	ModelOpt model.Options // options of model.Run
 	// Serial (timing mode) runs every launch as a kernel whose
@@ -66,9 +66,6 @@ func (p *Prepared) Run(ctx context.Context, o ExecOptions) (*SeqResult, error) {
 	sr := &SeqResult{}
 	if err := p.checkTransfers(); err != nil {
 		return nil, err
-	}
-	if o.Model != nil && len(p.Spec.Transfers) > 0 && o.Transfer == nil {
-		return nil, fmt.Errorf("transfers: no transfer model for %s (transfer parameters exist for the presets %v)", o.Model.Name, model.PresetNames())
 	}
 	if len(p.Spec.Steps) == 0 {
 		lr, err := p.runKernel(ctx, p.Kernel, p.Trace, dim3Must(p.Spec.Grid), dim3Must(p.Spec.Block), o)

@@ -152,11 +152,4 @@ func TestTransfersRefused(t *testing.T) {
 	if _, err := prep.Run(context.Background(), ExecOptions{}); err == nil || !strings.Contains(err.Error(), `no buffer "nosuch"`) {
 		t.Errorf("unknown buffer: %v", err)
 	}
-	spec.Transfers = []CopySpec{{Buffer: "a", Dir: "in"}}
-	prep, _ = spec.Prepare(prog, PrepareOptions{BaseDir: dir, Registry: SampleRegistry()})
-	ms := model.GTX480()
-	ms.Name = "custom"
-	if _, err := prep.Run(context.Background(), ExecOptions{Model: &ms}); err == nil || !strings.Contains(err.Error(), "no transfer model") {
-		t.Errorf("timing without transfer parameters: %v", err)
-	}
 }

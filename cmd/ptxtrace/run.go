@@ -275,10 +275,12 @@ func executeRun(ctx context.Context, o runOptions, in *runInputs, prep *launch.P
 	wd := newRunWatchdog(o.Timeout)
 	defer wd.stop()
 	eo := launch.ExecOptions{Workers: o.Workers, Progress: pr.ctas, Model: in.ms, OnLaunch: pr.launch, OnKernel: wd.watch}
-	if in.ms != nil {
-		if ts, ok := model.TransferPreset(in.ms.Name); ok {
-			eo.Transfer = &ts
+	if in.ms != nil && len(in.spec.Transfers) > 0 {
+		ts, ok := model.TransferPreset(in.ms.Name)
+		if !ok {
+			return nil, fmt.Errorf("run: the launch spec has transfers, but model %q has no transfer parameters (presets: %s; docs/transfer.md)", in.ms.Name, strings.Join(model.PresetNames(), ", "))
 		}
+		eo.Transfer = &ts
 	}
 	eo.ModelOpt.Progress = pr.cycles
 	res, err := prep.Run(ctx, eo)

@@ -94,6 +94,11 @@ checks:
 		}
 		outs[name], _ = os.ReadFile(filepath.Join(dir, name, "c.bin"))
 	}
+	mf := filepath.Join(dir, "m.yaml")
+	os.WriteFile(mf, []byte("base: gtx480\nnum_sms: 4\n"), 0o644)
+	if r := runCLI(t, "", "run", "--launch", filepath.Join(dir, "xfer.yaml"), "--model", mf, "-o", filepath.Join(dir, "m"), inst); r.code != exitError || !strings.Contains(r.stderr, "no transfer parameters") {
+		t.Errorf("transfers on a model file: exit %d, %s", r.code, r.stderr)
+	}
 	if len(outs["plain"]) != 8000 || !bytes.Equal(outs["plain"], outs["xfer"]) {
 		t.Fatalf("output c differs with transfers (%d vs %d bytes)", len(outs["plain"]), len(outs["xfer"]))
 	}
