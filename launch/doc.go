@@ -29,15 +29,15 @@
 // (replay.Kernel.RunModel); each launch yields a LaunchResult (functional
 // and timing results, the trace buffer). LaunchResult.Bundle turns a traced
 // launch into a trace.BundleInput with the ground truth and the model's
-// counters under the names of trace/counters.go.
+// counters under the names of trace/counters.go. Prepared.Check compares
+// output buffers with files or with the Registry's references and
+// verifiers; SampleRegistry is the one for the bundled samples
+// (samples/ref).
 //
 // A spec's transfers (transfers.go, docs/transfer.md) are host↔device
 // copies around every launch: timed by a model.TransferSpec when
 // ExecOptions.Transfer is set (LaunchResult.Transfers, ps relative to the
-// kernel's start), never moving data. Prepared.Check compares
-// output buffers with files or with the Registry's references and
-// verifiers; SampleRegistry is the one for the bundled samples
-// (samples/ref).
+// kernel's start), never moving data.
 //
 // # Invariants
 //
