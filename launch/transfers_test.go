@@ -40,7 +40,7 @@ func withTransfers(s *Spec) {
 
 // TestSamplesTransfers: every sample runs on the gtx480 model with
 // transfers around each launch; the outputs are the functional run's
-// bytes, and each launch's transfers are consistent: copy-ins back to
+// bytes, the cycles those of the run without transfers, and each launch's transfers are consistent: copy-ins back to
 // back ending at the kernel's start, copy-outs back to back from its end,
 // each the size of its buffer, auto picking a fastest method, the sum
 // in SeqResult.TransferPs.
@@ -53,6 +53,7 @@ func TestSamplesTransfers(t *testing.T) {
 	for _, name := range sampleNames {
 		t.Run(name, func(t *testing.T) {
 			fprep, _ := runSample(t, name, 0, nil)
+			_, plain := runSample(t, name, 0, &ms)
 			spec, dir := loadSampleSpec(t, name)
 			withTransfers(spec)
 			if len(spec.Transfers) == 0 {
@@ -73,6 +74,9 @@ func TestSamplesTransfers(t *testing.T) {
 				if !bytes.Equal(v, to[k]) {
 					t.Errorf("output %s differs from the functional run", k)
 				}
+			}
+			if res.Cycles != plain.Cycles || len(res.Launches) != len(plain.Launches) {
+				t.Errorf("%d cycles in %d launches with transfers, %d in %d without", res.Cycles, len(res.Launches), plain.Cycles, len(plain.Launches))
 			}
 			var sum int64
 			for _, lr := range res.Launches {
