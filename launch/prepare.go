@@ -51,7 +51,7 @@ type Prepared struct {
 type PrepareOptions struct {
 	BaseDir  string             // relative file names in the spec are resolved here
 	Manifest *manifest.Manifest // instrumented kernel: allocate and pass the trace buffer
-	Registry Registry // generators named by the spec's inputs
+	Registry Registry           // generators named by the spec's inputs
 	// GPU is the model the launch runs on: it sizes the shared staging of
 	// instrumented kernels (instrument.PlanStaging) and gives the SM
 	// count (%nsmid). nil: no GPU (functional replay), global staging.
