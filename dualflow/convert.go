@@ -186,8 +186,21 @@ func (c *converter) srcs(regs []string) []Src {
 
 // prologue emits the canonical layout of join j's live-ins: one mov (or
 // reload) per live-in in canonical order.
+// When the live-ins already lie where the layout wants them (the k-th
+// from last at distance k from the terminator), nothing is emitted.
 func (c *converter) prologue(j int, why string) {
-	for _, r := range c.p.JoinLive[j] {
+	live := c.p.JoinLive[j]
+	inPlace := true
+	for i, r := range live {
+		if dd, ok := c.dist(r); !ok || dd != len(live)-i {
+			inPlace = false
+			break
+		}
+	}
+	if inPlace {
+		return
+	}
+	for _, r := range live {
 		if c.far(r, 0) {
 			if !c.spilled[r] {
 				if c.viol == "" {
