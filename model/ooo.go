@@ -115,6 +115,7 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 	}
 	best, bestReason := never, StallScoreboard
 	busy := false
+	falseDep := false // an entry was ready but for a WAR/WAW with an older one
 	for k, in := range w.win {
 		if k > 0 && !reorderable(in) {
 			break
@@ -135,20 +136,20 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 				reason = StallFalseDep
 			}
 		}
-		blocked := false
+		blocked, falseOnly := false, true
 		for _, o := range w.win[:k] {
 			for _, r := range in.Src {
 				if regIn(r, o.Dst) {
-					blocked = true
+					blocked, falseOnly = true, false
 				}
 			}
 			for _, r := range in.Dst {
 				if regIn(r, o.Dst) || regIn(r, o.Src) {
-					blocked = true
+					blocked = true // WAW or WAR with an older entry
 				}
 			}
 			if sm.memBlocked(in, o) {
-				blocked = true
+				blocked, falseOnly = true, false
 			}
 		}
 		if k == 0 && in.Class == ClassFence && t <= sm.now {
@@ -160,11 +161,14 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 		}
 		if blocked {
 			// waits for an older entry, which wakes the warp when it issues
+			if t <= sm.now && falseOnly {
+				falseDep = true
+			}
 			continue
 		}
 		if t > sm.now {
-			if t < best {
-				best, bestReason = t, reason
+			if t < best || k == 0 {
+				best, bestReason = min(best, t), reason
 			}
 			continue
 		}
@@ -182,6 +186,9 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 	}
 	if busy {
 		return false, StallPipeline
+	}
+	if falseDep {
+		bestReason = StallFalseDep
 	}
 	w.notBefore, w.reason = best, bestReason
 	return false, bestReason

@@ -1,0 +1,391 @@
+package dualflow
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/replay"
+)
+
+// RingRegs is the number of physical ring slots per warp the D-FLOW
+// timing names operands with (model.Reg values 0..RingRegs-1). A slot is
+// reused RingRegs instructions later; a write to a slot whose previous
+// value is still pending waits (the ring is full), which the model
+// reports as a false-dependency stall.
+const RingRegs = 1024
+
+// maxWindow bounds Options.Window for D-FLOW (the Inst ring below).
+const maxWindow = 32
+
+// table is the static view of one kernel's Light encoding.
+type table struct {
+	prog  *Program
+	enc   *Encoded
+	code  []*model.Inst // lowered instructions by PC
+	first []int32       // flat -> first PC
+	npc   []int32       // flat -> number of PCs
+	main  []int32       // flat -> PC of its main instruction
+	srcs  [][]int32     // flat -> source register indices (deduplicated)
+	defs  [][]int32     // flat -> destination register indices
+	start []bool        // flat -> starts a segment (a block boundary)
+	stop  []bool        // flat -> the window ends after it
+	nregs int
+}
+
+func newTable(p *Program, enc *Encoded, code []*model.Inst) (*table, error) {
+	if len(code) != len(enc.PCs) {
+		return nil, fmt.Errorf("dualflow: %s: %d lowered instructions, encoding has %d", p.Func.Fn.Name, len(code), len(enc.PCs))
+	}
+	n := len(enc.Flat)
+	t := &table{prog: p, enc: enc, code: code, first: make([]int32, n), npc: make([]int32, n), main: make([]int32, n),
+		srcs: make([][]int32, n), defs: make([][]int32, n), start: make([]bool, n), stop: make([]bool, n)}
+	idx := map[string]int32{}
+	for i, r := range p.Func.Regs {
+		idx[r] = int32(i)
+	}
+	t.nregs = len(p.Func.Regs)
+	for i := range t.first {
+		t.first[i] = -1
+	}
+	for pc, f := range enc.PCs {
+		if f < 0 {
+			return nil, fmt.Errorf("dualflow: %s: PC %d belongs to no instruction (ring encoding?)", p.Func.Fn.Name, pc)
+		}
+		if t.first[f] < 0 {
+			t.first[f] = int32(pc)
+		}
+		if int(t.first[f])+int(t.npc[f]) != pc {
+			return nil, fmt.Errorf("dualflow: %s: instruction %d is not contiguous", p.Func.Fn.Name, f)
+		}
+		t.npc[f]++
+		if enc.Main[pc] {
+			t.main[f] = int32(pc)
+		}
+	}
+	f := 0
+	for _, s := range p.Segs {
+		for j := range s.Insts {
+			di := enc.Flat[f]
+			t.start[f] = j == 0
+			seen := map[string]bool{}
+			for _, s := range di.Srcs {
+				if !seen[s.Reg] {
+					seen[s.Reg] = true
+					t.srcs[f] = append(t.srcs[f], idx[s.Reg])
+				}
+			}
+			for _, r := range di.Defs {
+				t.defs[f] = append(t.defs[f], idx[r])
+			}
+			in := code[t.main[f]]
+			t.stop[f] = di.Kind == KBra || di.Kind == KRet || (di.Kind == KInst && isTerminator(di.Inst.In)) || !reorderable(in)
+			f++
+		}
+	}
+	return t, nil
+}
+
+// reorderable mirrors the model's rule (model.Reorderable's doc).
+func reorderable(in *model.Inst) bool {
+	if in.Clock || in.Stamp != model.StampNone {
+		return false
+	}
+	switch in.Class {
+	case model.ClassInt, model.ClassFP32, model.ClassFP64, model.ClassSFU, model.ClassConv, model.ClassMisc:
+		return true
+	case model.ClassLdSt:
+		return in.Mem == model.MemLoad || in.Mem == model.MemStore
+	}
+	return false
+}
+
+// Counts are dynamic counts of a D-FLOW run: thread-instructions per kind
+// and warp-level issues per Dualflow instruction (for distance statistics).
+type Counts struct {
+	mu      sync.Mutex
+	Threads [numKinds]uint64
+	Warps   [numKinds]uint64
+	// PerInst: kernel name -> issues (warp level) and thread executions
+	// per flat instruction.
+	PerInst map[string][]uint64
+	Progs   map[string]*Program
+	Flat    map[string][]*DInst
+}
+
+func (c *Counts) add(name string, t *table, threads, warps *[numKinds]uint64, per []uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.Threads {
+		c.Threads[k] += threads[k]
+		c.Warps[k] += warps[k]
+	}
+	if c.PerInst == nil {
+		c.PerInst, c.Progs, c.Flat = map[string][]uint64{}, map[string]*Program{}, map[string][]*DInst{}
+	}
+	acc := c.PerInst[name]
+	if acc == nil {
+		acc = make([]uint64, len(per))
+		c.PerInst[name] = acc
+		c.Progs[name] = t.prog
+		c.Flat[name] = t.enc.Flat
+	}
+	for i, v := range per {
+		acc[i] += v
+	}
+}
+
+// dfKernel presents a replay kernel running a Light encoding to the model
+// as a D-FLOW kernel.
+type dfKernel struct {
+	model.Kernel
+	name   string
+	t      *table
+	counts *Counts
+}
+
+func (k *dfKernel) ConcurrentIssue() bool {
+	ck, ok := k.Kernel.(model.ConcurrentKernel)
+	return ok && ck.ConcurrentIssue()
+}
+
+func (k *dfKernel) NewCTA(i int, sm int) (model.CTA, error) {
+	c, err := k.Kernel.NewCTA(i, sm)
+	if err != nil {
+		return nil, err
+	}
+	return &dfCTA{c: c, k: k}, nil
+}
+
+type dfCTA struct {
+	c model.CTA
+	k *dfKernel
+}
+
+func (c *dfCTA) Warps() []model.Warp {
+	ws := c.c.Warps()
+	out := make([]model.Warp, len(ws))
+	for i, w := range ws {
+		dw := &dfWarp{inner: w, t: c.k.t, k: c.k, last: make([]int32, c.k.t.nregs), per: make([]uint64, len(c.k.t.enc.Flat))}
+		for j := range dw.last {
+			dw.last[j] = -1
+		}
+		out[i] = dw
+	}
+	return out
+}
+
+type entry struct {
+	f     int32
+	in    *model.Inst
+	done  bool
+	eff   model.Effect // Addr is kept in addr[:naddr] (entries move)
+	addr  [32]uint64
+	naddr int
+}
+
+// dfWarp is one warp of a D-FLOW kernel: it names operands by ring slot
+// (true dependencies only) and lets the model issue its window out of
+// order while executing the inner warp strictly in program order.
+type dfWarp struct {
+	inner   model.Warp
+	t       *table
+	k       *dfKernel
+	rp      uint32
+	last    []int32 // register index -> ring slot of its latest copy
+	ents    []entry
+	ibuf    [2 * maxWindow]model.Inst
+	ibi     int
+	threads [numKinds]uint64
+	warps   [numKinds]uint64
+	per     []uint64
+	exited  bool
+	out     model.Effect // the last IssueAt's effect (valid until the next)
+	outAddr [32]uint64
+}
+
+func (w *dfWarp) ID() int { return w.inner.ID() }
+
+// nextFlat is the instruction that follows the window, or -1 when it is
+// not known without executing.
+func (w *dfWarp) nextFlat() int32 {
+	if n := len(w.ents); n > 0 && !w.ents[n-1].done {
+		e := w.ents[n-1].f
+		if w.t.stop[e] || int(e)+1 >= len(w.t.stop) || w.t.start[e+1] {
+			return -1
+		}
+		return e + 1
+	}
+	if w.exited {
+		return -1
+	}
+	in := w.inner.Peek()
+	if in == nil {
+		return -1
+	}
+	return int32(w.t.enc.PCs[in.PC])
+}
+
+func (w *dfWarp) fill(n int) {
+	for len(w.ents) < n {
+		if m := len(w.ents); m > 0 && w.t.stop[w.ents[m-1].f] {
+			return
+		}
+		f := w.nextFlat()
+		if f < 0 {
+			return
+		}
+		w.ents = append(w.ents, entry{f: f, in: w.name(f)})
+	}
+}
+
+// name builds the timing view of instruction f: the main instruction's
+// class and memory kind, sources named by the ring slots of their latest
+// copies and destinations by fresh slots.
+func (w *dfWarp) name(f int32) *model.Inst {
+	tmpl := w.t.code[w.t.main[f]]
+	var in *model.Inst
+	if tmpl.Class == model.ClassLdSt {
+		in = &model.Inst{} // the model keeps memory instructions until they complete
+	} else {
+		in = &w.ibuf[w.ibi]
+		w.ibi = (w.ibi + 1) % len(w.ibuf)
+	}
+	src, dst := in.Src[:0], in.Dst[:0]
+	*in = *tmpl
+	for _, r := range w.t.srcs[f] {
+		if s := w.last[r]; s >= 0 {
+			src = append(src, model.Reg(s))
+		}
+	}
+	for i, r := range w.t.defs[f] {
+		s := int32((w.rp + uint32(i)) % RingRegs)
+		dst = append(dst, model.Reg(s))
+		w.last[r] = s
+	}
+	w.rp += uint32(max(1, len(w.t.defs[f])))
+	in.Src, in.Dst = src, dst
+	return in
+}
+
+func (w *dfWarp) Peek() *model.Inst {
+	w.fill(1)
+	if len(w.ents) == 0 {
+		return nil
+	}
+	return w.ents[0].in
+}
+
+func (w *dfWarp) Window(buf []*model.Inst, n int) []*model.Inst {
+	w.fill(min(n, maxWindow))
+	for i := range w.ents {
+		if i >= n {
+			break
+		}
+		buf = append(buf, w.ents[i].in)
+	}
+	return buf
+}
+
+func (w *dfWarp) Issue(c model.Clocks) (*model.Effect, error) { return w.IssueAt(0, c) }
+
+// exec executes entry e's instructions on the inner warp and keeps the
+// main one's effect.
+func (w *dfWarp) exec(e *entry, c model.Clocks) error {
+	t := w.t
+	for pc := t.first[e.f]; pc < t.first[e.f]+t.npc[e.f]; pc++ {
+		in := w.inner.Peek()
+		if in == nil || in.PC != int(pc) {
+			got := -1
+			if in != nil {
+				got = in.PC
+			}
+			return fmt.Errorf("dualflow: warp %d is at PC %d, its window predicted PC %d", w.inner.ID(), got, pc)
+		}
+		eff, err := w.inner.Issue(c)
+		if err != nil {
+			return err
+		}
+		if pc == t.main[e.f] {
+			e.eff, e.naddr = model.Effect{}, -1
+			if eff != nil {
+				e.eff = *eff
+				e.eff.Addr, e.naddr = nil, -1
+				if eff.Addr != nil {
+					e.naddr = copy(e.addr[:], eff.Addr)
+				}
+				if eff.Texels != nil && pc != t.first[e.f]+t.npc[e.f]-1 {
+					return fmt.Errorf("dualflow: texture fetch inside an expanded instruction")
+				}
+			}
+		}
+		if eff != nil && eff.Exited {
+			w.exited = true
+			e.eff.Exited = true
+		}
+	}
+	e.done = true
+	di := t.enc.Flat[e.f]
+	n := uint64(bits.OnesCount32(e.eff.Active))
+	w.threads[di.Kind] += n
+	w.warps[di.Kind]++
+	w.per[e.f]++
+	return nil
+}
+
+func (w *dfWarp) IssueAt(k int, c model.Clocks) (*model.Effect, error) {
+	w.fill(k + 1)
+	if k >= len(w.ents) {
+		return nil, fmt.Errorf("dualflow: issue of window entry %d of %d", k, len(w.ents))
+	}
+	for j := 0; j <= k; j++ {
+		if !w.ents[j].done {
+			if err := w.exec(&w.ents[j], c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	e := &w.ents[k]
+	w.out = e.eff
+	if e.naddr >= 0 {
+		w.outAddr = e.addr
+		w.out.Addr = w.outAddr[:e.naddr]
+	}
+	copy(w.ents[k:], w.ents[k+1:])
+	w.ents = w.ents[:len(w.ents)-1]
+	if w.out.Exited && len(w.ents) == 0 {
+		w.k.counts.add(w.k.name, w.t, &w.threads, &w.warps, w.per)
+	}
+	return &w.out, nil
+}
+
+// wrapper returns a model.Options.Wrap that runs kernels as D-FLOW using
+// the Light encodings in encs.
+func wrapper(progs map[string]*Program, encs map[string]*Encoded, counts *Counts, errp *error) func(model.Kernel) model.Kernel {
+	tabs := map[string]*table{}
+	return func(k model.Kernel) model.Kernel {
+		rk, ok := k.(*replay.Kernel)
+		if !ok {
+			*errp = fmt.Errorf("dualflow: kernel is not a replay kernel")
+			return k
+		}
+		name := rk.Code().Name
+		t := tabs[name]
+		if t == nil {
+			p, e := progs[name], encs[name]
+			if p == nil {
+				*errp = fmt.Errorf("dualflow: no Dualflow program for %s", name)
+				return k
+			}
+			var err error
+			t, err = newTable(p, e, rk.Code().Insts())
+			if err != nil {
+				*errp = err
+				return k
+			}
+			tabs[name] = t
+		}
+		return &dfKernel{Kernel: k, name: name, t: t, counts: counts}
+	}
+}
