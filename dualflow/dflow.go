@@ -32,6 +32,29 @@ type table struct {
 	start []bool        // flat -> starts a segment (a block boundary)
 	stop  []bool        // flat -> the window ends after it
 	nregs int
+	plain bool // the program's own registers name operands; PC = flat
+}
+
+// plainTable is the table of a program issued out of order as it is:
+// every instruction its own entry, operands named by its registers (so
+// WAR/WAW between window entries block reordering).
+func plainTable(f *Func, code []*model.Inst) (*table, error) {
+	if len(code) != len(f.Insts) {
+		return nil, fmt.Errorf("dualflow: %s: %d lowered instructions, %d parsed", f.Fn.Name, len(code), len(f.Insts))
+	}
+	n := len(code)
+	t := &table{code: code, first: make([]int32, n), npc: make([]int32, n), main: make([]int32, n),
+		start: make([]bool, n), stop: make([]bool, n), plain: true}
+	for i := range code {
+		t.first[i], t.npc[i], t.main[i] = int32(i), 1, int32(i)
+		t.stop[i] = isTerminator(f.Insts[i].In) || !reorderable(code[i])
+	}
+	for _, b := range f.CFG.Blocks {
+		if len(b.Insts) > 0 {
+			t.start[b.First] = true
+		}
+	}
+	return t, nil
 }
 
 func newTable(p *Program, enc *Encoded, code []*model.Inst) (*table, error) {
@@ -167,7 +190,10 @@ func (c *dfCTA) Warps() []model.Warp {
 	ws := c.c.Warps()
 	out := make([]model.Warp, len(ws))
 	for i, w := range ws {
-		dw := &dfWarp{inner: w, t: c.k.t, k: c.k, last: make([]int32, c.k.t.nregs), per: make([]uint64, len(c.k.t.enc.Flat))}
+		dw := &dfWarp{inner: w, t: c.k.t, k: c.k, last: make([]int32, c.k.t.nregs)}
+		if !c.k.t.plain {
+			dw.per = make([]uint64, len(c.k.t.enc.Flat))
+		}
 		for j := range dw.last {
 			dw.last[j] = -1
 		}
@@ -224,6 +250,9 @@ func (w *dfWarp) nextFlat() int32 {
 	if in == nil {
 		return -1
 	}
+	if w.t.plain {
+		return int32(in.PC)
+	}
 	return int32(w.t.enc.PCs[in.PC])
 }
 
@@ -245,6 +274,9 @@ func (w *dfWarp) fill(n int) {
 // copies and destinations by fresh slots.
 func (w *dfWarp) name(f int32) *model.Inst {
 	tmpl := w.t.code[w.t.main[f]]
+	if w.t.plain {
+		return tmpl
+	}
 	var in *model.Inst
 	if tmpl.Class == model.ClassLdSt {
 		in = &model.Inst{} // the model keeps memory instructions until they complete
@@ -326,11 +358,15 @@ func (w *dfWarp) exec(e *entry, c model.Clocks) error {
 		}
 	}
 	e.done = true
-	di := t.enc.Flat[e.f]
-	n := uint64(bits.OnesCount32(e.eff.Active))
-	w.threads[di.Kind] += n
-	w.warps[di.Kind]++
-	w.per[e.f]++
+	kind := KInst
+	if !t.plain {
+		kind = t.enc.Flat[e.f].Kind
+	}
+	w.threads[kind] += uint64(bits.OnesCount32(e.eff.Active))
+	w.warps[kind]++
+	if w.per != nil {
+		w.per[e.f]++
+	}
 	return nil
 }
 
@@ -354,10 +390,39 @@ func (w *dfWarp) IssueAt(k int, c model.Clocks) (*model.Effect, error) {
 	}
 	copy(w.ents[k:], w.ents[k+1:])
 	w.ents = w.ents[:len(w.ents)-1]
-	if w.out.Exited && len(w.ents) == 0 {
+	if w.out.Exited && len(w.ents) == 0 && w.k.counts != nil && !w.t.plain {
 		w.k.counts.add(w.k.name, w.t, &w.threads, &w.warps, w.per)
 	}
 	return &w.out, nil
+}
+
+// plainWrapper returns a model.Options.Wrap that issues the kernels of
+// file (as parsed) out of order with their own register names.
+func plainWrapper(funcs map[string]*Func, errp *error) func(model.Kernel) model.Kernel {
+	tabs := map[string]*table{}
+	return func(k model.Kernel) model.Kernel {
+		rk, ok := k.(*replay.Kernel)
+		if !ok {
+			*errp = fmt.Errorf("dualflow: kernel is not a replay kernel")
+			return k
+		}
+		name := rk.Code().Name
+		t := tabs[name]
+		if t == nil {
+			f := funcs[name]
+			if f == nil {
+				*errp = fmt.Errorf("dualflow: no function %s", name)
+				return k
+			}
+			var err error
+			if t, err = plainTable(f, rk.Code().Insts()); err != nil {
+				*errp = err
+				return k
+			}
+			tabs[name] = t
+		}
+		return &dfKernel{Kernel: k, name: name, t: t}
+	}
 }
 
 // wrapper returns a model.Options.Wrap that runs kernels as D-FLOW using

@@ -93,9 +93,13 @@ type Result struct {
 	Sample string
 	// Virtual: the PTX as compiled (unlimited registers), in order.
 	// Base: seed BASE, registers allocated (false dependencies), in order.
+	// BaseOoO: the allocated program issued out of order in the window
+	// (WAR/WAW between entries block reordering: Stalls.FalseDep).
+	// VirtualOoO: the PTX as compiled, out of order (no added instructions,
+	// no false dependencies: the bound D-FLOW approaches).
 	// DFlow: the Dualflow program, out of order in the window.
-	Virtual, Base, DFlow *Run
-	Regs                 map[string][2]int // kernel -> {allocated words, max live words}
+	Virtual, Base, BaseOoO, VirtualOoO, DFlow *Run
+	Regs                                      map[string][2]int // kernel -> {allocated words, max live words}
 	// Dynamic thread-instructions of the D-FLOW run by kind (KInst are
 	// the original instructions).
 	Dyn [numKinds]uint64
@@ -158,6 +162,45 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 	if err := check("BASE", res.Base); err != nil {
 		return nil, err
 	}
+	window := max(cfg.Window, 1)
+	if window > maxWindow {
+		return nil, fmt.Errorf("window %d > %d", window, maxWindow)
+	}
+	ooo := func(what, text string) (*Run, error) {
+		file, err := Parse(name+".ptx", []byte(text))
+		if err != nil {
+			return nil, err
+		}
+		funcs := map[string]*Func{}
+		for _, fn := range file.Functions() {
+			if fn.Body == nil {
+				continue
+			}
+			f, err := Analyze(file, fn)
+			if err != nil {
+				return nil, err
+			}
+			funcs[fn.Name] = f
+		}
+		o := opt
+		o.Window, o.MemOrder = window, cfg.MemOrder
+		var werr error
+		o.Wrap = plainWrapper(funcs, &werr)
+		r, err := RunSample(ctx, name, []byte(text), &ms, o)
+		if werr != nil {
+			return nil, werr
+		}
+		if err != nil {
+			return nil, err
+		}
+		return r, check(what, r)
+	}
+	if res.BaseOoO, err = ooo("BASE-OoO", alloc); err != nil {
+		return nil, err
+	}
+	if res.VirtualOoO, err = ooo("virtual-OoO", string(src)); err != nil {
+		return nil, err
+	}
 	file, err = Parse(name+".ptx", src)
 	if err != nil {
 		return nil, err
@@ -174,10 +217,7 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 	counts := &Counts{}
 	var werr error
 	dopt := opt
-	dopt.Window = max(cfg.Window, 1)
-	if dopt.Window > maxWindow {
-		return nil, fmt.Errorf("window %d > %d", dopt.Window, maxWindow)
-	}
+	dopt.Window = window
 	dopt.MemOrder = cfg.MemOrder
 	dopt.Wrap = wrapper(progs, encs, counts, &werr)
 	res.DFlow, err = RunSample(ctx, name, []byte(light), &ms, dopt)
