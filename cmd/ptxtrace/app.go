@@ -72,6 +72,7 @@ func newApp(s streams) *cli.App {
 			newRunCommand(),
 			newModelCommand(), newSamplesCommand(), newSweepCommand(), newFramesCommand(), newViewCommand(),
 			newPowerCommand(),
+			newDualflowCommand(),
 		},
 		// Never let the cli package call os.Exit: run decides the status.
 		ExitErrHandler: func(*cli.Context, error) {},
