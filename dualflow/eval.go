@@ -25,6 +25,9 @@ type Config struct {
 	MemOrder model.MemOrder // D-FLOW memory ordering
 	D        int            // maximum distance (0 = unlimited)
 	Workers  int            // model workers (0: GOMAXPROCS)
+	// BaseOnly skips the BASE-OoO and virtual-OoO runs (Result leaves
+	// them nil).
+	BaseOnly bool
 }
 
 // Run is one timing run of a sample.
@@ -191,15 +194,17 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 			return nil, werr
 		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %s: %w", name, what, err)
 		}
 		return r, check(what, r)
 	}
-	if res.BaseOoO, err = ooo("BASE-OoO", alloc); err != nil {
-		return nil, err
-	}
-	if res.VirtualOoO, err = ooo("virtual-OoO", string(src)); err != nil {
-		return nil, err
+	if !cfg.BaseOnly {
+		if res.BaseOoO, err = ooo("BASE-OoO", alloc); err != nil {
+			return nil, err
+		}
+		if res.VirtualOoO, err = ooo("virtual-OoO", string(src)); err != nil {
+			return nil, err
+		}
 	}
 	file, err = Parse(name+".ptx", src)
 	if err != nil {
@@ -225,7 +230,7 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 		return nil, werr
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: D-FLOW: %w", name, err)
 	}
 	if err := check("D-FLOW", res.DFlow); err != nil {
 		return nil, err

@@ -128,6 +128,7 @@ func Study(ctx context.Context, name string, src []byte, cfg Config, warps []int
 	var out []StudyPoint
 	for _, wp := range warps {
 		c := cfg
+		c.BaseOnly = true
 		c.Spec.SM.MaxWarps = wp
 		c.Spec.SM.MaxThreads = wp * model.WarpSize
 		c.Spec.SM.Registers = cfg.Spec.SM.Registers * wp / cfg.Spec.SM.MaxWarps

@@ -185,6 +185,9 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 		return true, 0
 	}
 	if busy {
+		// the SM's idle skipping looks at the head's unit only: ask again
+		// next cycle (the entry that waits may be a younger one)
+		w.notBefore, w.reason = min(best, sm.now+1), StallPipeline
 		return false, StallPipeline
 	}
 	if falseDep {
