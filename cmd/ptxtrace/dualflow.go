@@ -175,6 +175,9 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 	cfg := dualflow.Config{Spec: dualflow.Table1(), Window: o.Window, MemOrder: mem, D: o.Distance, Workers: o.Workers}
 	var rs []*dualflow.Result
 	for _, n := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		src, err := samplePTX(n)
 		if err != nil {
 			return err
@@ -205,6 +208,9 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 		sc.Spec.NumSMs = o.StudySMs
 		fmt.Fprintf(o.Stdout, "\nresident warps per SM (%d SMs; register file scaled with the warps): cycles BASE / D-FLOW\n", o.StudySMs)
 		for _, n := range names {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			src, err := samplePTX(n)
 			if err != nil {
 				return err
