@@ -118,10 +118,10 @@ func TestOutOfOrderIssue(t *testing.T) {
 	prog := []step{
 		{in: ld(SpaceGlobal, 1, 0), addr: strided(0x1000, 4)},
 		{in: alu(ClassInt, regs(2), 1, 6)}, // RAW on the load
-		{in: alu(ClassInt, regs(3), 0)}, // independent
-		{in: alu(ClassInt, regs(4), 0)}, // independent
-		{in: alu(ClassInt, regs(6), 0)}, // WAR with step 1
-		{in: alu(ClassInt, regs(5), 3)}, // RAW on step 2 (ready soon)
+		{in: alu(ClassInt, regs(3), 0)},    // independent
+		{in: alu(ClassInt, regs(4), 0)},    // independent
+		{in: alu(ClassInt, regs(6), 0)},    // WAR with step 1
+		{in: alu(ClassInt, regs(5), 3)},    // RAW on step 2 (ready soon)
 	}
 	run := func(window int) ([]int, *Result) {
 		var ws []*reorderWarp
