@@ -2,6 +2,7 @@ package dualflow
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
@@ -60,5 +61,66 @@ func TestAllocateSamples(t *testing.T) {
 			got, _ := runSample(t, name, []byte(out), nil)
 			sameOutputs(t, name, want, got)
 		})
+	}
+}
+
+// TestAllocateBudget: the diamond (cfg_test.go) needs 3 words by hand
+// (%r1, %r2, %r3 never overlap: one b32; %rd1: two words); a budget of 2
+// is refused, 3 is met; Verify catches two live registers sharing one.
+func TestAllocateBudget(t *testing.T) {
+	file, err := Parse("diamond.ptx", []byte(cfgHeader+cfgCases[0].body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Analyze(file, file.Functions()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Allocate(f, 2); err == nil || !strings.Contains(err.Error(), "needs 3 32-bit registers") {
+		t.Errorf("budget 2: %v", err)
+	}
+	a, err := Allocate(f, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Words != 3 || a.Count[Class32] != 1 || a.Count[Class64] != 1 || a.Count[ClassPred] != 1 {
+		t.Errorf("allocation %v (%d words)", a.Count, a.Words)
+	}
+	if err := a.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	// %r1 and %r2 never overlap: sharing is fine
+	a.Phys["%r1"], a.Phys["%r2"] = 0, 0
+	if err := a.Verify(); err != nil {
+		t.Errorf("non-overlapping registers sharing: %v", err)
+	}
+	a.Count[Class32] = 2 // words no longer match the mapping
+	a.Words = 4
+	if err := a.Verify(); err == nil {
+		t.Errorf("Verify accepted a count that differs from the mapping")
+	}
+}
+
+// TestVerifyCatchesClash: in the loop case the sum %r2 and the counter %r3
+// are live together; giving them one register must fail Verify.
+func TestVerifyCatchesClash(t *testing.T) {
+	file, err := Parse("loop.ptx", []byte(cfgHeader+cfgCases[1].body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Analyze(file, file.Functions()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Allocate(f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Count[Class32] != 3 {
+		t.Errorf("%d b32 registers, want 3 (%%r1, %%r2, %%r3 all live in the loop)", a.Count[Class32])
+	}
+	a.Phys["%r3"] = a.Phys["%r2"]
+	if err := a.Verify(); err == nil {
+		t.Errorf("Verify accepted %%r2 and %%r3 in one register")
 	}
 }

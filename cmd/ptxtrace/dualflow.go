@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/dualflow"
+	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/samples"
@@ -40,6 +41,29 @@ func newDualflowCommand() *cli.Command {
 		Name:  "dualflow",
 		Usage: "Dualflow (seed 002): distance-operand conversion and out-of-order issue study",
 		Subcommands: []*cli.Command{
+			{
+				Name:      "alloc",
+				Usage:     "allocate a PTX module's virtual registers onto N physical registers",
+				ArgsUsage: "[--regs N | --min] KERNEL.ptx",
+				Description: "alloc maps every kernel's virtual registers onto physical ones (interference colouring over\n" +
+					"CFG liveness; b64 counts two 32-bit registers, predicates none) and prints the rewritten PTX,\n" +
+					"with one comment line per kernel on stderr. N is --regs, else ptxas -v's count when ptxas\n" +
+					"is installed; a kernel that needs more than N without spilling is refused. --min allocates\n" +
+					"the fewest registers the PTX order allows instead.",
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: "regs", Usage: "register budget `N` per thread (default: ptxas -v)"},
+					&cli.BoolFlag{Name: "min", Usage: "allocate the minimum the PTX order allows (no budget)", DisableDefaultText: true},
+				},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usagef("dualflow alloc: expected one PTX file")
+					}
+					if c.Int("regs") < 0 || (c.Int("regs") > 0 && c.Bool("min")) {
+						return usagef("dualflow alloc: --regs must be ≥ 0 and excludes --min")
+					}
+					return runDualflowAlloc(c.Context, streamsOf(c), c.Args().First(), c.Int("regs"), c.Bool("min"))
+				},
+			},
 			{
 				Name:      "convert",
 				Usage:     "print a PTX module's kernels in reverse-Dualflow form",
@@ -107,6 +131,47 @@ func newDualflowCommand() *cli.Command {
 			},
 		},
 	}
+}
+
+func runDualflowAlloc(ctx context.Context, s streams, path string, regs int, minimum bool) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	file, err := dualflow.Parse(path, src)
+	if err != nil {
+		return err
+	}
+	var limits map[string]int
+	if regs == 0 && !minimum {
+		tools := cudatool.Find()
+		if tools.Ptxas == "" {
+			return fmt.Errorf("dualflow alloc: ptxas not found: give --regs N or --min")
+		}
+		us, err := tools.Resources(ctx, path, file, src)
+		if err != nil {
+			return err
+		}
+		limits = map[string]int{}
+		for k, u := range us {
+			limits[k] = u.Regs
+		}
+	}
+	text, allocs, err := dualflow.AllocateFile(file, func(k string) int {
+		if limits != nil {
+			return limits[k]
+		}
+		return regs
+	})
+	if err != nil {
+		return err
+	}
+	for _, a := range allocs {
+		fmt.Fprintf(s.Stderr, "// %s: %d registers (N=%d; %d b16, %d b32, %d b64, %d pred; live-pressure bound %d)\n",
+			a.Func.Fn.Name, a.Words, a.Limit, a.Count[dualflow.Class16], a.Count[dualflow.Class32], a.Count[dualflow.Class64], a.Count[dualflow.ClassPred], a.MaxLive)
+	}
+	_, err = io.WriteString(s.Stdout, text)
+	return err
 }
 
 func runDualflowConvert(o dualflowConvertOptions) error {
