@@ -34,3 +34,19 @@ func TestEvaluateSmall(t *testing.T) {
 		})
 	}
 }
+
+// TestEvaluateDeterministic: the D-FLOW timing does not depend on the
+// number of model workers.
+func TestEvaluateDeterministic(t *testing.T) {
+	var cycles []uint64
+	for _, w := range []int{1, 2} {
+		r, err := Evaluate(context.Background(), "pathfinder", samplePTX(t, "pathfinder"), Config{Spec: Table1(), Window: 8, Workers: w, BaseOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cycles = append(cycles, r.Base.Cycles, r.DFlow.Cycles, r.Dyn[KMov])
+	}
+	if cycles[0] != cycles[3] || cycles[1] != cycles[4] || cycles[2] != cycles[5] {
+		t.Errorf("workers 1 vs 2: %v", cycles)
+	}
+}
