@@ -45,11 +45,13 @@ func benchRun(b *testing.B, name string, dflow bool) {
 		text = []byte(alloc)
 	}
 	b.ResetTimer()
+	c0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if _, err := RunSample(context.Background(), name, text, &ms, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
 }
 
 func BenchmarkBaseGaussian(b *testing.B)    { benchRun(b, "gaussian", false) }

@@ -125,37 +125,57 @@ func reorderable(in *model.Inst) bool {
 }
 
 // Counts are dynamic counts of a D-FLOW run: thread-instructions per kind
-// and warp-level issues per Dualflow instruction (for distance statistics).
+// and warp-level issues per Dualflow instruction (for distance
+// statistics). The model's SMs count into their own parts; finish sums
+// them into the exported fields after the run.
 type Counts struct {
 	mu      sync.Mutex
+	parts   []*part
 	Threads [numKinds]uint64
 	Warps   [numKinds]uint64
-	// PerInst: kernel name -> issues (warp level) and thread executions
-	// per flat instruction.
+	// PerInst: kernel name -> warp-level issues per flat instruction.
 	PerInst map[string][]uint64
 	Progs   map[string]*Program
 	Flat    map[string][]*DInst
 }
 
-func (c *Counts) add(name string, t *table, threads, warps *[numKinds]uint64, per []uint64) {
+// part is what the warps of one SM count during one launch.
+type part struct {
+	name           string
+	t              *table
+	threads, warps [numKinds]uint64
+	per            []uint64
+}
+
+func (c *Counts) newPart(name string, t *table) *part {
+	p := &part{name: name, t: t, per: make([]uint64, len(t.enc.Flat))}
+	c.mu.Lock()
+	c.parts = append(c.parts, p)
+	c.mu.Unlock()
+	return p
+}
+
+// finish sums the parts into the exported fields (after the runs).
+func (c *Counts) finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for k := range c.Threads {
-		c.Threads[k] += threads[k]
-		c.Warps[k] += warps[k]
-	}
-	if c.PerInst == nil {
-		c.PerInst, c.Progs, c.Flat = map[string][]uint64{}, map[string]*Program{}, map[string][]*DInst{}
-	}
-	acc := c.PerInst[name]
-	if acc == nil {
-		acc = make([]uint64, len(per))
-		c.PerInst[name] = acc
-		c.Progs[name] = t.prog
-		c.Flat[name] = t.enc.Flat
-	}
-	for i, v := range per {
-		acc[i] += v
+	c.Threads, c.Warps = [numKinds]uint64{}, [numKinds]uint64{}
+	c.PerInst, c.Progs, c.Flat = map[string][]uint64{}, map[string]*Program{}, map[string][]*DInst{}
+	for _, p := range c.parts {
+		for k := range c.Threads {
+			c.Threads[k] += p.threads[k]
+			c.Warps[k] += p.warps[k]
+		}
+		acc := c.PerInst[p.name]
+		if acc == nil {
+			acc = make([]uint64, len(p.per))
+			c.PerInst[p.name] = acc
+			c.Progs[p.name] = p.t.prog
+			c.Flat[p.name] = p.t.enc.Flat
+		}
+		for i, v := range p.per {
+			acc[i] += v
+		}
 	}
 }
 
@@ -166,6 +186,7 @@ type dfKernel struct {
 	name   string
 	t      *table
 	counts *Counts
+	bySM   []*part // NewCTA runs in the model's serial phases only
 }
 
 func (k *dfKernel) ConcurrentIssue() bool {
@@ -178,22 +199,30 @@ func (k *dfKernel) NewCTA(i int, sm int) (model.CTA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dfCTA{c: c, k: k}, nil
+	var p *part
+	if k.counts != nil && !k.t.plain {
+		for len(k.bySM) <= sm {
+			k.bySM = append(k.bySM, nil)
+		}
+		if k.bySM[sm] == nil {
+			k.bySM[sm] = k.counts.newPart(k.name, k.t)
+		}
+		p = k.bySM[sm]
+	}
+	return &dfCTA{c: c, k: k, p: p}, nil
 }
 
 type dfCTA struct {
 	c model.CTA
 	k *dfKernel
+	p *part // nil: not counted
 }
 
 func (c *dfCTA) Warps() []model.Warp {
 	ws := c.c.Warps()
 	out := make([]model.Warp, len(ws))
 	for i, w := range ws {
-		dw := &dfWarp{inner: w, t: c.k.t, k: c.k, last: make([]int32, c.k.t.nregs)}
-		if !c.k.t.plain {
-			dw.per = make([]uint64, len(c.k.t.enc.Flat))
-		}
+		dw := &dfWarp{inner: w, t: c.k.t, k: c.k, p: c.p, last: make([]int32, c.k.t.nregs)}
 		for j := range dw.last {
 			dw.last[j] = -1
 		}
@@ -221,11 +250,9 @@ type dfWarp struct {
 	rp      uint32
 	last    []int32 // register index -> ring slot of its latest copy
 	ents    []entry
-	ibuf    [2 * maxWindow]model.Inst
+	ibuf    []model.Inst // ring of non-memory instruction views (> 2 windows)
 	ibi     int
-	threads [numKinds]uint64
-	warps   [numKinds]uint64
-	per     []uint64
+	p       *part // counts, nil for none
 	exited  bool
 	out     model.Effect // the last IssueAt's effect (valid until the next)
 	outAddr [32]uint64
@@ -281,6 +308,9 @@ func (w *dfWarp) name(f int32) *model.Inst {
 	if tmpl.Class == model.ClassLdSt {
 		in = &model.Inst{} // the model keeps memory instructions until they complete
 	} else {
+		if w.ibuf == nil {
+			w.ibuf = make([]model.Inst, 2*8+2)
+		}
 		in = &w.ibuf[w.ibi]
 		w.ibi = (w.ibi + 1) % len(w.ibuf)
 	}
@@ -310,7 +340,12 @@ func (w *dfWarp) Peek() *model.Inst {
 }
 
 func (w *dfWarp) Window(buf []*model.Inst, n int) []*model.Inst {
-	w.fill(min(n, maxWindow))
+	n = min(n, maxWindow)
+	if len(w.ibuf) < 2*n+2 {
+		// entries in the window keep pointing into the old ring
+		w.ibuf, w.ibi = make([]model.Inst, 2*n+2), 0
+	}
+	w.fill(n)
 	for i := range w.ents {
 		if i >= n {
 			break
@@ -358,14 +393,11 @@ func (w *dfWarp) exec(e *entry, c model.Clocks) error {
 		}
 	}
 	e.done = true
-	kind := KInst
-	if !t.plain {
-		kind = t.enc.Flat[e.f].Kind
-	}
-	w.threads[kind] += uint64(bits.OnesCount32(e.eff.Active))
-	w.warps[kind]++
-	if w.per != nil {
-		w.per[e.f]++
+	if p := w.p; p != nil {
+		kind := t.enc.Flat[e.f].Kind
+		p.threads[kind] += uint64(bits.OnesCount32(e.eff.Active))
+		p.warps[kind]++
+		p.per[e.f]++
 	}
 	return nil
 }
@@ -390,9 +422,6 @@ func (w *dfWarp) IssueAt(k int, c model.Clocks) (*model.Effect, error) {
 	}
 	copy(w.ents[k:], w.ents[k+1:])
 	w.ents = w.ents[:len(w.ents)-1]
-	if w.out.Exited && len(w.ents) == 0 && w.k.counts != nil && !w.t.plain {
-		w.k.counts.add(w.k.name, w.t, &w.threads, &w.warps, w.per)
-	}
 	return &w.out, nil
 }
 

@@ -235,6 +235,7 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 	if err := check("D-FLOW", res.DFlow); err != nil {
 		return nil, err
 	}
+	counts.finish()
 	res.Dyn = counts.Threads
 	res.Counts = counts
 	return res, nil
