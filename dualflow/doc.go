@@ -37,4 +37,30 @@
 // every operand is read from at RP-d and every result written to, so a
 // wrong distance produces a wrong value and the samples' byte-identical
 // outputs check the conversion.
+//
+// # D-FLOW timing (dflow.go)
+//
+// The model runs the Light encoding through Options.Wrap: every warp is a
+// dfWarp around replay's warp. It groups the PCs of one Dualflow
+// instruction, names sources by the ring slot of their register's latest
+// copy in the warp's issue stream and destinations by fresh slots (true
+// dependencies only; RingRegs slots per warp), and implements
+// model.Reorderable: the window is the rest of the current straight-line
+// segment (up to and including a branch or an instruction that may not be
+// reordered), and an entry issued early first executes every older entry
+// on replay's warp, in program order, keeping their effects. Functional
+// results are therefore replay's in-order results; Evaluate compares every
+// run's output buffers with the functional run and fails otherwise. The
+// same wrapper with the program's own register names (plainTable) issues
+// the allocated program (BASE-OoO) or the original (virtual-OoO) out of
+// order, where WAR/WAW between window entries block and are counted.
+//
+// # Evaluation (eval.go, report.go)
+//
+// Evaluate runs a bundled sample's launch spec as virtual (original PTX,
+// in order), BASE (allocated, in order), BASE-OoO, virtual-OoO and D-FLOW on
+// a Config (Table1 = the rtx3080 preset, seed 002's Table 1). Counts keeps
+// dynamic counts per SM part and sums them after the run, so results do
+// not depend on Options.Workers. Study repeats BASE and D-FLOW with fewer
+// resident warps (and a register file scaled with them).
 package dualflow
