@@ -244,14 +244,18 @@ type entry struct {
 // (true dependencies only) and lets the model issue its window out of
 // order while executing the inner warp strictly in program order.
 type dfWarp struct {
-	inner   model.Warp
-	t       *table
-	k       *dfKernel
-	rp      uint32
-	last    []int32 // register index -> ring slot of its latest copy
-	ents    []entry
-	ibuf    []model.Inst // ring of non-memory instruction views (> 2 windows)
-	ibi     int
+	inner model.Warp
+	t     *table
+	k     *dfKernel
+	rp    uint32
+	last  []int32 // register index -> ring slot of its latest copy
+	ents  []entry
+	// free holds non-memory instruction views for reuse; the view of the
+	// last issued one is recycled at the next IssueAt (the model is done
+	// with it by then). Memory views are never reused: the model keeps
+	// them until the access completes.
+	free    []*model.Inst
+	recycle *model.Inst
 	p       *part // counts, nil for none
 	exited  bool
 	out     model.Effect // the last IssueAt's effect (valid until the next)
@@ -307,12 +311,11 @@ func (w *dfWarp) name(f int32) *model.Inst {
 	var in *model.Inst
 	if tmpl.Class == model.ClassLdSt {
 		in = &model.Inst{} // the model keeps memory instructions until they complete
+	} else if n := len(w.free); n > 0 {
+		in = w.free[n-1]
+		w.free = w.free[:n-1]
 	} else {
-		if w.ibuf == nil {
-			w.ibuf = make([]model.Inst, 2*8+2)
-		}
-		in = &w.ibuf[w.ibi]
-		w.ibi = (w.ibi + 1) % len(w.ibuf)
+		in = &model.Inst{}
 	}
 	src, dst := in.Src[:0], in.Dst[:0]
 	*in = *tmpl
@@ -341,10 +344,6 @@ func (w *dfWarp) Peek() *model.Inst {
 
 func (w *dfWarp) Window(buf []*model.Inst, n int) []*model.Inst {
 	n = min(n, maxWindow)
-	if len(w.ibuf) < 2*n+2 {
-		// entries in the window keep pointing into the old ring
-		w.ibuf, w.ibi = make([]model.Inst, 2*n+2), 0
-	}
 	w.fill(n)
 	for i := range w.ents {
 		if i >= n {
@@ -403,6 +402,10 @@ func (w *dfWarp) exec(e *entry, c model.Clocks) error {
 }
 
 func (w *dfWarp) IssueAt(k int, c model.Clocks) (*model.Effect, error) {
+	if w.recycle != nil {
+		w.free = append(w.free, w.recycle)
+		w.recycle = nil
+	}
 	w.fill(k + 1)
 	if k >= len(w.ents) {
 		return nil, fmt.Errorf("dualflow: issue of window entry %d of %d", k, len(w.ents))
@@ -415,6 +418,9 @@ func (w *dfWarp) IssueAt(k int, c model.Clocks) (*model.Effect, error) {
 		}
 	}
 	e := &w.ents[k]
+	if !w.t.plain && e.in.Class != model.ClassLdSt {
+		w.recycle = e.in
+	}
 	w.out = e.eff
 	if e.naddr >= 0 {
 		w.outAddr = e.addr
