@@ -17,8 +17,12 @@
 //     change the result, their event streams are deterministic, and
 //     nothing attached costs one nil test per event site.
 //   - Lookahead (iface.go, Windowed): a warp may expose decoded
-//     instructions past its head for a future out-of-order issue model;
-//     today only the head issues.
+//     instructions past its head. With Options.Window > 1 a warp that is
+//     Reorderable may issue any entry of its window whose true operands
+//     are ready (out-of-order timing, in-order semantics: ooo.go);
+//     otherwise only the head issues.
+//   - Options.Wrap replaces the kernel for a run (package dualflow uses it
+//     to present warps in another instruction set).
 //
 // # Why naive clock probes are wrong here
 //

@@ -31,6 +31,14 @@ type Options struct {
 	Observe func(part int) Observer
 	// Progress, when non-nil, is called every 64 quanta (progress.go).
 	Progress ProgressFunc
+	// Window > 1 lets warps that implement Reorderable issue any of the
+	// first Window instructions of their window whose operands are ready
+	// (out-of-order issue, ooo.go); MemOrder is its memory-ordering rule.
+	Window   int
+	MemOrder MemOrder
+	// Wrap, when non-nil, replaces the kernel by Wrap(k) for the run (for
+	// example to present its warps in another instruction set).
+	Wrap func(Kernel) Kernel
 }
 
 // ConcurrentKernel is implemented by kernels whose warps on different SMs
@@ -48,6 +56,9 @@ type ConcurrentKernel interface {
 // timing result. An error from Warp.Issue or Kernel.NewCTA (a kernel
 // fault) ends the run and is returned wrapped with the SM and cycle.
 func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error) {
+	if opt.Wrap != nil {
+		k = opt.Wrap(k)
+	}
 	g, err := newGPU(&spec, k, &opt)
 	if err != nil {
 		return nil, err
@@ -112,6 +123,9 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 			obs = opt.Observe(i)
 		}
 		g.sms[i] = newSM(i, s, pols, obs)
+		if opt.Window > 1 {
+			g.sms[i].window, g.sms[i].memOrder = opt.Window, opt.MemOrder
+		}
 	}
 	workers := opt.Workers
 	if workers <= 0 {

@@ -210,6 +210,22 @@ type Windowed interface {
 	Window(buf []*Inst, n int) []*Inst
 }
 
+// Reorderable is implemented by warps that let the model issue an
+// instruction of their window out of program order (Options.Window > 1;
+// ooo.go states the issue rules). IssueAt issues the k-th instruction of
+// the window (0 is Peek()'s). The warp keeps in-order semantics: it
+// executes the window's older instructions functionally first (their
+// effects are returned when they issue later) and then the k-th; Peek
+// returns the oldest instruction not yet issued. The model asks for k > 0
+// only for instructions of classes Int, FP32, FP64, SFU, Conv and Misc
+// and for loads and stores that are not texture or surface accesses,
+// without Clock or Stamp; the warp's Window must end at (include, then
+// stop after) any other instruction.
+type Reorderable interface {
+	Windowed
+	IssueAt(k int, c Clocks) (*Effect, error)
+}
+
 // Window appends up to n instructions of w's window to buf: w's own Window
 // when it implements Windowed, else the head alone (the in-order default).
 func Window(w Warp, buf []*Inst, n int) []*Inst {

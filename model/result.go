@@ -56,11 +56,15 @@ type Stalls struct {
 	Fence        uint64 `json:"fence" yaml:"fence"`
 	Barrier      uint64 `json:"barrier" yaml:"barrier"`
 	NoWarp       uint64 `json:"no_warp" yaml:"no_warp"`
+	// FalseDep (after Scoreboard in nearness): waiting only for an
+	// earlier write of a register the instruction writes (WAW; WAR cannot
+	// stall: operands are read at issue and issue is in order).
+	FalseDep uint64 `json:"false_dep,omitempty" yaml:"false_dep,omitempty"`
 }
 
 // Total is the sum of all reasons.
 func (s Stalls) Total() uint64 {
-	return s.Pipeline + s.Interconnect + s.Scoreboard + s.Memory + s.Fence + s.Barrier + s.NoWarp
+	return s.Pipeline + s.Interconnect + s.Scoreboard + s.Memory + s.Fence + s.Barrier + s.NoWarp + s.FalseDep
 }
 
 // StallReason is why a warp scheduler issued nothing in a cycle: the reason
@@ -72,7 +76,8 @@ type StallReason uint8
 const (
 	StallPipeline     StallReason = iota // a ready warp's unit or the memory pipeline was busy
 	StallInterconnect                    // the memory pipeline waits for a miss-queue slot
-	StallScoreboard                      // waiting for an ALU result (RAW/WAW) or a branch to resolve
+	StallScoreboard                      // waiting for an ALU result (RAW) or a branch to resolve
+	StallFalseDep                        // waiting only for an earlier write of a register it writes (WAW)
 	StallMemory                          // waiting for a load, atomic or texture result
 	StallFence                           // membar/fence waiting for the warp's memory operations
 	StallBarrier                         // waiting at bar.sync for other warps
@@ -80,7 +85,7 @@ const (
 	NumStallReasons
 )
 
-var stallNames = [NumStallReasons]string{"pipeline", "interconnect", "scoreboard", "memory", "fence", "barrier", "no_warp"}
+var stallNames = [NumStallReasons]string{"pipeline", "interconnect", "scoreboard", "false_dep", "memory", "fence", "barrier", "no_warp"}
 
 // String returns the reason's name as in Stalls' JSON fields.
 func (r StallReason) String() string {
@@ -91,7 +96,7 @@ func (r StallReason) String() string {
 }
 
 func stallsOf(a *[NumStallReasons]uint64) Stalls {
-	return Stalls{a[StallPipeline], a[StallInterconnect], a[StallScoreboard], a[StallMemory], a[StallFence], a[StallBarrier], a[StallNoWarp]}
+	return Stalls{a[StallPipeline], a[StallInterconnect], a[StallScoreboard], a[StallMemory], a[StallFence], a[StallBarrier], a[StallNoWarp], a[StallFalseDep]}
 }
 
 func (s *Stalls) add(o Stalls) {
@@ -102,6 +107,7 @@ func (s *Stalls) add(o Stalls) {
 	s.Fence += o.Fence
 	s.Barrier += o.Barrier
 	s.NoWarp += o.NoWarp
+	s.FalseDep += o.FalseDep
 }
 
 // SharedStats counts shared-memory accesses.

@@ -50,6 +50,11 @@ type warpState struct {
 	stampAt   Time
 	hasStamp  bool
 	lastProbe int32
+	// out-of-order issue (ooo.go): ooo is the warp when it is Reorderable
+	// and the SM's window > 1; win its window, pick the entry ready chose.
+	ooo  Reorderable
+	win  []*Inst
+	pick int
 }
 
 type barrier struct {
@@ -159,6 +164,8 @@ type smState struct {
 	reasons                []StallReason
 	err                    error
 	stuck                  bool
+	window                 int      // out-of-order issue window (ooo.go); <= 1: in order
+	memOrder               MemOrder // its memory ordering
 }
 
 // newSM makes SM id of s with one issue policy per scheduler.
@@ -254,12 +261,15 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 		if n := len(sm.pool); n > 0 {
 			st = sm.pool[n-1]
 			sm.pool = sm.pool[:n-1]
-			regs, mem := st.regReady[:0], st.regMem[:0]
-			*st = warpState{regReady: regs, regMem: mem}
+			regs, mem, win := st.regReady[:0], st.regMem[:0], st.win[:0]
+			*st = warpState{regReady: regs, regMem: mem, win: win}
 		} else {
 			st = &warpState{}
 		}
 		st.w, st.cta = w, cs
+		if sm.window > 1 {
+			st.ooo, _ = w.(Reorderable)
+		}
 		t := threads - i*WarpSize
 		if t > WarpSize {
 			t = WarpSize
@@ -503,6 +513,9 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 	if w.notBefore > sm.now {
 		return false, w.reason
 	}
+	if w.ooo != nil {
+		return sm.readyOoO(w, s)
+	}
 	in := w.next
 	t := w.blockedUntil
 	reason := StallScoreboard
@@ -524,10 +537,7 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 		for _, r := range in.Dst {
 			if int(r) < len(w.regReady) && w.regReady[r] > t {
 				t = w.regReady[r]
-				reason = StallScoreboard
-				if w.regMem[r] {
-					reason = StallMemory
-				}
+				reason = StallFalseDep // WAW: only the write is pending
 			}
 		}
 		if in.Class == ClassFence && t <= sm.now {
@@ -584,6 +594,9 @@ func (w *warpState) growRegs(r Reg) {
 // issue issues w's next instruction now.
 func (sm *smState) issue(w *warpState, s int) {
 	in := w.next
+	if w.ooo != nil {
+		in = w.win[w.pick]
+	}
 	now := sm.now
 	ci := &sm.classes[in.Class]
 	u := sm.freeUnit(ci.unit, s)
@@ -591,7 +604,13 @@ func (sm *smState) issue(w *warpState, s int) {
 	if r := uint64(sm.spec.GlobalTimerNs); r > 1 {
 		gt -= gt % r
 	}
-	eff, err := w.w.Issue(Clocks{Cycle: now, GlobalTimer: gt, SMID: sm.id})
+	var eff *Effect
+	var err error
+	if w.ooo != nil {
+		eff, err = w.ooo.IssueAt(w.pick, Clocks{Cycle: now, GlobalTimer: gt, SMID: sm.id})
+	} else {
+		eff, err = w.w.Issue(Clocks{Cycle: now, GlobalTimer: gt, SMID: sm.id})
+	}
 	if err != nil {
 		sm.err = err
 		return

@@ -73,6 +73,7 @@ func newApp(s streams) *cli.App {
 			newModelCommand(), newSamplesCommand(), newSweepCommand(), newFramesCommand(), newViewCommand(),
 			newPowerCommand(),
 			newTransferCommand(),
+			newDualflowCommand(),
 		},
 		// Never let the cli package call os.Exit: run decides the status.
 		ExitErrHandler: func(*cli.Context, error) {},
