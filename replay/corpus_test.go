@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -40,7 +41,11 @@ func optixFile(name string, src []byte) bool {
 // are 64, floats 1.0; grid (2,1,1), block (64,1,1), 160 KiB of dynamic
 // shared memory; every texture reference is bound to a 16×16×16 float4
 // texture.
-func runCorpusKernel(prog *Program, entry string) corpusOutcome {
+//
+// A 64-bit parameter loaded straight into the handle operand of a
+// tex/tld4/suq instruction (found textually in src) is a texture object: it
+// gets the handle of one more 16×16×16 float4 texture instead of a buffer.
+func runCorpusKernel(prog *Program, entry string, src []byte) corpusOutcome {
 	out := corpusOutcome{kernel: entry}
 	c, err := prog.Lower(entry)
 	if err != nil {
@@ -50,8 +55,14 @@ func runCorpusKernel(prog *Program, entry string) corpusOutcome {
 	dev := NewDeviceFor(prog)
 	globals := dev.LoadModule(prog)
 	params := make([]byte, c.ParamSize)
+	texObj := texObjectParams(src)
+	nref := len(prog.TexRefs()) + len(prog.SurfRefs())
+	nobj := 0
 	for i, p := range c.Params {
 		switch {
+		case texObj[p.Name] && p.Size == 8 && len(prog.SurfRefs()) == 0:
+			binary.LittleEndian.PutUint64(params[p.Offset:], uint64(TexHandleBase+nref+nobj))
+			nobj++
 		case p.Ptr || (p.Size == 8 && !p.Type.IsFloat()):
 			a := dev.Alloc(fmt.Sprintf("p%d", i), 1<<20)
 			for j := 0; j+4 <= len(a.Data); j += 4 {
@@ -72,7 +83,11 @@ func runCorpusKernel(prog *Program, entry string) corpusOutcome {
 	}
 	// every texture reference: a 16×16×16 float4 texture of small values
 	var texs []*TexBinding
-	for i, name := range prog.TexRefs() {
+	names := prog.TexRefs()
+	for i := 0; i < nobj; i++ {
+		names = append(names, fmt.Sprintf("object%d", i))
+	}
+	for i, name := range names {
 		data := make([]byte, 16*16*16*16)
 		for j := 0; j+4 <= len(data); j += 4 {
 			binary.LittleEndian.PutUint32(data[j:], math.Float32bits(float32(j/4%5)))
@@ -111,6 +126,27 @@ func runCorpusKernel(prog *Program, entry string) corpusOutcome {
 	}
 	if len(c.Warnings) > 0 && out.detail == "" {
 		out.detail = "warnings: " + c.Warnings[0]
+	}
+	return out
+}
+
+var (
+	texHandleRe = regexp.MustCompile(`\btex\.[a-z0-9.]*\s+[^\[]*\[\s*(%[a-z0-9_]+)\s*,`)
+	ldParamRe   = regexp.MustCompile(`ld\.param\.[usb]64\s+(%[a-z0-9_]+)\s*,\s*\[\s*([A-Za-z0-9_$]+)\s*\]`)
+)
+
+// texObjectParams returns the names of parameters whose value is loaded
+// into a register used as a tex handle operand (a texture object).
+func texObjectParams(src []byte) map[string]bool {
+	handles := map[string]bool{}
+	for _, m := range texHandleRe.FindAllSubmatch(src, -1) {
+		handles[string(m[1])] = true
+	}
+	out := map[string]bool{}
+	for _, m := range ldParamRe.FindAllSubmatch(src, -1) {
+		if handles[string(m[1])] {
+			out[string(m[2])] = true
+		}
 	}
 	return out
 }
@@ -156,7 +192,7 @@ func TestCorpusRun(t *testing.T) {
 			continue
 		}
 		for _, e := range prog.Entries() {
-			o := runCorpusKernel(prog, e)
+			o := runCorpusKernel(prog, e, src)
 			if optixFile(base, src) {
 				optix = append(optix, base+":"+e)
 				counts["optix"]++
