@@ -151,7 +151,7 @@ func opTable() map[string]opSpec {
 		"st":                   mem(stMods(), ".release .wb .wt"),
 		"atom":                 mem(mAtom),
 		"red":                  mem(redMods()),
-		"mma":                  m((*lowerer).lowerMma, ".sync .aligned .m16n8k16 .m16n8k32 .m8n8k4 .row .col .f16 .f32 .bf16 .s8 .u8 .s32 .f64 .satfinite .rn"),
+		"mma":                  m((*lowerer).lowerMma, ".sync .aligned .m16n8k16 .m16n8k8 .m16n8k32 .m8n8k4 .row .col .f16 .f32 .bf16 .tf32 .s8 .u8 .s32 .f64 .satfinite .rn"),
 		"wmma.load":            m((*lowerer).lowerWmma, ".a .b .c .sync .aligned .row .col .m16n16k16 .m8n8k4 .global .shared .shared::cta .f16 .f32 .f64"),
 		"wmma.store":           m((*lowerer).lowerWmma, ".d .sync .aligned .row .col .m16n16k16 .m8n8k4 .global .shared .shared::cta .f16 .f32 .f64"),
 		"wmma.mma":             m((*lowerer).lowerWmma, ".sync .aligned .row .col .m16n16k16 .m8n8k4 .f16 .f32 .f64 .rn"),
