@@ -262,6 +262,10 @@ const (
 	fVolatile
 	fSync
 	fAligned // .aligned barrier: every lane at the same instruction
+	fNegA    // wgmma imm-scale-a = -1
+	fNegB    // wgmma imm-scale-b = -1
+	fTransA  // wgmma imm-trans-a = 1 (A MN-major)
+	fTransB  // wgmma imm-trans-b = 1 (B MN-major)
 )
 
 const rndNone = 0xff

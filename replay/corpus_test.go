@@ -102,13 +102,13 @@ func runCorpusKernel(prog *Program, entry string, src []byte) corpusOutcome {
 		texs = append(texs, &TexBinding{Name: name, ID: uint16(i), Tex: tx,
 			Info: model.TexInfo{Width: 16, Height: 16, Depth: 16, TexelBytes: 16}})
 	}
-	k, err := NewKernel(Launch{Code: c, Grid: [3]int{2, 1, 1}, Block: [3]int{64, 1, 1}, DynShared: 160 << 10,
+	k, err := NewKernel(Launch{Code: c, Grid: [3]int{2, 1, 1}, Block: [3]int{entryBlock(prog, entry), 1, 1}, DynShared: 160 << 10,
 		Params: params, Dev: dev, Globals: globals, Textures: texs, MaxWarpInsts: 2_000_000})
 	if err != nil {
 		out.class, out.detail = "error", err.Error()
 		return out
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), corpusTimeout())
 	defer cancel()
 	_, err = k.Run(ctx, RunOptions{Workers: 1})
 	var f *Fault
@@ -149,6 +149,33 @@ func texObjectParams(src []byte) map[string]bool {
 		}
 	}
 	return out
+}
+
+// entryBlock is the block size of a corpus run: the entry's .reqntid or
+// .maxntid thread count (kernels written for a fixed size, e.g. warpgroup
+// kernels), else 64.
+func entryBlock(prog *Program, entry string) int {
+	for _, d := range prog.File.Decls {
+		fn, ok := d.(*ptx.Function)
+		if !ok || fn.Name != entry {
+			continue
+		}
+		for _, p := range fn.Perf {
+			if p.Name != ".reqntid" && p.Name != ".maxntid" {
+				continue
+			}
+			if v, ok := p.Ints(); ok && len(v) > 0 {
+				n := 1
+				for _, x := range v {
+					n *= x
+				}
+				if n > 0 && n <= 1024 {
+					return n
+				}
+			}
+		}
+	}
+	return 64
 }
 
 // TestCorpusRun runs every kernel of the shared corpus with synthetic
@@ -208,4 +235,13 @@ func TestCorpusRun(t *testing.T) {
 	}
 	t.Logf("counts: %v", counts)
 	t.Logf("executed (ok+memfault): %d; OptiX excepted: %v", counts["ok"]+counts["memfault"], optix)
+}
+
+// corpusTimeout is the per-kernel time limit (PTXTRACE_CORPUS_TIMEOUT, a
+// Go duration; default 20s).
+func corpusTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("PTXTRACE_CORPUS_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 20 * time.Second
 }

@@ -212,8 +212,11 @@ type CTA struct {
 	winsts uint64 // warp-instructions executed
 	lastA  *Alloc
 	async  []asyncCopy // pending cp.async destinations (exec_async.go)
-	fault  *Fault
-	ndone  int // warps that have exited
+	// pending cp.async destinations per 16-byte chunk of shared memory
+	// (a filter in front of the scan of async)
+	asyncCnt []int32
+	fault    *Fault
+	ndone    int // warps that have exited
 }
 
 type barrier struct {

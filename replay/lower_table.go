@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -155,6 +156,10 @@ func opTable() map[string]opSpec {
 		"wmma.load":            m((*lowerer).lowerWmma, ".a .b .c .sync .aligned .row .col .m16n16k16 .m8n8k4 .global .shared .shared::cta .f16 .f32 .f64"),
 		"wmma.store":           m((*lowerer).lowerWmma, ".d .sync .aligned .row .col .m16n16k16 .m8n8k4 .global .shared .shared::cta .f16 .f32 .f64"),
 		"wmma.mma":             m((*lowerer).lowerWmma, ".sync .aligned .row .col .m16n16k16 .m8n8k4 .f16 .f32 .f64 .rn"),
+		"wgmma.mma_async":      m((*lowerer).lowerWgmma, wgmmaMods()),
+		"wgmma.fence":          m((*lowerer).lowerNop, ".sync .aligned"),
+		"wgmma.commit_group":   m((*lowerer).lowerNop, ".sync .aligned"),
+		"wgmma.wait_group":     m((*lowerer).lowerNop, ".sync .aligned"),
 		"mbarrier.init":        m((*lowerer).lowerMbarrier, mbMods),
 		"mbarrier.inval":       m((*lowerer).lowerMbarrier, mbMods),
 		"mbarrier.arrive":      m((*lowerer).lowerMbarrier, mbMods, ".expect_tx .release .cta"),
@@ -236,6 +241,16 @@ func redMods() string {
 			continue
 		}
 		out = append(out, m)
+	}
+	return strings.Join(out, " ")
+}
+
+// wgmmaMods are the modifiers of wgmma.mma_async: .sync .aligned, the
+// types, and the shapes .m64nNk16 and .m64nNk32 for N = 8, 16, ..., 256.
+func wgmmaMods() string {
+	out := []string{".sync", ".aligned", ".f32", ".f16", ".bf16", ".e4m3", ".e5m2"}
+	for n := 8; n <= 256; n += 8 {
+		out = append(out, ".m64n"+strconv.Itoa(n)+"k16", ".m64n"+strconv.Itoa(n)+"k32")
 	}
 	return strings.Join(out, " ")
 }
