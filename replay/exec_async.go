@@ -48,6 +48,7 @@ type asyncCopy struct {
 	lo, hi     uint64 // shared-memory destination bytes [lo, hi)
 	pc         int
 	line       int
+	tma        int // > 0: the destination of pending TMA copy number tma (exec_tma.go)
 }
 
 // cp.async sub-operations (inst.sub2): the optional fourth operand.
@@ -213,6 +214,12 @@ func (w *warp) asyncCheck(in *inst, l int, a uint64, n int) bool {
 		}
 	}
 	for _, p := range w.c.async {
+		if a < p.hi && p.lo < a+uint64(n) && p.tma > 0 {
+			w.faultf(in, l, FaultAsyncRace,
+				"shared bytes [%#x, %#x) are the destination of a cp.async.bulk.tensor (line %d, warp %d lane %d) whose mbarrier phase has not been observed complete: the data is undefined until then",
+				a, a+uint64(n), p.line, p.warp, p.lane)
+			return false
+		}
 		if a < p.hi && p.lo < a+uint64(n) {
 			w.faultf(in, l, FaultAsyncRace,
 				"shared bytes [%#x, %#x) are the destination of a cp.async (line %d, warp %d lane %d) whose cp.async.wait_group has not been executed: the data is undefined until then",
@@ -275,7 +282,7 @@ func execCpAsyncGroup(w *warp, in *inst, m uint32) {
 		c := w.c
 		out := c.async[:0]
 		for _, p := range c.async {
-			if p.warp == w.id && p.lane == l && p.group <= done {
+			if p.tma == 0 && p.warp == w.id && p.lane == l && p.group <= done {
 				for ch := p.lo / 16; ch <= (p.hi-1)/16; ch++ {
 					c.asyncCnt[ch]--
 				}

@@ -215,6 +215,8 @@ type CTA struct {
 	// pending cp.async destinations per 16-byte chunk of shared memory
 	// (a filter in front of the scan of async)
 	asyncCnt []int32
+	tma      []pendingTma // TMA copies not yet completed (exec_tma.go)
+	tmaSeq   int
 	fault    *Fault
 	ndone    int // warps that have exited
 }

@@ -59,7 +59,7 @@ func TestSpellingCoverage(t *testing.T) {
 		}
 	}
 	// lane-by-lane suites with their own harness (wmma_test.go)
-	for _, sp := range append(wmmaSpellings(), wgmmaSpellings()...) {
+	for _, sp := range append(append(wmmaSpellings(), wgmmaSpellings()...), tmaSpellings()...) {
 		op := ptx.DecodeOpcode(sp)
 		f := ptx.OpcodeFacts(op)
 		covered[f.Name] = true
