@@ -248,7 +248,14 @@ func TestCorpusRun(t *testing.T) {
 		}
 	}
 	t.Logf("counts: %v", counts)
-	t.Logf("executed (ok+memfault): %d; OptiX excepted: %v", counts["ok"]+counts["memfault"], optix)
+	n := counts["ok"] + counts["memfault"]
+	t.Logf("executed (ok+memfault): %d; OptiX excepted: %v", n, optix)
+	// 121 non-OptiX kernels; the two that do not execute: dynamic
+	// parallelism (refused) and the sm_90a GEMM's TMA/mbarrier race
+	// (an async-race fault: it waits on the wrong mbarrier parity)
+	if want := 119; len(files) == 60 && n < want {
+		t.Errorf("%d corpus kernels executed, want at least %d", n, want)
+	}
 }
 
 // corpusTimeout is the per-kernel time limit (PTXTRACE_CORPUS_TIMEOUT, a
