@@ -33,7 +33,9 @@ import (
 // swizzle exchanges 16-byte chunks: address bits 4..(3+log2(W/16)) are
 // XORed with bits 7..(6+log2(W/16)) (CUTLASS Swizzle<3,4,3>, <2,4,3>,
 // <1,4,3>). Replay refuses (faults) the unswizzled layout, a non-zero
-// base offset, and descriptors that differ between the lanes of a warp.
+// base offset, and descriptors that differ between the lanes of a warp or
+// between the warps of the warpgroup (the n-th wgmma of each warp must be
+// the same instruction with the same descriptors and scale-d).
 //
 // Fragment of D (f32): warp w%4 of its warpgroup holds rows 16·(w%4) ..
 // +15; register i of lane t (g = t/4, q = t%4) is row
@@ -191,6 +193,14 @@ func (l *lowerer) lowerWgmma(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	return nil
 }
 
+// wgOperands are what the warps of a warpgroup must agree on.
+type wgOperands struct {
+	pc           int
+	descA, descB uint64
+	scaleD       uint64
+	warp, count  int
+}
+
 // wgDesc is a decoded matrix descriptor.
 type wgDesc struct {
 	start, lbo, sbo uint64
@@ -277,6 +287,32 @@ func execWgmma(w *warp, in *inst, m uint32) {
 			w.faultf(in, l, FaultInvalid, "wgmma: descriptors or scale-d of lane %d differ from lane 0's; they must be warp-uniform", l)
 			return
 		}
+	}
+	// the four warps of the warpgroup execute the same wgmma with the same
+	// descriptors and scale-d (else the behavior is undefined)
+	ops := wgOperands{pc: in.m.PC, descA: da[0], descB: db[0], scaleD: sd[0] & 1, warp: w.id}
+	if in.targets != nil {
+		ops.descA = 0
+	}
+	key := [2]int{wg, w.wgSeq}
+	w.wgSeq++
+	if w.c.wgOps == nil {
+		w.c.wgOps = map[[2]int]wgOperands{}
+	}
+	if prev, ok := w.c.wgOps[key]; ok {
+		if prev.pc != ops.pc || prev.descA != ops.descA || prev.descB != ops.descB || prev.scaleD != ops.scaleD {
+			w.faultf(in, 0, FaultInvalid, "wgmma: warp %d's wgmma #%d (pc %d, descriptors %#x/%#x, scale-d %d) differs from warp %d's (pc %d, %#x/%#x, %d); the warpgroup must execute the same wgmma with the same operands",
+				w.id, key[1], ops.pc, ops.descA, ops.descB, ops.scaleD, prev.warp, prev.pc, prev.descA, prev.descB, prev.scaleD)
+			return
+		}
+		if prev.count++; prev.count == 4 {
+			delete(w.c.wgOps, key)
+		} else {
+			w.c.wgOps[key] = prev
+		}
+	} else {
+		ops.count = 1
+		w.c.wgOps[key] = ops
 	}
 	A, why := decodeWgDesc(da[0], in.flags&fTransA != 0)
 	if in.targets != nil {

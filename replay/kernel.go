@@ -216,9 +216,12 @@ type CTA struct {
 	// (a filter in front of the scan of async)
 	asyncCnt []int32
 	tma      []pendingTma // TMA copies not yet completed (exec_tma.go)
-	tmaSeq   int
-	fault    *Fault
-	ndone    int // warps that have exited
+	// wgmma operands of each warpgroup's n-th wgmma, for the check that
+	// the four warps agree (exec_wgmma.go)
+	wgOps  map[[2]int]wgOperands
+	tmaSeq int
+	fault  *Fault
+	ndone  int // warps that have exited
 }
 
 type barrier struct {

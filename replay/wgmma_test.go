@@ -290,7 +290,8 @@ func TestWgmma(t *testing.T) {
 }
 
 // TestWgmmaRefusals: an incomplete warpgroup and a non-uniform descriptor
-// fault, and so does a descriptor with a base offset.
+// fault, and so do a descriptor with a base offset and warps of one
+// warpgroup passing different descriptors.
 func TestWgmmaRefusals(t *testing.T) {
 	src := func(pre string, block int) (string, int) {
 		return ".version 8.5\n.target sm_90a\n.address_size 64\n.shared .align 1024 .b8 tile[4096];\n" +
@@ -306,6 +307,7 @@ func TestWgmmaRefusals(t *testing.T) {
 		{"", 64, "incomplete"},
 		{"\tcvt.u64.u32 %o, %tid;\n\tshl.b64 %o, %o, 4;\n\tadd.u64 %da, %da, %o;\n", 128, "warp-uniform"},
 		{"\tmov.u64 %da, 0x4002004000000000;\n", 128, "base offset"},
+		{"\tshr.u32 %tid, %tid, 5;\n\tcvt.u64.u32 %o, %tid;\n\tshl.b64 %o, %o, 4;\n\tadd.u64 %da, %da, %o;\n", 128, "the warpgroup must execute"},
 	} {
 		s, block := src(c.pre, c.block)
 		_, warns, err := runEntry(t, s, block, make([]byte, 64), 64, 0)
