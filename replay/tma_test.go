@@ -67,7 +67,7 @@ func tmaSpellings() []string {
 	return out
 }
 
-func runTma(t *testing.T, c tmaCase) ([]byte, int, error) {
+func runTma(t testing.TB, c tmaCase) ([]byte, int, error) {
 	t.Helper()
 	tm := c.tm
 	// the tensor in global memory
@@ -241,5 +241,16 @@ func TestTensorMapValidate(t *testing.T) {
 	}
 	if _, err := DecodeTensorMap(make([]byte, 128)); err == nil || !strings.Contains(err.Error(), "not a replay tensor map") {
 		t.Errorf("zero bytes: %v", err)
+	}
+}
+
+// BenchmarkTma: parse, lower and run a 64×16 2-byte TMA box load with the
+// 128-byte swizzle.
+func BenchmarkTma(b *testing.B) {
+	c := tmaCases()[1]
+	for i := 0; i < b.N; i++ {
+		if _, _, err := runTma(b, c); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -98,7 +98,7 @@ func wgSwzBits(swz int) uint64 {
 	return map[int]uint64{0: 0, 128: 1, 64: 2, 32: 3}[swz]
 }
 
-func runWgmma(t *testing.T, c wgCase) {
+func runWgmma(t testing.TB, c wgCase) {
 	t.Helper()
 	K, es := c.k(), c.es()
 	const aOff, bOff = 0, 16384 // 1024-aligned tiles
@@ -314,5 +314,13 @@ func TestWgmmaRefusals(t *testing.T) {
 		if msg := fmt.Sprint(err, warns); err == nil || !strings.Contains(msg, c.want) {
 			t.Errorf("got %s, want a fault containing %q", msg, c.want)
 		}
+	}
+}
+
+// BenchmarkWgmma: parse, lower and run one warpgroup kernel with an
+// m64n64k16 f16 wgmma (128-byte swizzle) and its 64 KiB shared-memory copy.
+func BenchmarkWgmma(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		runWgmma(b, wgCase{typ: "f16", n: 64, swz: 128, scaleD: 1})
 	}
 }
