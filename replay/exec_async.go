@@ -216,7 +216,7 @@ func (w *warp) asyncCheck(in *inst, l int, a uint64, n int) bool {
 	for _, p := range w.c.async {
 		if a < p.hi && p.lo < a+uint64(n) && p.tma > 0 {
 			w.faultf(in, l, FaultAsyncRace,
-				"shared bytes [%#x, %#x) are the destination of a cp.async.bulk.tensor (line %d, warp %d lane %d) whose mbarrier phase has not been observed complete: the data is undefined until then",
+				"shared bytes [%#x, %#x) are the destination of a cp.async.bulk copy (line %d, warp %d lane %d) whose mbarrier phase has not been observed complete: the data is undefined until then",
 				a, a+uint64(n), p.line, p.warp, p.lane)
 			return false
 		}

@@ -227,25 +227,33 @@ func execTma(w *warp, in *inst, m uint32) {
 		for d := 0; d < tm.Rank; d++ {
 			total *= uint64(tm.Box[d])
 		}
-		mb := mbr[l] & 0xffffffff
-		if mb%8 != 0 || mb+8 > uint64(len(w.c.shared)) {
-			w.faultf(in, l, FaultInvalid, "cp.async.bulk.tensor: mbarrier address %#x is not an 8-byte aligned shared address", mb)
+		if !w.pendTma(in, l, d0, total, mbr[l]&0xffffffff, writes) {
 			return
 		}
-		if !w.asyncCheck(in, l, d0, int(total)) {
-			return
-		}
-		cta := w.c
-		cta.tmaSeq++
-		cta.tma = append(cta.tma, pendingTma{id: cta.tmaSeq, mbar: mb, bytes: total, writes: writes, lo: d0, hi: d0 + total})
-		if cta.asyncCnt == nil {
-			cta.asyncCnt = make([]int32, len(cta.shared)/16+1)
-		}
-		for ch := d0 / 16; ch <= (d0+total-1)/16; ch++ {
-			cta.asyncCnt[ch]++
-		}
-		cta.async = append(cta.async, asyncCopy{warp: w.id, lane: l, lo: d0, hi: d0 + total, pc: in.m.PC, line: in.m.Line, tma: cta.tmaSeq})
 	}
+}
+
+// pendTma registers a copy of total bytes to shared [d0, d0+total) whose
+// writes wait for a wait on the mbarrier at mb.
+func (w *warp) pendTma(in *inst, l int, d0, total, mb uint64, writes []tmaWrite) bool {
+	if mb%8 != 0 || mb+8 > uint64(len(w.c.shared)) {
+		w.faultf(in, l, FaultInvalid, "%s: mbarrier address %#x is not an 8-byte aligned shared address", opName(in), mb)
+		return false
+	}
+	if !w.asyncCheck(in, l, d0, int(total)) {
+		return false
+	}
+	cta := w.c
+	cta.tmaSeq++
+	cta.tma = append(cta.tma, pendingTma{id: cta.tmaSeq, mbar: mb, bytes: total, writes: writes, lo: d0, hi: d0 + total})
+	if cta.asyncCnt == nil {
+		cta.asyncCnt = make([]int32, len(cta.shared)/16+1)
+	}
+	for ch := d0 / 16; ch <= (d0+total-1)/16; ch++ {
+		cta.asyncCnt[ch]++
+	}
+	cta.async = append(cta.async, asyncCopy{warp: w.id, lane: l, lo: d0, hi: d0 + total, pc: in.m.PC, line: in.m.Line, tma: cta.tmaSeq})
+	return true
 }
 
 // pendingTma is a TMA copy whose data has been read but not yet written:
@@ -394,4 +402,85 @@ func (w *warp) mbCompleteTx(in *inst, l int, a uint64, n uint64) bool {
 		pending, phase = expected, phase^mbPhase
 	}
 	return w.store(in, spShared, l, a, 8, mbPack(pending, expected, tx, phase))
+}
+
+// cp.async.bulk.shared::{cluster,cta}.global.mbarrier::complete_tx::bytes
+// [dst], [src], size, [mbar]: a bulk copy of size bytes (a multiple of 16;
+// both addresses 16-byte aligned) from global to shared memory, completed
+// like a TMA load (read at issue, written when a wait on mbar would
+// otherwise fail, destination pending until then).
+func (l *lowerer) lowerBulk(p *ptx.Instruction, in *inst, f ptx.Facts) error {
+	op, a, name := p.Op, p.Args, f.Name
+	var toShared, fromGlobal, mbar bool
+	for _, m := range opMods(op, name) {
+		switch m {
+		case ".shared::cluster", ".shared::cta":
+			toShared = !fromGlobal
+		case ".global":
+			fromGlobal = true
+		case ".mbarrier::complete_tx::bytes":
+			mbar = true
+		default:
+			return refuse(name, "modifier %s is not implemented (only the global→shared copy with an mbarrier)", m)
+		}
+	}
+	if !toShared || !fromGlobal || !mbar || len(a) != 4 {
+		return refuse(name, "only cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [mbar] is implemented")
+	}
+	dst, doff, _, err := l.addr(a[0])
+	if err != nil {
+		return err
+	}
+	src, soff, _, err := l.addr(a[1])
+	if err != nil {
+		return err
+	}
+	mb, moff, _, err := l.addr(a[3])
+	if err != nil {
+		return err
+	}
+	if doff != 0 || moff != 0 {
+		return refuse(name, "shared address offsets are not implemented")
+	}
+	in.s[0], in.s[1], in.s[2], in.ns = dst, src, mb, 3
+	if err := l.setS(in, ptx.U32, a[2]); err != nil {
+		return err
+	}
+	in.off = soff
+	in.space = spGlobal
+	in.m.Mem = model.MemLoad
+	in.m.Space = model.SpaceGlobal
+	in.m.Size = 16
+	in.exec = execBulk
+	return nil
+}
+
+func execBulk(w *warp, in *inst, m uint32) {
+	dst, src, mbr, sz := w.r(in.s[0]), w.r(in.s[1]), w.r(in.s[2]), w.r(in.s[3])
+	w.eff.Addr = w.addrs[:]
+	w.eff.Space = model.SpaceGlobal
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		d, s, n := dst[l]&0xffffffff, src[l]+uint64(in.off), uint64(uint32(sz[l]))
+		w.addrs[l] = s
+		if n == 0 || n%16 != 0 || d%16 != 0 || s%16 != 0 {
+			w.faultf(in, l, FaultMisaligned, "cp.async.bulk: size %d, destination %#x and source %#x must be multiples of 16", n, d, s)
+			return
+		}
+		if d+n > uint64(len(w.c.shared)) {
+			w.faultf(in, l, FaultOutOfBounds, "cp.async.bulk: shared destination [%#x, %#x) is outside the CTA's %d bytes", d, d+n, len(w.c.shared))
+			return
+		}
+		writes := make([]tmaWrite, 0, n/8)
+		for i := uint64(0); i < n; i += 8 {
+			v, ok := w.load(in, spGlobal, l, s+i, 8)
+			if !ok {
+				return
+			}
+			writes = append(writes, tmaWrite{addr: d + i, size: 8, v: v})
+		}
+		if !w.pendTma(in, l, d, n, mbr[l]&0xffffffff, writes) {
+			return
+		}
+	}
 }

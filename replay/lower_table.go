@@ -156,6 +156,7 @@ func opTable() map[string]opSpec {
 		"wmma.load":            m((*lowerer).lowerWmma, ".a .b .c .sync .aligned .row .col .m16n16k16 .m8n8k4 .global .shared .shared::cta .f16 .f32 .f64"),
 		"wmma.store":           m((*lowerer).lowerWmma, ".d .sync .aligned .row .col .m16n16k16 .m8n8k4 .global .shared .shared::cta .f16 .f32 .f64"),
 		"wmma.mma":             m((*lowerer).lowerWmma, ".sync .aligned .row .col .m16n16k16 .m8n8k4 .f16 .f32 .f64 .rn"),
+		"cp.async.bulk":        m((*lowerer).lowerBulk, ".shared::cluster .shared::cta .global .mbarrier::complete_tx::bytes"),
 		"cp.async.bulk.tensor": m((*lowerer).lowerTma, ".1d .2d .3d .4d .5d .shared::cluster .shared::cta .global .tile .mbarrier::complete_tx::bytes"),
 		"wgmma.mma_async":      m((*lowerer).lowerWgmma, wgmmaMods()),
 		"wgmma.fence":          m((*lowerer).lowerNop, ".sync .aligned"),

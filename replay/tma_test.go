@@ -60,7 +60,7 @@ func tmaCases() []tmaCase {
 }
 
 func tmaSpellings() []string {
-	var out []string
+	out := []string{bulkSpellings[0], bulkSpellings[1]}
 	for _, c := range tmaCases() {
 		out = append(out, c.spelling)
 	}
@@ -155,7 +155,7 @@ func TestTma(t *testing.T) {
 			got, total, err := runTma(t, c)
 			if c.race {
 				var f *Fault
-				if !errors.As(err, &f) || f.Kind != FaultAsyncRace || !strings.Contains(err.Error(), "cp.async.bulk.tensor") {
+				if !errors.As(err, &f) || f.Kind != FaultAsyncRace || !strings.Contains(err.Error(), "cp.async.bulk copy") {
 					t.Fatalf("err %v, want an async-race fault naming the TMA copy", err)
 				}
 				return
@@ -252,5 +252,47 @@ func BenchmarkTma(b *testing.B) {
 		if _, _, err := runTma(b, c); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+var bulkSpellings = []string{
+	"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+	"cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes",
+}
+
+// TestBulkCopy: cp.async.bulk copies size bytes from global to shared
+// memory, visible after the mbarrier wait; a size that is not a multiple
+// of 16 faults.
+func TestBulkCopy(t *testing.T) {
+	src := func(spelling string, size int) string {
+		return ".version 8.5\n.target sm_90a\n.address_size 64\n.shared .align 128 .b8 tile[256];\n.shared .align 8 .b64 bar;\n" +
+			".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n\t.reg .b32 %tid, %d, %mb, %v, %o;\n\t.reg .b64 %in, %out, %p;\n\t.reg .pred %lead, %ok;\n" +
+			"\tmov.u32 %tid, %tid.x;\n\tld.param.u64 %in, [pin];\n\tld.param.u64 %out, [pout];\n\tmov.u32 %d, tile;\n\tmov.u32 %mb, bar;\n\tsetp.eq.u32 %lead, %tid, 0;\n" +
+			"\t@%lead mbarrier.init.shared.b64 [%mb], 1;\n\tbar.sync 0;\n" +
+			fmt.Sprintf("\t@%%lead mbarrier.arrive.expect_tx.shared.b64 _, [%%mb], %d;\n\t@%%lead %s [%%d], [%%in+16], %d, [%%mb];\n", size, spelling, size) +
+			"$Lw:\n\tmbarrier.try_wait.parity.shared.b64 %ok, [%mb], 0;\n\t@!%ok bra $Lw;\n" +
+			"\tshl.b32 %o, %tid, 2;\n\tadd.u32 %d, %d, %o;\n\tld.shared.u32 %v, [%d];\n\tcvt.u64.u32 %p, %o;\n\tadd.u64 %p, %out, %p;\n\tst.global.u32 [%p], %v;\n\tret;\n}\n"
+	}
+	in := make([]byte, 256)
+	for i := range in {
+		in[i] = byte(i)
+	}
+	for _, sp := range bulkSpellings {
+		out, warns, err := runEntry(t, src(sp, 64), 32, in, 128, 0)
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("%s: %v %v", sp, err, warns)
+		}
+		for i := 0; i < 128; i++ {
+			want := byte(0) // shared memory starts zeroed; 64 bytes copied
+			if i < 64 {
+				want = byte(16 + i)
+			}
+			if out[i] != want {
+				t.Fatalf("%s: byte %d = %d, want %d", sp, i, out[i], want)
+			}
+		}
+	}
+	if _, _, err := runEntry(t, src(bulkSpellings[0], 24), 32, in, 128, 0); err == nil || !strings.Contains(err.Error(), "multiples of 16") {
+		t.Errorf("size 24: %v, want a fault", err)
 	}
 }
