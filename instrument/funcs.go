@@ -242,6 +242,10 @@ func (k *kernel) funcPrologue(c *code) {
 	c.comment("ptxtrace: trace context from the caller")
 	c.op("ld.param."+k.at(), a(0), ptx.Addr(ParamFuncA0, 0))
 	c.op("ld.param.u32", r(22), ptx.Addr(ParamFuncLim, 0))
+	// The caller's global segment, for records beyond the staged ones
+	// (the kernel's prologue keeps it at offset 16 of a staged slot; with
+	// global staging r22 is the capacity and it is never used).
+	c.op("ld."+k.at(), a(1), addrOff(a(0), 16))
 	c.op("ld.param.u32", r(9), ptx.Addr(ParamFuncDummy, 0))
 	c.op("setp.ne.u32", pr(0), r(9), imm(0))
 }

@@ -22,14 +22,17 @@ import (
 //	%__pt_a0        generic address of the warp's count word (shared slot or global segment)
 //	%__pt_a1        the warp's global segment (prologue and exit; a staged warp keeps it at offset 16 of its slot)
 //	%__pt_a2, a3    address scratch
+//	%__pt_a4        a grouped site's end record (groupedSite)
+//	%__pt_r23       the first record of a group of dummy-probed sites (groupedSite)
 //	%__pt_p0        dummy predicate (false at run time)
 //	%__pt_p1        this warp's records are staged in shared memory
 //	%__pt_p2        leader lane;  %__pt_p3: slot in bounds;  %__pt_p4: slot staged;  %__pt_p5: scratch
+//	%__pt_p6        a grouped site's end record in bounds
 const (
-	nR32  = 23
+	nR32  = 24
 	nR64  = 3
-	nAddr = 4
-	nPred = 6
+	nAddr = 5
+	nPred = 7
 )
 
 func r(i int) ptx.Operand       { return ptx.Reg("%__pt_r" + strconv.Itoa(i)) }
@@ -108,53 +111,67 @@ func (k *kernel) readTimer(c *code, n int) {
 	}
 }
 
-// splitTimer makes the low/high words of timestamp slot n.
-func (k *kernel) splitTimer(c *code, n int) {
-	lo, hi := r(3+2*n), r(4+2*n)
-	if k.m.opts.Timer == manifest.TimerClock {
-		c.op("mov.u32", hi, imm(0))
-		return
-	}
-	c.op("mov.b64", ptx.Vec(lo, hi), rd(n))
-}
-
 // record writes one or two records (ids with timestamp slots 1.. in
 // order): the leader lane reserves the slots with one atomic on the warp's
 // count and writes the records that fit; the count always goes up.
 func (k *kernel) record(c *code, ids []uint32, slots []int) {
-	capacity := int64(k.m.opts.Capacity)
-	for _, s := range slots {
-		k.splitTimer(c, s)
-	}
-	k.leader(c)
-	c.op("mov.u32", r(1), imm(-1))
-	c.op("atom.add.u32", r(1), addrOff(a(0), 0), imm(int64(len(ids))))
-	c.when(2, false)
-	if !k.staged {
-		k.madAddr(c, a(2), r(1), manifest.RecordBytes, a(0))
-	}
+	k.reserve(c, r(1), len(ids))
 	for i, id := range ids {
-		// Non-leader lanes have r1 = -1: never in bounds.
-		c.op("setp.lt.u32", pr(3), r(1), imm(capacity-int64(i)))
-		lo, hi := r(3+2*slots[i]), r(4+2*slots[i])
-		off := int64(manifest.SegmentHeaderBytes + i*manifest.RecordBytes)
-		if k.staged {
-			// Record j = r1+i goes to the shared slot when j < r22 (the
-			// staged records), else straight to its place in the global
-			// segment: the flush at exit copies the staged ones.
-			// The global segment's address is in the slot header (offset
-			// 16), read only for a record that spills.
-			c.op("add.u32", r(3), r(1), imm(int64(i)))
-			c.op("setp.lt.u32", pr(4), r(3), r(22))
-			c.op("mov.b"+k.at()[1:], a(2), a(0))
-			c.op("ld."+k.at(), a(2), addrOff(a(0), 16))
-			c.when(4, true)
-			k.madAddr(c, a(2), r(3), manifest.RecordBytes, a(2))
-			off = manifest.SegmentHeaderBytes
+		if off, ok := k.recordAddr(c, r(1), i, a(2), 3); ok {
+			k.storeAt(c, a(2), off, 3, id, slots[i])
 		}
-		c.op("st.v4.u32", addrOff(a(2), off), ptx.Vec(imm(int64(id)), imm(0), lo, hi))
-		c.when(3, false)
 	}
+}
+
+// reserve makes the warp's leader lane take n record slots with one atomic
+// on the warp's count (dst = the first; -1 in the other lanes).
+func (k *kernel) reserve(c *code, dst ptx.Operand, n int) {
+	k.leader(c)
+	c.op("mov.u32", dst, imm(-1))
+	c.op("atom.add.u32", dst, addrOff(a(0), 0), imm(int64(n)))
+	c.when(2, false)
+}
+
+// recordAddr sets predicate pred to "record base+j fits the capacity" and
+// addr to the base its store uses with the returned offset; ok is false
+// when record base+j can never fit (j >= capacity: nothing to store).
+func (k *kernel) recordAddr(c *code, base ptx.Operand, j int, addr ptx.Operand, pred int) (off int64, ok bool) {
+	capacity := int64(k.m.opts.Capacity)
+	if int64(j) >= capacity {
+		return 0, false
+	}
+	// Non-leader lanes have base = -1: never in bounds.
+	c.op("setp.lt.u32", pr(pred), base, imm(capacity-int64(j)))
+	if !k.staged {
+		k.madAddr(c, addr, base, manifest.RecordBytes, a(0))
+		return int64(manifest.SegmentHeaderBytes + j*manifest.RecordBytes), true
+	}
+	// Record base+j goes to the shared slot when base+j < r22 (the staged
+	// records), else straight to its place in the global segment (a1):
+	// the flush at exit copies the staged ones. No memory access: this
+	// arithmetic may run while the probed access is in flight.
+	idx := base
+	if j != 0 {
+		c.op("add.u32", r(3), base, imm(int64(j)))
+		idx = r(3)
+	}
+	c.op("setp.lt.u32", pr(4), idx, r(22))
+	c.op("selp.b"+k.at()[1:], addr, a(0), a(1), pr(4))
+	k.madAddr(c, addr, idx, manifest.RecordBytes, addr)
+	return manifest.SegmentHeaderBytes, true
+}
+
+// storeAt stores record (id, timestamp slot) at addr+off under pred.
+func (k *kernel) storeAt(c *code, addr ptx.Operand, off int64, pred int, id uint32, slot int) {
+	// A record is {id u32, 0 u32, timestamp u64} (docs/buffer.md): with a
+	// 64-bit timer, two little-endian u64 words, so the timestamp register
+	// is stored as it is.
+	if k.m.opts.Timer == manifest.TimerClock {
+		c.op("st.v4.u32", addrOff(addr, off), ptx.Vec(imm(int64(id)), imm(0), r(3+2*slot), imm(0)))
+	} else {
+		c.op("st.v2.u64", addrOff(addr, off), ptx.Vec(imm(int64(id)), rd(slot)))
+	}
+	c.when(pred, false)
 }
 
 // dummy emits the consumer of a load's destination registers: one store,
@@ -434,9 +451,15 @@ func (k *kernel) rewrite() {
 	}
 	type wrap struct{ pre, post code }
 	sites := map[*ptx.Instruction]wrap{}
+	groups := k.siteGroups()
 	for _, s := range k.sites {
 		var w wrap
 		k.readTimer(&w.pre, 1)
+		if g, ok := groups[s.in]; ok {
+			k.groupedSite(&w.pre, &w.post, s, g)
+			sites[s.in] = w
+			continue
+		}
 		switch s.mode {
 		case manifest.ModeFence:
 			w.post.op(m.fence)
@@ -522,4 +545,124 @@ func isDeclOrComment(s ptx.Stmt) bool {
 		return true
 	}
 	return false
+}
+
+// groupPos is a dummy-probed site's place in its group: the sites of one
+// straight-line stretch of code, which the same lanes execute together.
+type groupPos struct {
+	index, size int
+}
+
+// siteGroups groups the dummy-probed sites (a consumer, no fence) that
+// follow each other with no label, branch, call, return, exit, barrier,
+// warp-synchronous instruction or other probe between them: the lanes that run the first
+// run them all, together, so one atomic reserves the records of the whole
+// group (2 per site) in the first site's probe.
+func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
+	fast := map[*ptx.Instruction]bool{}
+	other := map[*ptx.Instruction]bool{} // instructions with other probes' records
+	out := map[*ptx.Instruction]groupPos{}
+	for _, u := range k.regions {
+		other[u.beginAt], other[u.endAt] = true, true
+	}
+	for _, s := range k.sites {
+		switch {
+		case s.mode != manifest.ModeDummy || len(s.elems) == 0:
+			other[s.in] = true
+		case s.space == "shared":
+			// A shared load completes in about the time the probe's own
+			// atomic and record stores hold the shared-memory pipeline:
+			// it keeps all of them after its end read.
+			other[s.in] = true
+		default:
+			fast[s.in] = true
+		}
+	}
+	var cur []*ptx.Instruction
+	end := func() {
+		for i, in := range cur {
+			out[in] = groupPos{index: i, size: len(cur)}
+		}
+		cur = cur[:0]
+	}
+	var walk func(b *ptx.Block)
+	walk = func(b *ptx.Block) {
+		for _, st := range b.Stmts {
+			switch st := st.(type) {
+			case *ptx.Label:
+				end()
+			case *ptx.Block:
+				end()
+				walk(st)
+				end()
+			case *ptx.Instruction:
+				if other[st] {
+					// Another probe's records in between would take later
+					// slots: records stay in the warp's program order.
+					end()
+				}
+				if fast[st] {
+					cur = append(cur, st)
+				}
+				if breaksGroup(st) || other[st] {
+					end()
+				}
+			}
+		}
+	}
+	walk(k.fn.Body)
+	end()
+	return out
+}
+
+// breaksGroup: after this instruction the lanes that execute the next one
+// may differ (control flow, a thread that stops) or regroup (barriers,
+// warp-synchronous collectives, which reconverge diverged lanes on sm_70+).
+func breaksGroup(in *ptx.Instruction) bool {
+	if in.Op == nil {
+		return true
+	}
+	fx := ptx.FactsOf(in)
+	return !fx.Known || fx.Branch || fx.Call || fx.Return || fx.Exit || fx.EndsBlock ||
+		fx.Barrier || fx.Sync || fx.Wait || in.Op.Name == "activemask"
+}
+
+// groupedSite emits the probe of a grouped dummy site: the first site of a
+// group reserves the group's records (2 per site) before its begin read,
+// into r23, and addresses its own records after the end read; a later
+// site addresses its records before its begin read (r23 is ready by then:
+// the first site's stores waited for it). So the timed interval holds only
+// the begin read, the access, the consumer and the end read, and the
+// atomic the first site issues before its begin read is the only
+// instruction of the probe in flight during it (nothing in the interval
+// waits for it); after completion a later site has only its end read and
+// two stores to execute before the program goes on.
+func (k *kernel) groupedSite(pre, post *code, s *site, g groupPos) {
+	var head code
+	var offs [2]int64
+	var ok [2]bool
+	addrs := [2]ptx.Operand{a(2), a(4)}
+	preds := [2]int{3, 6}
+	address := func(c *code) {
+		for i := range offs {
+			offs[i], ok[i] = k.recordAddr(c, r(23), 2*g.index+i, addrs[i], preds[i])
+		}
+	}
+	if g.index == 0 {
+		k.reserve(&head, r(23), 2*g.size)
+	} else {
+		address(&head)
+	}
+	*pre = append(head, *pre...)
+	k.dummy(post, s.elems)
+	k.readTimer(post, 2)
+	if g.index == 0 {
+		address(post)
+	}
+	ids := [2]uint32{s.beginID, s.endID}
+	for i := range offs {
+		if ok[i] {
+			k.storeAt(post, addrs[i], offs[i], preds[i], ids[i], 1+i)
+		}
+	}
 }

@@ -51,16 +51,25 @@ type Prepared struct {
 type PrepareOptions struct {
 	BaseDir  string             // relative file names in the spec are resolved here
 	Manifest *manifest.Manifest // instrumented kernel: allocate and pass the trace buffer
-	NumSMs   int
-	Registry Registry // generators named by the spec's inputs
-	// GPU sizes the shared staging of instrumented kernels
-	// (instrument.PlanStaging); nil: global staging.
+	Registry Registry           // generators named by the spec's inputs
+	// GPU is the model the launch runs on: it sizes the shared staging of
+	// instrumented kernels (instrument.PlanStaging) and gives the SM
+	// count (%nsmid). nil: no GPU (functional replay), global staging.
 	GPU *model.Spec
+	// NumSMs is the SM count when GPU is nil (0: replay's default); with
+	// a GPU it must be 0 or GPU.NumSMs.
+	NumSMs int
 }
 
 // Prepare sets up the spec's device and, for the single-launch form,
 // lowers its kernel from prog and packs the launch.
 func (s *Spec) Prepare(prog *replay.Program, o PrepareOptions) (*Prepared, error) {
+	if o.GPU != nil {
+		if o.NumSMs != 0 && o.NumSMs != o.GPU.NumSMs {
+			return nil, fmt.Errorf("launch: %d SMs asked for a GPU (%s) with %d", o.NumSMs, o.GPU.Name, o.GPU.NumSMs)
+		}
+		o.NumSMs = o.GPU.NumSMs
+	}
 	dev := replay.NewDeviceFor(prog)
 	p := &Prepared{Spec: s, Dev: dev, scalars: map[string]float64{}, byName: map[string]*Buffer{},
 		vars: map[string]value{}, inputs: map[string]GenOutput{}, prog: prog, opts: o,

@@ -284,7 +284,7 @@ func prepare(c Case, name string, src []byte, man *manifest.Manifest, ms *model.
 	if err != nil {
 		return nil, err
 	}
-	return c.Spec.Prepare(prog, launch.PrepareOptions{BaseDir: c.BaseDir, Manifest: man, NumSMs: ms.NumSMs, Registry: c.Registry})
+	return c.Spec.Prepare(prog, launch.PrepareOptions{BaseDir: c.BaseDir, Manifest: man, GPU: ms, Registry: c.Registry})
 }
 
 // tooBig says why a single-launch kernel cannot run on ms ("" if it can;

@@ -9,6 +9,7 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
+	"github.com/ptxtrace/ptxtrace/exporters/crosscheck"
 	"github.com/ptxtrace/ptxtrace/exporters/otlp/otlptest"
 	"github.com/ptxtrace/ptxtrace/exporters/perfetto"
 	"github.com/ptxtrace/ptxtrace/trace"
@@ -221,4 +222,44 @@ func TestLaunchDuration(t *testing.T) {
 			t.Errorf("%+v: %v, want %v", c.m, got, c.want)
 		}
 	}
+}
+
+// TestCrossFormatRuns runs the cross-format check (every format read back
+// by its reader gives the CSV's region counts and cycle sums; CSV empty
+// cells are Parquet NULLs) on a demo model run and on each launch of a
+// two-launch run.
+func TestCrossFormatRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the model")
+	}
+	check := func(t *testing.T, bundle string) {
+		tr := regionsOf(t, bundle)
+		want := crosscheck.Of(tr)
+		if want.MemN == 0 {
+			t.Fatalf("%s: no load regions", bundle)
+		}
+		got := crosscheck.Formats(t, tr)
+		if len(got) < 6 {
+			t.Errorf("%d formats checked", len(got))
+		}
+		for f, x := range got {
+			if x != want {
+				t.Errorf("%s %s: %+v, want %+v", bundle, f, x, want)
+			}
+		}
+		crosscheck.NullParity(t, tr)
+	}
+	t.Run("demo", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "out")
+		if r := runCLI(t, "", "demo", "--image", "16", "--volume", "16", "-o", dir); r.code != 0 {
+			t.Fatalf("demo: exit %d: %s", r.code, r.stderr)
+		}
+		check(t, filepath.Join(dir, "auto-1x128.bundle"))
+	})
+	t.Run("multi-launch", func(t *testing.T) {
+		out := multiLaunchRun(t)
+		for _, b := range []string{"run.000.bundle", "run.001.bundle"} {
+			check(t, filepath.Join(out, b))
+		}
+	})
 }

@@ -40,8 +40,9 @@ func newInstrumentCommand() *cli.Command {
 			"when a dummy probe is used, a .u32 parameter __pt_dummy the host sets to 0.\n\n" +
 			"Modes: naive (timer reads only), fence (a CTA fence before the end read),\n" +
 			"dummy (a consumer of the loaded value under an always-false predicate before\n" +
-			"the end read), auto (fence for global/shared/local/generic, dummy for\n" +
-			"read-only const/param/tex/ld.global.nc/ldu loads).\n\n" +
+			"the end read), auto (dummy for every load whose value can be read, whatever\n" +
+			"its space; fence only where nothing can consume the value: 128-bit or\n" +
+			"undeclared destinations, and --region regions).\n\n" +
 			"Flags may stand before or after FILE. Both outputs are written atomically. Registers per\n" +
 			"thread for the occupancy check come from ptxas -v when ptxas is installed,\n" +
 			"else from --regs.",

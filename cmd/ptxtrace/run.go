@@ -139,8 +139,7 @@ func runRun(ctx context.Context, o runOptions) error {
 	reg := launch.SampleRegistry()
 	popt := launch.PrepareOptions{BaseDir: baseDir, Manifest: in.man, Registry: reg}
 	if in.ms != nil {
-		popt.NumSMs = in.ms.NumSMs
-		popt.GPU = in.ms // size shared staging for this GPU
+		popt.GPU = in.ms // SM count and shared staging for this GPU
 	}
 	prep, err := in.spec.Prepare(in.prog, popt)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/analysis"
 	"github.com/ptxtrace/ptxtrace/trace"
+	"github.com/ptxtrace/ptxtrace/viewers/runreport"
 	"github.com/ptxtrace/ptxtrace/viewers/web"
 	"github.com/urfave/cli/v2"
 )
@@ -167,12 +168,12 @@ func loadViewRun(ctx context.Context, name, path string) (web.Run, error) {
 	if err != nil {
 		return web.Run{}, err
 	}
-	rc, _ := regionSection(rep)
+	rc, _ := runreport.RegionSection(rep)
 	var charts []web.Chart
 	for _, ch := range []struct {
 		title string
 		c     interface{ Render(io.Writer) error }
-	}{{"Region durations", rc}, {"Memory vs other time per warp", warpChart(rep)}} {
+	}{{"Region durations", rc}, {"Memory vs other time per warp", runreport.WarpChart(rep)}} {
 		var buf bytes.Buffer
 		if err := ch.c.Render(&buf); err != nil {
 			return web.Run{}, fmt.Errorf("view: %s: %s: %w", name, ch.title, err)

@@ -43,7 +43,7 @@ func run(ctx context.Context, in Input, cfg Config) (*Result, map[string][]byte,
 		return nil, nil, err
 	}
 	reg := launch.SampleRegistry()
-	prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: reg, NumSMs: in.Model.NumSMs})
+	prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: reg, GPU: &in.Model})
 	if err != nil {
 		return nil, nil, err
 	}

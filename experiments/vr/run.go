@@ -124,7 +124,7 @@ func prepare(o RunOptions) (*launch.Prepared, launch.Registry, error) {
 		return nil, launch.Registry{}, err
 	}
 	reg := launch.SampleRegistry()
-	prep, err := spec.Prepare(prog, launch.PrepareOptions{Manifest: o.Code.Manifest, Registry: reg, NumSMs: o.Model.NumSMs})
+	prep, err := spec.Prepare(prog, launch.PrepareOptions{Manifest: o.Code.Manifest, Registry: reg, GPU: o.Model})
 	if err != nil {
 		return nil, launch.Registry{}, err
 	}

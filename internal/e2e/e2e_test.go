@@ -127,7 +127,7 @@ type runOut struct {
 
 func runSpec(t testing.TB, prog *replay.Program, spec *launch.Spec, dir string, man *manifest.Manifest, ms *model.Spec) runOut {
 	t.Helper()
-	prep, err := spec.Prepare(prog, launch.PrepareOptions{BaseDir: dir, Manifest: man, NumSMs: ms.NumSMs, Registry: launch.SampleRegistry(), GPU: ms})
+	prep, err := spec.Prepare(prog, launch.PrepareOptions{BaseDir: dir, Manifest: man, Registry: launch.SampleRegistry(), GPU: ms})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func instrumentOpts(t testing.TB, name string, src []byte, o instrument.Options)
 
 func prepare(t testing.TB, prog *replay.Program, spec *launch.Spec, dir string, man *manifest.Manifest, ms *model.Spec) *launch.Prepared {
 	t.Helper()
-	prep, err := spec.Prepare(prog, launch.PrepareOptions{BaseDir: dir, Manifest: man, NumSMs: ms.NumSMs, Registry: launch.SampleRegistry(), GPU: ms})
+	prep, err := spec.Prepare(prog, launch.PrepareOptions{BaseDir: dir, Manifest: man, Registry: launch.SampleRegistry(), GPU: ms})
 	if err != nil {
 		t.Fatal(err)
 	}
