@@ -321,6 +321,15 @@ func (p *Prepared) newKernel(ls *LaunchStep, grid, block [3]int, dynShared int) 
 				addr += uint64(v.int() * int64(es))
 			}
 			putLE(dst, min(pi.Size, 8), addr)
+		case ps.TensorMap != nil:
+			enc, err := p.tensorMap(ps.TensorMap)
+			if err != nil {
+				return nil, nil, fmt.Errorf("params[%d] (%s): %v", si-1, name, err)
+			}
+			if pi.Size != len(enc) {
+				return nil, nil, fmt.Errorf("params[%d] (%s): a tensor map is %d bytes, the parameter %d", si-1, name, len(enc), pi.Size)
+			}
+			copy(dst, enc[:])
 		case ps.Texture != "":
 			ti, ok := texByName[ps.Texture]
 			if !ok {
@@ -495,3 +504,43 @@ func (p *Prepared) Warnings() []string {
 
 // Buffer returns a buffer by name.
 func (p *Prepared) Buffer(name string) *Buffer { return p.byName[name] }
+
+// tensorMap builds and encodes the tensor map of a tensor_map parameter.
+func (p *Prepared) tensorMap(ts *TensorMapSpec) ([128]byte, error) {
+	b := p.byName[ts.Ref]
+	if b == nil {
+		return [128]byte{}, fmt.Errorf("tensor_map: no buffer %q", ts.Ref)
+	}
+	es, _ := elemSize(b.Type)
+	tm := replay.TensorMap{Base: b.Alloc.Base, Rank: len(ts.Dims), ElemSize: es, Swizzle: ts.Swizzle}
+	st := uint64(es)
+	for d := range ts.Dims {
+		if ts.Dims[d] <= 0 || ts.Box[d] <= 0 {
+			return [128]byte{}, fmt.Errorf("tensor_map: dimension %d: size %d, box %d", d, ts.Dims[d], ts.Box[d])
+		}
+		tm.Dims[d], tm.Box[d] = uint64(ts.Dims[d]), uint32(ts.Box[d])
+		if d > 0 {
+			tm.Strides[d] = st
+			if len(ts.Strides) > 0 {
+				tm.Strides[d] = uint64(ts.Strides[d-1])
+			}
+			st = tm.Strides[d]
+		}
+		st *= uint64(ts.Dims[d])
+		if d == 0 {
+			st = (st + 15) / 16 * 16
+		}
+	}
+	if err := tm.Validate(); err != nil {
+		return [128]byte{}, fmt.Errorf("tensor_map: %v", err)
+	}
+	// the whole tensor must lie inside the buffer
+	last := uint64(es) * (tm.Dims[0] - 1)
+	for d := 1; d < tm.Rank; d++ {
+		last += tm.Strides[d] * (tm.Dims[d] - 1)
+	}
+	if last+uint64(es) > uint64(len(b.Alloc.Data)) {
+		return [128]byte{}, fmt.Errorf("tensor_map: the tensor spans %d bytes, buffer %q has %d", last+uint64(es), ts.Ref, len(b.Alloc.Data))
+	}
+	return tm.Encode(), nil
+}

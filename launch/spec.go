@@ -71,6 +71,19 @@ type ParamSpec struct {
 	Texture string      `yaml:"texture,omitempty"` // a texture object: the name of a textures entry
 	Ref     string      `yaml:"ref,omitempty"`     // a named buffer (buffers:, or a buffer param of the single-launch form)
 	Offset  Expr        `yaml:"offset,omitempty"`  // with ref: element offset added to the address
+	// TensorMap passes a by-value CUtensorMap (a 128-byte parameter) in
+	// replay's encoding (replay.TensorMap), built over a named buffer.
+	TensorMap *TensorMapSpec `yaml:"tensor_map,omitempty"`
+}
+
+// TensorMapSpec describes a tiled tensor over a buffer for TMA
+// (cp.async.bulk.tensor): the element size is the buffer's element size.
+type TensorMapSpec struct {
+	Ref     string `yaml:"ref"`               // the buffer
+	Dims    []int  `yaml:"dims"`              // elements per dimension, innermost first (1..5)
+	Strides []int  `yaml:"strides,omitempty"` // byte strides of dimensions 1.. (default: packed rows, 16-byte aligned)
+	Box     []int  `yaml:"box"`               // box elements per dimension
+	Swizzle int    `yaml:"swizzle,omitempty"` // 0, 32, 64 or 128 bytes
 }
 
 // BufferSpec is a device buffer passed as a pointer.
@@ -282,8 +295,15 @@ func validateParams(ps []ParamSpec, where string, single bool) error {
 		if p.Ref != "" {
 			n++
 		}
+		if p.TensorMap != nil {
+			n++
+			if tm := p.TensorMap; tm.Ref == "" || len(tm.Dims) == 0 || len(tm.Dims) != len(tm.Box) || len(tm.Dims) > 5 ||
+				(len(tm.Strides) != 0 && len(tm.Strides) != len(tm.Dims)-1) {
+				return fmt.Errorf("%s[%d]: tensor_map needs ref, dims and box of the same rank (1..5), and rank-1 strides if any", where, i)
+			}
+		}
 		if n != 1 {
-			return fmt.Errorf("%s[%d]: exactly one of value, buffer, texture, ref", where, i)
+			return fmt.Errorf("%s[%d]: exactly one of value, buffer, texture, ref, tensor_map", where, i)
 		}
 		if p.Offset != "" && p.Ref == "" {
 			return fmt.Errorf("%s[%d]: offset needs ref", where, i)

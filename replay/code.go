@@ -212,28 +212,30 @@ type inst struct {
 	s     [6]int32
 	sneg  uint8 // bit i: source i is a negated predicate (!p)
 
-	typ     ptx.Type // operation type (destination type of cvt)
-	typ2    ptx.Type // source type of cvt, second type of other ops
-	bits    uint8    // operation width in bits
-	mask    uint64   // width mask
-	signed  bool
-	sub     uint8 // sub-operation (comparison, atomic op, shuffle mode, ...)
-	sub2    uint8 // second sub-operation (bool op of setp, ...)
-	rnd     uint8 // rounding mode (fpx.Round values), rndNone when absent
-	flags   uint32
-	vec     uint8 // vector width of a memory access
-	esize   uint8 // bytes per element of a memory access
-	space   space
-	off     int64 // constant address offset
-	target  int32 // branch target PC
-	rpc     int32 // reconvergence PC of a branch (-1: none)
-	tex     int32 // texture/surface reference index, or -1 for a handle register
-	callee  *fnCode
-	args    []slot  // call arguments in the caller's frame
-	rets    []slot  // call return values in the caller's frame
-	targets []int32 // brx.idx targets
-	text    string
-	why     string // refusal reason of an unsupported instruction
+	typ       ptx.Type // operation type (destination type of cvt)
+	typ2      ptx.Type // source type of cvt, second type of other ops
+	bits      uint8    // operation width in bits
+	mask      uint64   // width mask
+	signed    bool
+	sub       uint8 // sub-operation (comparison, atomic op, shuffle mode, ...)
+	sub2      uint8 // second sub-operation (bool op of setp, ...)
+	rnd       uint8 // rounding mode (fpx.Round values), rndNone when absent
+	flags     uint32
+	vec       uint8 // vector width of a memory access
+	esize     uint8 // bytes per element of a memory access
+	space     space
+	off       int64 // constant address offset
+	target    int32 // branch target PC
+	rpc       int32 // reconvergence PC of a branch (-1: none)
+	tex       int32 // texture/surface reference index, or -1 for a handle register
+	callee    *fnCode
+	callees   []*fnCode // indirect call: the callee of each function address (nil: not callable)
+	calleeErr []string  // indirect call: why callees[i] is nil
+	args      []slot    // call arguments in the caller's frame
+	rets      []slot    // call return values in the caller's frame
+	targets   []int32   // brx.idx targets
+	text      string
+	why       string // refusal reason of an unsupported instruction
 }
 
 type execFn func(w *warp, in *inst, m uint32)
@@ -260,6 +262,10 @@ const (
 	fVolatile
 	fSync
 	fAligned // .aligned barrier: every lane at the same instruction
+	fNegA    // wgmma imm-scale-a = -1
+	fNegB    // wgmma imm-scale-b = -1
+	fTransA  // wgmma imm-trans-a = 1 (A MN-major)
+	fTransB  // wgmma imm-trans-b = 1 (B MN-major)
 )
 
 const rndNone = 0xff

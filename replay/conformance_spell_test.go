@@ -313,6 +313,13 @@ func spellingCases() []ccase {
 			"32,32,32,32:32,32,32", 0, 0xfefefefe, 0xffffffff, 0).withWant(0xffffe040, 0xffffe040, 0xffffe040, 0xffffe040),
 		k("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.u8.s32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
 			"32,32,32,32:32,32,32", 0, 0xffffffff, 0xffffffff, 0x7fffff00).withWant(0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff),
+		// m16n8k8 tf32: A all 1.5 (0x3fc00000, low 13 bits zero), B all
+		// 2, C all 0.5: D = 8·1.5·2 + 0.5 = 24.5 (0x41c40000)
+		k("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			"32,32,32,32:32,32,32", 0, 0x3fc00000, 0x40000000, 0x3f000000).withWant(0x41c40000, 0x41c40000, 0x41c40000, 0x41c40000),
+		// an f32 pattern that is not tf32 (low bits set) is refused
+		{asm: "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {$d, $q, $r, $s}, {$a, $a, $a, $a}, {$b, $b}, {$c, $c, $c, $c}",
+			sig: "32,32,32,32:32,32,32", in: []uint64{0x3fc00001, 0x40000000, 0}, fault: "not a tf32 value"},
 		// m8n8k4 f64: 4 · 1.5·2 + 0.25 = 12.25
 		k("mma.sync.aligned.m8n8k4.row.col.rn.f64.f64.f64.f64 {$d, $q}, {$a}, {$b}, {$c, $c}",
 			"64,64:64,64,64", 0, 0x3ff8000000000000, 0x4000000000000000, 0x3fd0000000000000).withWant(0x4028800000000000, 0x4028800000000000),

@@ -91,8 +91,9 @@
 // An instruction whose semantics replay does not implement exactly is
 // refused at lowering: Code.Warnings gets "file:line:col: replay: OP is not
 // supported: why" and a warp that reaches it faults (FaultUnsupported) with
-// that reason; nothing runs as an approximation (wmma, mma, cp.async,
-// mbarrier, cluster barriers, cvt.pack, vector or 128-bit atomics, ...).
+// that reason; nothing runs as an approximation (other mma/wmma/wgmma
+// shapes, bulk copies, cluster barriers, cvt.pack, vector or 128-bit
+// atomics, ...).
 // ldmatrix and stmatrix are executed exactly for .m8n8 .b16 (.x1/.x2/.x4,
 // .trans, shared or generic addresses into shared memory), with the ISA's
 // fragment layout (exec_matrix.go).
@@ -127,6 +128,16 @@
 // its group, and every shared access overlapping a pending destination is
 // an async-race fault, so no read observes a value the ISA leaves
 // undefined.
+//
+// TMA tiled loads (exec_tma.go) read global memory at issue and complete
+// (write shared memory, complete_tx) when a wait on their mbarrier would
+// otherwise fail; their destinations are pending ranges like cp.async's.
+// wmma (exec_wmma.go) uses the mma.sync fragment tables (the ISA leaves the
+// wmma distribution unspecified); wgmma (exec_wgmma.go) reads its operands
+// through shared-memory matrix descriptors with the canonical swizzled
+// layouts, each warp computing its 16 rows of D at issue. Indirect calls
+// resolve function addresses (FuncAddrBase + 16·declaration index) per
+// lane and split the warp like brx.idx when lanes differ.
 //
 // mma.sync m16n8k16 (exec_mma.go) follows the ISA's fragment layouts; its
 // floating-point result uses a documented numerical model (exact products,

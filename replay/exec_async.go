@@ -48,6 +48,7 @@ type asyncCopy struct {
 	lo, hi     uint64 // shared-memory destination bytes [lo, hi)
 	pc         int
 	line       int
+	tma        int // > 0: the destination of pending TMA copy number tma (exec_tma.go)
 }
 
 // cp.async sub-operations (inst.sub2): the optional fourth operand.
@@ -186,6 +187,12 @@ func execCpAsync(w *warp, in *inst, m uint32) {
 			}
 		}
 		c := w.c
+		if c.asyncCnt == nil {
+			c.asyncCnt = make([]int32, len(c.shared)/16+1)
+		}
+		for ch := d / 16; ch <= (d+uint64(n)-1)/16; ch++ {
+			c.asyncCnt[ch]++
+		}
 		c.async = append(c.async, asyncCopy{warp: w.id, lane: l, group: w.agroup[l] + 1,
 			lo: d, hi: d + uint64(n), pc: in.m.PC, line: in.m.Line})
 	}
@@ -194,7 +201,25 @@ func execCpAsync(w *warp, in *inst, m uint32) {
 // asyncCheck faults when shared bytes [a, a+n) overlap the destination of
 // a cp.async whose wait has not been executed yet.
 func (w *warp) asyncCheck(in *inst, l int, a uint64, n int) bool {
+	if cnt := w.c.asyncCnt; cnt != nil {
+		pending := false
+		for ch := a / 16; ch <= (a+uint64(n)-1)/16 && ch < uint64(len(cnt)); ch++ {
+			if cnt[ch] != 0 {
+				pending = true
+				break
+			}
+		}
+		if !pending {
+			return true
+		}
+	}
 	for _, p := range w.c.async {
+		if a < p.hi && p.lo < a+uint64(n) && p.tma > 0 {
+			w.faultf(in, l, FaultAsyncRace,
+				"shared bytes [%#x, %#x) are the destination of a cp.async.bulk copy (line %d, warp %d lane %d) whose mbarrier phase has not been observed complete: the data is undefined until then",
+				a, a+uint64(n), p.line, p.warp, p.lane)
+			return false
+		}
 		if a < p.hi && p.lo < a+uint64(n) {
 			w.faultf(in, l, FaultAsyncRace,
 				"shared bytes [%#x, %#x) are the destination of a cp.async (line %d, warp %d lane %d) whose cp.async.wait_group has not been executed: the data is undefined until then",
@@ -257,7 +282,10 @@ func execCpAsyncGroup(w *warp, in *inst, m uint32) {
 		c := w.c
 		out := c.async[:0]
 		for _, p := range c.async {
-			if p.warp == w.id && p.lane == l && p.group <= done {
+			if p.tma == 0 && p.warp == w.id && p.lane == l && p.group <= done {
+				for ch := p.lo / 16; ch <= (p.hi-1)/16; ch++ {
+					c.asyncCnt[ch]--
+				}
 				continue
 			}
 			out = append(out, p)

@@ -80,6 +80,11 @@ func execCall(w *warp, in *inst, m uint32) {
 		return
 	}
 	f := in.callee
+	if in.callees != nil {
+		if f = w.indirectCallee(in, m); f == nil {
+			return
+		}
+	}
 	caller := &w.frames[len(w.frames)-1]
 	if f.builtin != builtinNone {
 		w.builtin(in, f, m, caller)
@@ -98,4 +103,49 @@ func execCall(w *warp, in *inst, m uint32) {
 		w.copySlot(callee.regs, f.params[i], caller.regs, a, caller.fp, callee.fp, m)
 	}
 	w.normalize()
+}
+
+// indirectCallee resolves a call through a register. When the calling
+// lanes name different functions, the warp splits as for brx.idx: one
+// entry per function re-executes the call (in lane order of the lowest
+// lane) and all reconverge after it; indirectCallee then returns nil.
+func (w *warp) indirectCallee(in *inst, m uint32) *fnCode {
+	addr := w.r(in.s[0])
+	fr := &w.frames[len(w.frames)-1]
+	top := &fr.stack[len(fr.stack)-1]
+	callPC, next := top.pc-1, top.pc
+	var groups []simtEntry
+	var gf []*fnCode
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := addr[l]
+		i := (a - FuncAddrBase) / 16
+		if a < FuncAddrBase || a%16 != 0 || i >= uint64(len(in.callees)) {
+			w.faultf(in, l, FaultInvalid, "indirect call to %#x, which is not a function address", a)
+			return nil
+		}
+		f := in.callees[i]
+		if f == nil {
+			w.faultf(in, l, FaultInvalid, "indirect call of %s: %s", w.k.l.Code.Prog.fnames[i], in.calleeErr[i])
+			return nil
+		}
+		found := false
+		for g := range gf {
+			if gf[g] == f {
+				groups[g].mask |= 1 << l
+				found = true
+			}
+		}
+		if !found {
+			gf = append(gf, f)
+			groups = append(groups, simtEntry{pc: callPC, rpc: next, mask: 1 << l})
+		}
+	}
+	if len(gf) == 1 {
+		return gf[0]
+	}
+	for i := len(groups) - 1; i >= 0; i-- {
+		fr.stack = append(fr.stack, groups[i])
+	}
+	return nil
 }

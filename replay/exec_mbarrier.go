@@ -252,6 +252,14 @@ func execMbarrier(w *warp, in *inst, m uint32) {
 			if in.sub2 == 1 {
 				want = (s1[l] & 1) << 63
 			}
+			if phase == want && w.completeTMA(in, l, a) {
+				// pending TMA copies signal this barrier: they
+				// complete now, as late as the wait allows
+				if v, ok = w.load(in, spShared, l, a, 8); !ok {
+					return
+				}
+				phase = v & mbPhase
+			}
 			w.regs[in.d[0]+int32(l)] = b2u(phase != want)
 			continue
 		case mbExpectTx, mbCompleteTx:

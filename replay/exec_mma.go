@@ -37,6 +37,12 @@ import (
 //	   b_i row 4q + i%4 + 16·(i/4), column g; C/D: 4 .s32 registers laid out
 //	   as the .f32 ones above). Exact: products and sums in int64, wrapped
 //	   to 32 bits, or clamped to the s32 range with .satfinite.
+//	m16n8k8 .tf32 → .f32 (A: 4 .b32 registers a0..a3, a_i row
+//	   g + 8·(i%2), column q + 4·(i/2); B: 2 registers, b_i row q + 4·i,
+//	   column g; C/D as .f32 above). Operands must be tf32 values (low 13
+//	   bits zero, as cvt.rna.tf32.f32 makes them), else replay faults (the
+//	   ISA does not say how other bit patterns are read). Numerical model
+//	   as f16: exact products, float64 sum in k order, one rounding.
 //	m8n8k4 .f64 (A: one .f64 register, row g, column q; B: one register,
 //	   row q, column g; C/D: 2 registers, row g, column 2q + i). Numerical
 //	   model: d = fma(a3, b3, fma(a2, b2, fma(a1, b1, fma(a0, b0, c)))) with
@@ -50,6 +56,7 @@ const (
 	mmaS8
 	mmaU8
 	mmaF64
+	mmaTF32
 )
 
 // mmaShape describes one shape: the matrix sizes, registers per operand,
@@ -69,6 +76,12 @@ var (
 	mmaM16N8K32 = mmaShape{m: 16, n: 8, k: 32, aRegs: 4, bRegs: 2, aPer: 4, bPer: 4,
 		aPos: func(l, i int) (int, int) { return l/4 + 8*((i/4)%2), 4*(l%4) + i%4 + 16*(i/8) },
 		bPos: func(l, i int) (int, int) { return 4*(l%4) + i%4 + 16*(i/4), l / 4 },
+		cPos: func(l, i int) (int, int) { return l/4 + 8*(i/2), 2*(l%4) + i%2 }}
+	// m16n8k8 .tf32 ("Matrix Fragments for mma.m16n8k8", .tf32): a_i
+	// row g + 8·(i%2), column q + 4·(i/2); b_i row q + 4·i, column g.
+	mmaM16N8K8 = mmaShape{m: 16, n: 8, k: 8, aRegs: 4, bRegs: 2, aPer: 1, bPer: 1,
+		aPos: func(l, i int) (int, int) { return l/4 + 8*(i%2), l%4 + 4*(i/2) },
+		bPos: func(l, i int) (int, int) { return l%4 + 4*i, l / 4 },
 		cPos: func(l, i int) (int, int) { return l/4 + 8*(i/2), 2*(l%4) + i%2 }}
 	mmaM8N8K4 = mmaShape{m: 8, n: 8, k: 4, aRegs: 1, bRegs: 1, aPer: 1, bPer: 1,
 		aPos: func(l, i int) (int, int) { return l / 4, l % 4 },
@@ -93,6 +106,8 @@ func (l *lowerer) lowerMma(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 			sh = &mmaM16N8K32
 		case ".m8n8k4":
 			sh = &mmaM8N8K4
+		case ".m16n8k8":
+			sh = &mmaM16N8K8
 		case ".row":
 			row = true
 		case ".col":
@@ -101,13 +116,13 @@ func (l *lowerer) lowerMma(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 			in.flags |= fSat
 		case ".rn":
 			rn = true
-		case ".f16", ".f32", ".bf16", ".s8", ".u8", ".s32", ".f64":
+		case ".f16", ".f32", ".bf16", ".s8", ".u8", ".s32", ".f64", ".tf32":
 		default:
-			return refuse(name, "modifier %s is not implemented (only .m16n8k16 f16/bf16, .m16n8k32 s8/u8 and .m8n8k4 f64, .row.col)", m)
+			return refuse(name, "modifier %s is not implemented (only .m16n8k16 f16/bf16, .m16n8k8 tf32, .m16n8k32 s8/u8 and .m8n8k4 f64, .row.col)", m)
 		}
 	}
 	if !sync || !aligned || sh == nil || !row || !col {
-		return refuse(name, "only mma.sync.aligned.{m16n8k16,m16n8k32,m8n8k4}.row.col is implemented")
+		return refuse(name, "only mma.sync.aligned.{m16n8k16,m16n8k8,m16n8k32,m8n8k4}.row.col is implemented")
 	}
 	ts := op.Types
 	if len(ts) != 4 {
@@ -120,6 +135,8 @@ func (l *lowerer) lowerMma(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 		in.sub = mmaF16
 	case sh == &mmaM16N8K16 && at == ptx.BF16 && bt == ptx.BF16 && dt == ptx.F32 && ct == ptx.F32:
 		in.sub = mmaBF16
+	case sh == &mmaM16N8K8 && at == ptx.TF32 && bt == ptx.TF32 && dt == ptx.F32 && ct == ptx.F32:
+		in.sub = mmaTF32
 	case sh == &mmaM16N8K32 && (at == ptx.S8 || at == ptx.U8) && (bt == ptx.S8 || bt == ptx.U8) && dt == ptx.S32 && ct == ptx.S32:
 		in.sub, exact = mmaS8, true
 		if at == ptx.U8 {
@@ -221,6 +238,8 @@ func execMma(w *warp, in *inst, m uint32, sh *mmaShape) {
 			return float64(fpx.F16ToF32(uint16(v >> (16 * i)))), 0
 		case mmaBF16:
 			return float64(fpx.BF16ToF32(uint16(v >> (16 * i)))), 0
+		case mmaTF32:
+			return float64(math.Float32frombits(uint32(v))), 0
 		case mmaS8, mmaU8:
 			b := uint8(v >> (8 * i))
 			if unsigned {
@@ -259,6 +278,20 @@ func execMma(w *warp, in *inst, m uint32, sh *mmaShape) {
 				C[r][c] = float64(math.Float32frombits(uint32(rd(cb+i, l))))
 			default:
 				C[r][c] = float64(fpx.F16ToF32(uint16(rd(cb+i/2, l) >> (16 * (i % 2)))))
+			}
+		}
+	}
+	if kind == mmaTF32 {
+		// a .tf32 operand is a .b32 register holding a tf32 value: an
+		// f32 bit pattern whose low 13 significand bits are zero (cvt.rna.tf32.f32
+		// produces them). The ISA does not define how other patterns are
+		// read; replay refuses them instead of guessing.
+		for l := 0; l < 32; l++ {
+			for i := 0; i < sh.aRegs+sh.bRegs; i++ {
+				if v := uint32(rd(i, l)); v&0x1fff != 0 && v&0x7f800000 != 0x7f800000 {
+					w.faultf(in, l, FaultUnsupported, "mma .tf32: operand register %d of lane %d holds %#08x, which is not a tf32 value (low 13 bits set); the ISA does not define how it is read", i, l, v)
+					return
+				}
 			}
 		}
 	}

@@ -212,6 +212,14 @@ type CTA struct {
 	winsts uint64 // warp-instructions executed
 	lastA  *Alloc
 	async  []asyncCopy // pending cp.async destinations (exec_async.go)
+	// pending cp.async destinations per 16-byte chunk of shared memory
+	// (a filter in front of the scan of async)
+	asyncCnt []int32
+	tma      []pendingTma // TMA copies not yet completed (exec_tma.go)
+	// wgmma operands of each warpgroup's n-th wgmma, for the check that
+	// the four warps agree (exec_wgmma.go)
+	wgOps  map[[2]int]wgOperands
+	tmaSeq int
 	fault  *Fault
 	ndone  int // warps that have exited
 }

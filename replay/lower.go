@@ -630,8 +630,8 @@ func (l *lowerer) src(op ptx.Operand, t ptx.Type) (int32, error) {
 		if i, ok := l.c.Prog.texIdx[op.Name]; ok {
 			return l.constReg(regInit{kind: initImm, v: uint64(i)}), nil
 		}
-		if _, ok := l.c.Prog.funcs[op.Name]; ok {
-			return l.constReg(regInit{kind: initImm, v: 0}), nil
+		if a, ok := l.c.Prog.funcAddr(op.Name); ok {
+			return l.constReg(regInit{kind: initImm, v: a}), nil
 		}
 		return -1, fmt.Errorf("unknown name %s", op.Name)
 	case ptx.OpImm:

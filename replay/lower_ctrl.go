@@ -89,16 +89,19 @@ func (l *lowerer) lowerCall(p *ptx.Instruction, in *inst) error {
 	}
 	fn, ok := l.c.Prog.funcs[name]
 	if !ok {
-		if _, isReg := l.regs[name]; isReg {
-			return fmt.Errorf("indirect calls are not supported")
+		if _, isReg := l.regs[name]; !isReg {
+			return fmt.Errorf("call of unknown function %s", name)
 		}
-		return fmt.Errorf("call of unknown function %s", name)
+		if err := l.lowerIndirect(p, in, name, len(rets), len(args)); err != nil {
+			return err
+		}
+	} else {
+		callee, err := l.c.lowerFunc(fn)
+		if err != nil {
+			return err
+		}
+		in.callee = callee
 	}
-	callee, err := l.c.lowerFunc(fn)
-	if err != nil {
-		return err
-	}
-	in.callee = callee
 	toSlot := func(o ptx.Operand) (slot, error) {
 		if o.Kind == ptx.OpReg {
 			if r, ok := l.regs[o.Name]; ok {
@@ -129,6 +132,41 @@ func (l *lowerer) lowerCall(p *ptx.Instruction, in *inst) error {
 		in.rets = append(in.rets, s)
 	}
 	in.exec = execCall
+	return nil
+}
+
+// lowerIndirect prepares a call through a register: every function of the
+// module with a body and as many parameters and return values as the call
+// passes is a possible callee (PTX requires the callee to match the call's
+// prototype); the others, and functions that cannot be lowered, fault when
+// called.
+func (l *lowerer) lowerIndirect(p *ptx.Instruction, in *inst, reg string, nrets, nargs int) error {
+	if err := l.setS(in, ptx.U64, ptx.Operand{Kind: ptx.OpReg, Name: reg}); err != nil {
+		return err
+	}
+	prog := l.c.Prog
+	in.callees = make([]*fnCode, len(prog.fnames))
+	in.calleeErr = make([]string, len(prog.fnames))
+	for i, name := range prog.fnames {
+		fn := prog.funcs[name]
+		switch {
+		case fn.Kind == ptx.Entry:
+			in.calleeErr[i] = "a kernel entry cannot be called"
+			continue
+		case fn.Body == nil:
+			in.calleeErr[i] = "an external function without a body"
+			continue
+		case len(fn.Params) != nargs || len(fn.Ret) != nrets:
+			in.calleeErr[i] = fmt.Sprintf("%d parameters and %d return values, the call passes %d and %d", len(fn.Params), len(fn.Ret), nargs, nrets)
+			continue
+		}
+		f, err := l.c.lowerFunc(fn)
+		if err != nil {
+			in.calleeErr[i] = err.Error()
+			continue
+		}
+		in.callees[i] = f
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -151,7 +152,16 @@ func opTable() map[string]opSpec {
 		"st":                   mem(stMods(), ".release .wb .wt"),
 		"atom":                 mem(mAtom),
 		"red":                  mem(redMods()),
-		"mma":                  m((*lowerer).lowerMma, ".sync .aligned .m16n8k16 .m16n8k32 .m8n8k4 .row .col .f16 .f32 .bf16 .s8 .u8 .s32 .f64 .satfinite .rn"),
+		"mma":                  m((*lowerer).lowerMma, ".sync .aligned .m16n8k16 .m16n8k8 .m16n8k32 .m8n8k4 .row .col .f16 .f32 .bf16 .tf32 .s8 .u8 .s32 .f64 .satfinite .rn"),
+		"wmma.load":            m((*lowerer).lowerWmma, ".a .b .c .sync .aligned .row .col .m16n16k16 .m8n8k4 .global .shared .shared::cta .f16 .f32 .f64"),
+		"wmma.store":           m((*lowerer).lowerWmma, ".d .sync .aligned .row .col .m16n16k16 .m8n8k4 .global .shared .shared::cta .f16 .f32 .f64"),
+		"wmma.mma":             m((*lowerer).lowerWmma, ".sync .aligned .row .col .m16n16k16 .m8n8k4 .f16 .f32 .f64 .rn"),
+		"cp.async.bulk":        m((*lowerer).lowerBulk, ".shared::cluster .shared::cta .global .mbarrier::complete_tx::bytes"),
+		"cp.async.bulk.tensor": m((*lowerer).lowerTma, ".1d .2d .3d .4d .5d .shared::cluster .shared::cta .global .tile .mbarrier::complete_tx::bytes"),
+		"wgmma.mma_async":      m((*lowerer).lowerWgmma, wgmmaMods()),
+		"wgmma.fence":          m((*lowerer).lowerNop, ".sync .aligned"),
+		"wgmma.commit_group":   m((*lowerer).lowerNop, ".sync .aligned"),
+		"wgmma.wait_group":     m((*lowerer).lowerNop, ".sync .aligned"),
 		"mbarrier.init":        m((*lowerer).lowerMbarrier, mbMods),
 		"mbarrier.inval":       m((*lowerer).lowerMbarrier, mbMods),
 		"mbarrier.arrive":      m((*lowerer).lowerMbarrier, mbMods, ".expect_tx .release .cta"),
@@ -233,6 +243,16 @@ func redMods() string {
 			continue
 		}
 		out = append(out, m)
+	}
+	return strings.Join(out, " ")
+}
+
+// wgmmaMods are the modifiers of wgmma.mma_async: .sync .aligned, the
+// types, and the shapes .m64nNk16 and .m64nNk32 for N = 8, 16, ..., 256.
+func wgmmaMods() string {
+	out := []string{".sync", ".aligned", ".f32", ".f16", ".bf16", ".e4m3", ".e5m2"}
+	for n := 8; n <= 256; n += 8 {
+		out = append(out, ".m64n"+strconv.Itoa(n)+"k16", ".m64n"+strconv.Itoa(n)+"k32")
 	}
 	return strings.Join(out, " ")
 }

@@ -364,3 +364,33 @@ func TestMmaF64Fragments(t *testing.T) {
 		}
 	}
 }
+
+// TestMmaTF32Fragments: m16n8k8 .f32.tf32.tf32.f32, positions from the
+// ISA's table ("Matrix Fragments for mma.m16n8k8", .tf32): a0/a2 row
+// groupID, a1/a3 groupID+8; a0/a1 column threadID_in_group, a2/a3
+// threadID_in_group+4; b0 row threadID_in_group, b1 +4, column groupID;
+// C/D as m16n8k16. Small integers (exact in tf32): exact whatever the order.
+func TestMmaTF32Fragments(t *testing.T) {
+	A := func(i, k int) float64 { return float64((i*3+k*5)%7 - 3) }
+	B := func(k, j int) float64 { return float64((k*2+j*3)%5 - 2) }
+	C := func(i, j int) float64 { return float64(i - 2*j) }
+	f := func(v float64) uint64 { return uint64(math.Float32bits(float32(v))) }
+	out := runMmaRegs(t, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 32, 4, 2, 4, 4, func(l int) []uint64 {
+		g, q := l>>2, l%4
+		return []uint64{f(A(g, q)), f(A(g+8, q)), f(A(g, q+4)), f(A(g+8, q+4)),
+			f(B(q, g)), f(B(q+4, g)),
+			f(C(g, 2*q)), f(C(g, 2*q+1)), f(C(g+8, 2*q)), f(C(g+8, 2*q+1))}
+	})
+	for l := 0; l < 32; l++ {
+		for i := 0; i < 4; i++ {
+			r, c := isaC(l, i)
+			want := C(r, c)
+			for k := 0; k < 8; k++ {
+				want += A(r, k) * B(k, c)
+			}
+			if got := float64(math.Float32frombits(uint32(out[l][i]))); got != want {
+				t.Fatalf("lane %d d%d (D[%d][%d]) = %v, want %v", l, i, r, c, got, want)
+			}
+		}
+	}
+}

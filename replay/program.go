@@ -17,7 +17,9 @@ type Program struct {
 	File *ptx.File
 	Name string // file name used in fault reports
 
-	funcs map[string]*ptx.Function
+	funcs  map[string]*ptx.Function
+	fnIdx  map[string]int // function name -> index of its address (funcAddr)
+	fnames []string       // function names in declaration order
 
 	globals   []GlobalVar // module .global variables (texture references excluded)
 	globalIdx map[string]int
@@ -66,6 +68,7 @@ func NewProgram(f *ptx.File) (*Program, error) {
 	p := &Program{
 		File: f, Name: f.Name,
 		funcs:     map[string]*ptx.Function{},
+		fnIdx:     map[string]int{},
 		globalIdx: map[string]int{},
 		constOff:  map[string]int{},
 		texIdx:    map[string]int{},
@@ -81,6 +84,10 @@ func NewProgram(f *ptx.File) (*Program, error) {
 		case *ptx.Function:
 			if old, ok := p.funcs[d.Name]; ok && old.Body != nil && d.Body == nil {
 				continue // keep the definition over a later prototype
+			}
+			if _, ok := p.fnIdx[d.Name]; !ok {
+				p.fnIdx[d.Name] = len(p.fnames)
+				p.fnames = append(p.fnames, d.Name)
 			}
 			p.funcs[d.Name] = d
 		case *ptx.VarDecl:
@@ -325,4 +332,16 @@ func immBits(text string, t ptx.Type, neg bool) (uint64, error) {
 		return uint64(math.Float32bits(float32(iv))), nil
 	}
 	return u, nil
+}
+
+// FuncAddrBase is the value a function's name has as an operand (its
+// "address", used by indirect calls): function i of the module, in
+// declaration order, has address FuncAddrBase + 16*i. The range lies far
+// from every allocation, so a data access through it faults.
+const FuncAddrBase = 0x7f00_0000_0000_0000
+
+// funcAddr returns the address of the named function.
+func (p *Program) funcAddr(name string) (uint64, bool) {
+	i, ok := p.fnIdx[name]
+	return FuncAddrBase + 16*uint64(i), ok
 }

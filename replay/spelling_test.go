@@ -58,6 +58,15 @@ func TestSpellingCoverage(t *testing.T) {
 			}
 		}
 	}
+	// lane-by-lane suites with their own harness (wmma_test.go)
+	for _, sp := range append(append(wmmaSpellings(), wgmmaSpellings()...), tmaSpellings()...) {
+		op := ptx.DecodeOpcode(sp)
+		f := ptx.OpcodeFacts(op)
+		covered[f.Name] = true
+		for _, m := range opMods(op, f.Name) {
+			covered[f.Name+" "+m] = true
+		}
+	}
 	var missing []string
 	n := 0
 	for name, spec := range opTable() {

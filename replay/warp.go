@@ -42,6 +42,7 @@ type warp struct {
 	sp     int
 	carry  uint32    // carry flag per lane
 	agroup [32]int32 // cp.async groups committed per lane
+	wgSeq  int       // wgmma.mma_async instructions executed
 
 	cur    uint32 // active mask of the instruction executing (before the guard)
 	clk    model.Clocks
