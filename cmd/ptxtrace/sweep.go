@@ -37,17 +37,18 @@ type sweepOptions struct {
 
 func newSweepCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "sweep",
-		Usage:       "run an experiment over launch shapes and viewpoints (seed 003: sweep vr)",
-		ArgsUsage:   "vr [flags]",
-		Description: "Experiments: vr (see 'ptxtrace sweep vr --help' and docs/experiments.md).",
+		Name:      "sweep",
+		Usage:     "run sweeps: plan, run shards, merge (Slurm arrays, Kubernetes Indexed Jobs); sweep vr",
+		ArgsUsage: "plan|run|merge|script|vr [flags]",
+		Description: "plan, run, merge and script split a sweep into shards for a batch scheduler\n" +
+			"(docs/sweep.md); vr runs seed 003's experiment in one process (docs/experiments.md).",
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usagef("sweep: unknown experiment %q (have: vr)", c.Args().First())
+				return usagef("sweep: unknown subcommand %q (have: plan, run, merge, script, vr)", c.Args().First())
 			}
-			return usagef("sweep: want the experiment name: vr (see 'ptxtrace sweep --help')")
+			return usagef("sweep: want a subcommand: plan, run, merge, script or vr (see 'ptxtrace sweep --help')")
 		},
-		Subcommands: []*cli.Command{{
+		Subcommands: []*cli.Command{newSweepPlanCommand(), newSweepRunCommand(), newSweepMergeCommand(), newSweepScriptCommand(), {
 			Name:  "vr",
 			Usage: "volume rendering: block shapes × viewpoints × {app, naive, auto} (seed 003 §6)",
 			Description: "sweep vr renders the embedded volrender sample for every viewpoint and\n" +
