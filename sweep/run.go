@@ -81,12 +81,7 @@ func Run(ctx context.Context, p *Plan, o RunOptions) (*Report, error) {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	var owned []int
-	for k := range p.Entries {
-		if o.Shard.Owns(k) {
-			owned = append(owned, k)
-		}
-	}
+	owned := p.ShardEntries(o.Shard)
 	rep := &Report{Owned: len(owned)}
 	ex := &executor{codes: map[string]*vr.Code{}, tool: o.Tool, convert: o.Convert}
 	errs := make([]error, len(owned))
@@ -121,6 +116,15 @@ func Run(ctx context.Context, p *Plan, o RunOptions) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// ShardEntries returns the plan indexes s owns, ascending.
+func (p *Plan) ShardEntries(s Shard) []int {
+	var out []int
+	for k := s.I; k < len(p.Entries); k += s.N {
+		out = append(out, k)
+	}
+	return out
 }
 
 // runEntry runs e unless finished; ran reports whether it simulated.
