@@ -23,6 +23,8 @@ func shardFlags() []cli.Flag {
 func shardOf(c *cli.Context, cmd string) (sweep.Shard, error) {
 	s, n := c.String("shard"), c.Int("shards")
 	switch {
+	case s == "" && c.IsSet("shard"):
+		return sweep.Shard{}, usagef("%s: --shard wants I/N or auto", cmd)
 	case s == "":
 		if c.IsSet("shards") {
 			return sweep.Shard{}, usagef("%s: --shards goes with --shard auto", cmd)
