@@ -233,7 +233,8 @@ func newSweepScriptCommand() *cli.Command {
 			"(sbatch the array, then the merge with --dependency=afterok); for k8s:\n" +
 			"sweep-job.yaml (an Indexed Job of N completions, backoffLimitPerIndex 2, a usage\n" +
 			"error failing its index) and sweep-merge-job.yaml. The plan and --out paths are\n" +
-			"written as given: they must name the same files on every node (shared filesystem).\n" +
+			"written as given: they must name the same files on every node (shared filesystem);\n" +
+			"the plan is checked when it exists here.\n" +
 			"Slurm's default MaxArraySize (1001) bounds N unless --max-array-size says otherwise.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "scheduler", Usage: "`slurm` or k8s"},
@@ -255,8 +256,11 @@ func newSweepScriptCommand() *cli.Command {
 				return usagef("sweep script: expected one plan file")
 			}
 			plan := c.Args().First()
-			if _, err := sweep.ReadPlan(plan); err != nil {
-				return err
+			// The plan path is the jobs'; check the plan when it is here too.
+			if _, err := os.Stat(plan); err == nil {
+				if _, err := sweep.ReadPlan(plan); err != nil {
+					return err
+				}
 			}
 			o := sweep.ScriptOptions{Plan: plan, Out: c.String("out"), Shards: c.Int("shards"), MaxParallel: c.Int("max-parallel"),
 				Jobs: c.Int("j"), Binary: c.String("binary"), Name: c.String("name"), MaxArraySize: c.Int("max-array-size"),
