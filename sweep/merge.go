@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ptxtrace/ptxtrace/experiments/vr"
 )
@@ -58,32 +61,55 @@ func Merge(p *Plan, dir string) (*Merged, error) {
 }
 
 // ResultsCSV is results.csv: one row per plan entry with a result, in plan
-// order.
+// order. Columns that do not apply to an entry's kind are empty.
 func (m *Merged) ResultsCSV() ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"id", "kind", "model", "mode", "block", "view", "image", "volume", "scene", "kernel_cycles", "frame_rate",
+	w.Write([]string{"id", "kind", "kernel", "model", "mode", "block", "view", "image", "volume", "scene", "kernel_cycles", "frame_rate",
 		"tex_hit_rate", "mean_mem_cycles_per_access", "mem_ref_frequency_per_kcycle", "memory_share", "memory_cycles", "other_cycles", "accesses"})
 	for k, rec := range m.Records {
 		if rec == nil {
 			continue
 		}
-		c := m.Plan.Entries[k].Config
+		e := m.Plan.Entries[k]
+		c := e.Config
 		model := c.Model
 		if model == "file" {
-			model = m.Plan.Entries[k].Inputs["model"].Path
+			model = e.Inputs["model"].Path
 		}
-		f := func(v num) string { return strconv.FormatFloat(float64(v), 'g', -1, 64) }
+		f := func(v num) string {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return "" // undefined, as in sweep.csv
+			}
+			return strconv.FormatFloat(float64(v), 'g', -1, 64)
+		}
 		mem, oth, acc := "", "", ""
 		if rec.Probed {
 			mem, oth, acc = fmt.Sprint(rec.Memory), fmt.Sprint(rec.Other), fmt.Sprint(rec.Access)
 		}
-		w.Write([]string{rec.ID, c.Kind, model, c.Mode, fmt.Sprintf("%dx%d", c.Block[0], c.Block[1]),
-			fmt.Sprintf("%g,%g,%g", c.View[0], c.View[1], c.View[2]), fmt.Sprint(c.Image), fmt.Sprint(c.Volume), c.Scene,
+		var kernel, block, view, image, volume, scene string
+		switch {
+		case c.VR != nil:
+			v := c.VR
+			kernel, block, view = vr.Kernel, fmt.Sprintf("%dx%d", v.Block[0], v.Block[1]), fmt.Sprintf("%g,%g,%g", v.View[0], v.View[1], v.View[2])
+			image, volume, scene = fmt.Sprint(v.Image), fmt.Sprint(v.Volume), v.Scene
+		case c.Kernel != nil:
+			kernel, block = c.Kernel.Name, blockString(c.Kernel.Block)
+		}
+		w.Write([]string{rec.ID, c.Kind, kernel, model, c.Mode, block, view, image, volume, scene,
 			f(rec.Cycles), f(rec.FPS), f(rec.TexHit), f(rec.MeanAcc), f(rec.Freq), f(rec.Share), mem, oth, acc})
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
+}
+
+// blockString is "XxYxZ" of the dimensions given ("" for none).
+func blockString(b []int) string {
+	s := make([]string, len(b))
+	for i, d := range b {
+		s[i] = strconv.Itoa(d)
+	}
+	return strings.Join(s, "x")
 }
 
 // VRTable builds the vr table of a complete plan with a vr section, rows
@@ -97,10 +123,11 @@ func (m *Merged) VRTable() (*vr.Table, error) {
 	if len(m.Gaps) > 0 {
 		return nil, fmt.Errorf("sweep: %d of %d entries have no result", len(m.Gaps), len(m.Records))
 	}
-	if len(m.Plan.Entries) == 0 {
-		return nil, errors.New("sweep: empty plan")
+	first := slices.IndexFunc(m.Plan.Entries, func(e Entry) bool { return e.Config.VR != nil })
+	if first < 0 {
+		return nil, errors.New("sweep: the plan has no vr entry")
 	}
-	ms, err := loadModel(&m.Plan.Entries[0])
+	ms, err := loadModel(&m.Plan.Entries[first])
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +139,9 @@ func (m *Merged) VRTable() (*vr.Table, error) {
 	}
 	byKey := map[key]int{}
 	for k, e := range m.Plan.Entries {
-		byKey[key{e.Config.View, e.Config.Block, e.Config.Mode}] = k
+		if e.Config.VR != nil {
+			byKey[key{e.Config.VR.View, e.Config.VR.Block, e.Config.Mode}] = k
+		}
 	}
 	t := &vr.Table{Model: modelName, Scene: vr.Scene{Image: ax.Image, Volume: ax.Volume, Kind: ax.Scene}}
 	for _, bs := range ax.Blocks {

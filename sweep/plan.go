@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/experiments/vr"
+	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/model"
 	"gopkg.in/yaml.v3"
 )
@@ -27,17 +28,32 @@ const PlanFormat = 1
 // Config is one run, canonical: every field that changes the result, no
 // path (files are Plan inputs, by role). Its JSON is what ids hash.
 type Config struct {
-	Kind string `json:"kind"` // "vr": the embedded volume renderer (experiments/vr)
+	// Kind is "vr" (the embedded volume renderer, experiments/vr) or
+	// "kernel" (a PTX file and a launch spec, inputs "ptx" and "launch").
+	Kind string `json:"kind"`
 	// Model is a preset name, or "file" for the spec file of input "model".
 	Model string `json:"model"`
 	// Mode is "app" (uninstrumented) or a probe mode (naive, fence,
 	// dummy, auto).
-	Mode   string     `json:"mode"`
+	Mode   string        `json:"mode"`
+	VR     *VRConfig     `json:"vr,omitempty"`
+	Kernel *KernelConfig `json:"kernel,omitempty"`
+}
+
+// VRConfig is a vr run: block shape, view and scene.
+type VRConfig struct {
 	Block  [2]int     `json:"block"`
 	View   [3]float64 `json:"view"`
 	Image  int        `json:"image"`
 	Volume int        `json:"volume"`
 	Scene  string     `json:"scene"`
+}
+
+// KernelConfig is a kernel run: the launch spec's kernel, with its block
+// shape replaced by Block when set.
+type KernelConfig struct {
+	Name  string `json:"name"`
+	Block []int  `json:"block,omitempty"`
 }
 
 // Input is an input file of an entry: its path (absolute, as planned) and
@@ -79,9 +95,14 @@ type Plan struct {
 	Entries []Entry
 }
 
-// Spec is a sweep spec (YAML). Today it has one workload, vr.
+// Spec is a sweep spec (YAML): a vr section, kernels, or both.
 type Spec struct {
 	VR *VRSpec `yaml:"vr"`
+	// Kernels run on every model of Models (default gtx480) in every mode
+	// of Modes (default app): "app" uninstrumented, or a probe mode.
+	Kernels []KernelSpec `yaml:"kernels"`
+	Models  []string     `yaml:"models"`
+	Modes   []string     `yaml:"modes"`
 }
 
 // VRSpec sweeps the embedded volume renderer: every view × block ×
@@ -110,13 +131,29 @@ func ReadSpec(path string) (*Spec, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if s.VR == nil {
-		return nil, fmt.Errorf("%s: the spec names no workload (want a vr: section)", path)
+	if s.VR == nil && len(s.Kernels) == 0 {
+		return nil, fmt.Errorf("%s: the spec names no workload (want a vr: section or kernels:)", path)
 	}
-	if s.VR.Model != "" {
-		if _, ok := model.Preset(s.VR.Model); !ok && !filepath.IsAbs(s.VR.Model) {
-			s.VR.Model = filepath.Join(filepath.Dir(path), s.VR.Model)
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
 		}
+		return filepath.Join(filepath.Dir(path), p)
+	}
+	relModel := func(m string) string {
+		if _, ok := model.Preset(m); ok {
+			return m
+		}
+		return rel(m)
+	}
+	if s.VR != nil && s.VR.Model != "" {
+		s.VR.Model = relModel(s.VR.Model)
+	}
+	for i := range s.Models {
+		s.Models[i] = relModel(s.Models[i])
+	}
+	for i := range s.Kernels {
+		s.Kernels[i].PTX, s.Kernels[i].Launch = rel(s.Kernels[i].PTX), rel(s.Kernels[i].Launch)
 	}
 	return &s, nil
 }
@@ -154,10 +191,48 @@ func viewKey(v vr.View) string { return fmt.Sprintf("%g,%g,%g", v.A, v.B, v.G) }
 // MakePlan expands the spec for tool (the version string recorded in ids
 // and checked by Run).
 func MakePlan(s *Spec, tool string) (*Plan, error) {
-	if s == nil || s.VR == nil {
+	if s == nil || s.VR == nil && len(s.Kernels) == 0 {
 		return nil, errors.New("sweep: the spec names no workload")
 	}
-	v := *s.VR
+	p := &Plan{Header: Header{Plan: PlanFormat, Tool: tool}}
+	if s.VR != nil {
+		if err := vrEntries(p, *s.VR, tool); err != nil {
+			return nil, err
+		}
+	}
+	models, modes := s.Models, s.Modes
+	if len(models) == 0 {
+		models = []string{"gtx480"}
+	}
+	if len(modes) == 0 {
+		modes = []string{"app"}
+	}
+	for _, m := range modes {
+		if m != "app" && !slices.Contains(instrument.Modes(), m) {
+			return nil, fmt.Errorf("sweep: modes: unknown mode %q (want app or one of %s)", m, strings.Join(instrument.Modes(), ", "))
+		}
+	}
+	for i, k := range s.Kernels {
+		es, err := kernelEntries(k, models, modes, tool)
+		if err != nil {
+			return nil, fmt.Errorf("sweep: kernels[%d]: %w", i, err)
+		}
+		p.Entries = append(p.Entries, es...)
+	}
+	seen := map[string]bool{}
+	for _, e := range p.Entries {
+		if seen[e.ID] {
+			return nil, fmt.Errorf("sweep: two entries with the same config (%s %s %s): remove the duplicate", e.Config.Kind, e.Config.Mode, e.Config.Model)
+		}
+		seen[e.ID] = true
+	}
+	sort.Slice(p.Entries, func(i, j int) bool { return p.Entries[i].ID < p.Entries[j].ID })
+	p.Header.Entries = len(p.Entries)
+	return p, nil
+}
+
+// vrEntries adds the entries and axes of a vr section to p.
+func vrEntries(p *Plan, v VRSpec, tool string) error {
 	if v.Model == "" {
 		v.Model = "gtx480"
 	}
@@ -165,18 +240,18 @@ func MakePlan(s *Spec, tool string) (*Plan, error) {
 		v.Scene = "sphere"
 	}
 	if v.Image <= 0 || v.Volume < 2 {
-		return nil, fmt.Errorf("sweep: vr: image must be > 0 and volume ≥ 2 (got %d, %d)", v.Image, v.Volume)
+		return fmt.Errorf("sweep: vr: image must be > 0 and volume ≥ 2 (got %d, %d)", v.Image, v.Volume)
 	}
 	if len(v.Views) == 0 || len(v.Blocks) == 0 {
-		return nil, errors.New("sweep: vr: needs views and blocks")
+		return errors.New("sweep: vr: needs views and blocks")
 	}
 	ax := &VRAxes{Model: v.Model, Image: v.Image, Volume: v.Volume, Scene: v.Scene}
-	base := Config{Kind: "vr", Model: v.Model, Image: v.Image, Volume: v.Volume, Scene: v.Scene}
+	base := Config{Kind: "vr", Model: v.Model}
 	inputs := map[string]Input{}
 	if _, ok := model.Preset(v.Model); !ok {
 		in, err := hashInput(v.Model)
 		if err != nil {
-			return nil, fmt.Errorf("sweep: vr: model: %w", err)
+			return fmt.Errorf("sweep: vr: model: %w", err)
 		}
 		inputs["model"] = in
 		base.Model = "file"
@@ -185,10 +260,10 @@ func MakePlan(s *Spec, tool string) (*Plan, error) {
 	for _, vs := range v.Views {
 		view, err := ParseView(vs)
 		if err != nil {
-			return nil, fmt.Errorf("sweep: vr: views: %w", err)
+			return fmt.Errorf("sweep: vr: views: %w", err)
 		}
 		if slices.Contains(views, view) {
-			return nil, fmt.Errorf("sweep: vr: view %s twice", vs)
+			return fmt.Errorf("sweep: vr: view %s twice", vs)
 		}
 		views = append(views, view)
 		ax.Views = append(ax.Views, viewKey(view))
@@ -197,29 +272,28 @@ func MakePlan(s *Spec, tool string) (*Plan, error) {
 	for _, bs := range v.Blocks {
 		sh, err := ParseBlock(bs)
 		if err != nil {
-			return nil, fmt.Errorf("sweep: vr: blocks: %w", err)
+			return fmt.Errorf("sweep: vr: blocks: %w", err)
 		}
 		if slices.Contains(shapes, sh) {
-			return nil, fmt.Errorf("sweep: vr: block %s twice", bs)
+			return fmt.Errorf("sweep: vr: block %s twice", bs)
 		}
 		shapes = append(shapes, sh)
 		ax.Blocks = append(ax.Blocks, sh.Stem())
 	}
-	p := &Plan{Header: Header{Plan: PlanFormat, Tool: tool, VR: ax}}
+	p.VR = ax
 	for _, view := range views {
 		for _, sh := range shapes {
 			for _, m := range vr.SweepModes() {
 				c := base
-				c.Mode, c.Block, c.View = vr.ModeName(m), [2]int{sh.X, sh.Y}, [3]float64{view.A, view.B, view.G}
+				c.Mode = vr.ModeName(m)
+				c.VR = &VRConfig{Block: [2]int{sh.X, sh.Y}, View: [3]float64{view.A, view.B, view.G}, Image: v.Image, Volume: v.Volume, Scene: v.Scene}
 				e := Entry{Config: c, Inputs: inputs}
 				e.ID = entryID(tool, e)
 				p.Entries = append(p.Entries, e)
 			}
 		}
 	}
-	sort.Slice(p.Entries, func(i, j int) bool { return p.Entries[i].ID < p.Entries[j].ID })
-	p.Header.Entries = len(p.Entries)
-	return p, nil
+	return nil
 }
 
 func hashInput(path string) (Input, error) {

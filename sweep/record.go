@@ -104,7 +104,8 @@ func recordOf(id string, r *vr.Result) *Record {
 
 // row is the vr table row of the record; app is the same view and
 // block's app record.
-func (rec *Record) row(c Config, app *Record) vr.Row {
+func (rec *Record) row(cfg Config, app *Record) vr.Row {
+	c := cfg.VR
 	r := vr.Row{View: vr.View{A: c.View[0], B: c.View[1], G: c.View[2]}, Shape: vr.Shape{X: c.Block[0], Y: c.Block[1]},
 		Mode: rec.Mode, Cycles: float64(rec.Cycles), FPS: float64(rec.FPS), HitRate: float64(rec.TexHit),
 		AppFPS: float64(app.FPS), AppHit: float64(app.TexHit),

@@ -255,29 +255,24 @@ func loadModel(e *Entry) (*model.Spec, error) {
 
 // exec simulates e and returns its directory's files.
 func (ex *executor) exec(ctx context.Context, e *Entry) ([]file, error) {
-	c := e.Config
-	if c.Kind != "vr" {
-		return nil, fmt.Errorf("unknown config kind %q", c.Kind)
-	}
 	ms, err := loadModel(e)
 	if err != nil {
 		return nil, err
 	}
-	mode := c.Mode
-	if mode == "app" {
-		mode = ""
+	var rec *Record
+	var bundle []byte
+	switch c := e.Config; {
+	case c.Kind == "vr" && c.VR != nil:
+		rec, bundle, err = ex.execVR(ctx, e, ms)
+	case c.Kind == "kernel" && c.Kernel != nil:
+		rec, bundle, err = ex.execKernel(ctx, e, ms)
+	default:
+		return nil, fmt.Errorf("unknown config kind %q", c.Kind)
 	}
-	code, err := ex.code(mode)
 	if err != nil {
 		return nil, err
 	}
-	view, shape := vr.View{A: c.View[0], B: c.View[1], G: c.View[2]}, vr.Shape{X: c.Block[0], Y: c.Block[1]}
-	r, err := vr.Run(ctx, vr.RunOptions{Code: code, Model: ms, Scene: vr.Scene{Image: c.Image, Volume: c.Volume, Kind: c.Scene},
-		View: view, Shape: shape, KeepBundle: true})
-	if err != nil {
-		return nil, fmt.Errorf("%s %s %s: %w", c.Mode, view, shape, err)
-	}
-	res, err := json.MarshalIndent(recordOf(e.ID, r), "", "\t")
+	res, err := json.MarshalIndent(rec, "", "\t")
 	if err != nil {
 		return nil, err
 	}
@@ -289,10 +284,10 @@ func (ex *executor) exec(ctx context.Context, e *Entry) ([]file, error) {
 		return nil, err
 	}
 	files := []file{{ResultFile, append(res, '\n')}, {SummaryFile, append(sum, '\n')}}
-	if r.Bundle != nil {
-		files = append(files, file{BundleFile, r.Bundle})
+	if bundle != nil {
+		files = append(files, file{BundleFile, bundle})
 		if ex.convert == "parquet" {
-			pq, err := toParquet(ctx, r.Bundle)
+			pq, err := toParquet(ctx, bundle)
 			if err != nil {
 				return nil, fmt.Errorf("--convert parquet: %w", err)
 			}
@@ -300,6 +295,25 @@ func (ex *executor) exec(ctx context.Context, e *Entry) ([]file, error) {
 		}
 	}
 	return files, nil
+}
+
+func (ex *executor) execVR(ctx context.Context, e *Entry, ms *model.Spec) (*Record, []byte, error) {
+	c := e.Config.VR
+	mode := e.Config.Mode
+	if mode == "app" {
+		mode = ""
+	}
+	code, err := ex.code(mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	view, shape := vr.View{A: c.View[0], B: c.View[1], G: c.View[2]}, vr.Shape{X: c.Block[0], Y: c.Block[1]}
+	r, err := vr.Run(ctx, vr.RunOptions{Code: code, Model: ms, Scene: vr.Scene{Image: c.Image, Volume: c.Volume, Kind: c.Scene},
+		View: view, Shape: shape, KeepBundle: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s %s: %w", e.Config.Mode, view, shape, err)
+	}
+	return recordOf(e.ID, r), r.Bundle, nil
 }
 
 func toParquet(ctx context.Context, bundle []byte) ([]byte, error) {
