@@ -2,8 +2,10 @@
 // batch scheduler (Slurm job arrays, Kubernetes Indexed Jobs) can spread
 // them over machines without ptxtrace calling any scheduler API.
 //
-// Model. A Spec (YAML) names the axes; MakePlan expands them into a Plan:
-// one Entry per canonical Config, sorted by its content id. An id is the
+// Model. A Spec (YAML) names the axes: a vr section (the embedded volume
+// renderer of experiments/vr) and/or kernels (PTX file + single-launch
+// spec) × blocks × models × probe modes. MakePlan expands them into a
+// Plan: one Entry per canonical Config, sorted by its content id. An id is the
 // SHA-256 (first 128 bits, hex) of the tool version, the canonical JSON of
 // the config with file paths left out, and the SHA-256 of every input file
 // by role; moving inputs keeps ids, editing one changes them.
@@ -23,6 +25,8 @@
 //   - Merge reads the ID directories in plan order and writes the tables;
 //     a missing or failed entry is an error unless allowed.
 //
-// The package never submits jobs: Script writes sbatch and Kubernetes
-// text for the user to submit.
+// The package never submits jobs: SlurmScripts and K8sManifests return
+// sbatch scripts and Kubernetes Job YAML for the user to submit. AutoShard
+// reads the shard from the scheduler's environment, passed in as a
+// function (no process state is read here).
 package sweep

@@ -18,14 +18,17 @@ func TestSweepDocExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var spec string // the first yaml block
+	var spec, kernels string // the first and second yaml blocks
 	var lines []string
-	block, specDone := "", false
+	block, specDone, yamls := "", false, 0
 	for _, l := range strings.Split(string(doc), "\n") {
 		if strings.HasPrefix(l, "```") {
 			if block == "" {
 				block = strings.TrimPrefix(l, "```") + " "
 			} else {
+				if block == "yaml " {
+					yamls++
+				}
 				specDone = specDone || block == "yaml "
 				block = ""
 			}
@@ -34,15 +37,29 @@ func TestSweepDocExamples(t *testing.T) {
 		switch {
 		case block == "yaml " && !specDone:
 			spec += l + "\n"
+		case block == "yaml " && yamls == 1:
+			kernels += l + "\n"
 		case block == "sh ":
 			lines = append(lines, l)
 		}
 	}
-	if !strings.Contains(spec, "vr:") || len(lines) < 8 {
+	if !strings.Contains(spec, "vr:") || !strings.Contains(kernels, "kernels:") || len(lines) < 11 {
 		t.Fatalf("doc: spec %q, %d sh lines", spec, len(lines))
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
 	os.WriteFile("spec.yaml", []byte(spec), 0o644)
+	// the kernels example runs "from the repository root": its paths
+	// resolve through links to the repository's directories
+	os.WriteFile("kernels.yaml", []byte(kernels), 0o644)
+	for _, dir := range []string{"samples", "analysis"} {
+		if err := os.Symlink(filepath.Join(repo, dir), dir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	n := 0
 	for _, l := range lines {
 		switch {
@@ -57,7 +74,7 @@ func TestSweepDocExamples(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []string{"slurm/sweep-array.sbatch", "slurm/submit.sh", "k8s/sweep-job.yaml", "out/merged/report.html"} {
+	for _, f := range []string{"slurm/sweep-array.sbatch", "slurm/submit.sh", "k8s/sweep-job.yaml", "out/merged/report.html", "kout/merged/results.csv"} {
 		if _, err := os.Stat(f); err != nil {
 			t.Error(err)
 		}
