@@ -44,6 +44,9 @@ type RunOptions struct {
 	// Convert is "" or "parquet": also write the bundle as a Parquet
 	// partition in the entry's directory.
 	Convert string
+	// NoBundles leaves run.bundle (and Convert's Parquet) out of the entry
+	// directories: for callers that only merge (sweep vr).
+	NoBundles bool
 	// Progress, if set, is called once before the first entry with
 	// (0, total) and after each with the entries done so far, one call at
 	// a time.
@@ -83,7 +86,7 @@ func Run(ctx context.Context, p *Plan, o RunOptions) (*Report, error) {
 	}
 	owned := p.ShardEntries(o.Shard)
 	rep := &Report{Owned: len(owned)}
-	ex := &executor{codes: map[string]*vr.Code{}, tool: o.Tool, convert: o.Convert}
+	ex := &executor{codes: map[string]*vr.Code{}, tool: o.Tool, convert: o.Convert, noBundles: o.NoBundles}
 	errs := make([]error, len(owned))
 	ran := make([]bool, len(owned))
 	var mu sync.Mutex
@@ -161,6 +164,7 @@ func runEntry(ctx context.Context, ex *executor, out string, e *Entry) (ran bool
 			return true, err
 		}
 	}
+	syncDir(tmp)
 	if err := os.Rename(tmp, final); err != nil {
 		if fi, serr := os.Stat(final); serr == nil && fi.IsDir() {
 			return true, nil // another process finished it first, with the same bytes
@@ -203,10 +207,11 @@ type file struct {
 
 // executor runs entries; it caches the instrumented codes per mode.
 type executor struct {
-	mu      sync.Mutex
-	codes   map[string]*vr.Code
-	tool    string
-	convert string
+	mu        sync.Mutex
+	codes     map[string]*vr.Code
+	tool      string
+	convert   string
+	noBundles bool
 }
 
 func (ex *executor) code(mode string) (*vr.Code, error) {
@@ -284,7 +289,7 @@ func (ex *executor) exec(ctx context.Context, e *Entry) ([]file, error) {
 		return nil, err
 	}
 	files := []file{{ResultFile, append(res, '\n')}, {SummaryFile, append(sum, '\n')}}
-	if bundle != nil {
+	if bundle != nil && !ex.noBundles {
 		files = append(files, file{BundleFile, bundle})
 		if ex.convert == "parquet" {
 			pq, err := toParquet(ctx, bundle)

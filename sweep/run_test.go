@@ -258,6 +258,34 @@ func TestRunRefusesOtherTool(t *testing.T) {
 	}
 }
 
+// TestTwoProcessesSameShard: two processes running the whole plan into
+// one directory at once (a requeue overlapping its predecessor) leave the
+// results of one uninterrupted run.
+func TestTwoProcessesSameShard(t *testing.T) {
+	p := smallPlan(t)
+	ref := t.TempDir()
+	mustRun(t, p, RunOptions{Out: ref, Jobs: 2})
+	dir := t.TempDir()
+	var cmds []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKilledShardResumes$")
+		cmd.Env = append(os.Environ(), "PTXTRACE_SWEEP_CHILD="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameTree(t, "two processes", tree(t, ref), tree(t, dir))
+	if rep := mustRun(t, p, RunOptions{Out: dir}); rep.Ran != 0 {
+		t.Errorf("after two processes, a re-run ran %d", rep.Ran)
+	}
+}
+
 // TestKilledShardResumes kills a child process running the plan with
 // SIGKILL once it has finished some entries, re-runs, and compares with
 // an uninterrupted run.

@@ -156,7 +156,7 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 		p.total = total
 		p.update(done, fmt.Sprintf(" runs, %.0fs", time.Since(start).Seconds()))
 	}
-	rep, err := sweep.Run(ctx, plan, sweep.RunOptions{Out: work, Jobs: o.Jobs, Tool: tool, Progress: bar})
+	rep, err := sweep.Run(ctx, plan, sweep.RunOptions{Out: work, Jobs: o.Jobs, Tool: tool, NoBundles: true, Progress: bar})
 	fmt.Fprintln(o.Stderr)
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
