@@ -105,6 +105,11 @@ func merged(t *testing.T, p *Plan, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	out["results.csv"] = string(res)
+	pqb, err := m.ResultsParquet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["results.parquet"] = string(pqb)
 	tab, err := m.VRTable()
 	if err != nil {
 		t.Fatal(err)

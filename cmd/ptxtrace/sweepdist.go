@@ -150,7 +150,8 @@ func newSweepMergeCommand() *cli.Command {
 		Usage:     "merge a sweep's results into tables, charts and a report",
 		ArgsUsage: "DIR --plan plan.jsonl [-o OUT] [--shards N] [--allow-missing]",
 		Description: "merge reads DIR/ID/result.json of every plan entry and writes to OUT (default\n" +
-			"DIR/merged) results.csv (one row per entry, plan order) and, for a vr plan,\n" +
+			"DIR/merged) results.csv and results.parquet (one row per entry, plan order) and,\n" +
+			"for a vr plan,\n" +
 			"sweep vr's sweep.csv, correlations.csv, charts and report.html. Missing or failed\n" +
 			"entries are named with the shard of N (--shards) that owns them and make the exit\n" +
 			"status 1; with --allow-missing merge writes results.csv of what is there (the vr\n" +
@@ -202,7 +203,11 @@ func newSweepMergeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			files := []sweep.File{{Name: "results.csv", Data: res}}
+			pqb, err := m.ResultsParquet()
+			if err != nil {
+				return err
+			}
+			files := []sweep.File{{Name: "results.csv", Data: res}, {Name: "results.parquet", Data: pqb}}
 			if p.VR != nil && len(m.Gaps) == 0 && len(p.Entries) > 0 {
 				tab, err := m.VRTable()
 				if err != nil {

@@ -53,7 +53,7 @@ func TestSweepPlanRunMerge(t *testing.T) {
 	if r := runCLI(t, "", "sweep", "merge", out, "--plan", plan); r.code != 0 {
 		t.Fatalf("merge: %d\n%s", r.code, r.stderr)
 	}
-	compareDirs(t, filepath.Join("testdata", "sweepvr"), filepath.Join(out, "merged"), "stdout.golden", "results.csv")
+	compareDirs(t, filepath.Join("testdata", "sweepvr"), filepath.Join(out, "merged"), "stdout.golden", "results.csv", "results.parquet")
 	b, _ := os.ReadFile(filepath.Join(out, "merged", "results.csv"))
 	if strings.Count(string(b), "\n") != 1+12 {
 		t.Errorf("results.csv:\n%s", b)

@@ -90,6 +90,6 @@ func TestSweepDocExamples(t *testing.T) {
 	if r := runCLI(t, "", strings.Fields(vrLine)[1:]...); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	compareDirs(t, "vr", filepath.Join("out", "merged"), "results.csv")
+	compareDirs(t, "vr", filepath.Join("out", "merged"), "results.csv", "results.parquet")
 	t.Logf("%d documented command lines ran", n)
 }
