@@ -38,7 +38,7 @@ const (
 // RunOptions say which entries Run executes and how.
 type RunOptions struct {
 	Out   string // output directory
-	Shard Shard  // zero value: All
+	Shard Shard  // zero value: Whole()
 	Jobs  int    // entries in parallel (≤ 0: GOMAXPROCS); outputs do not depend on it
 	Tool  string // this tool's version; must be the plan's
 	// Convert is "" or "parquet": also write the bundle as a Parquet
@@ -69,7 +69,7 @@ type Report struct {
 // directory, a plan made by another tool version, the context).
 func Run(ctx context.Context, p *Plan, o RunOptions) (*Report, error) {
 	if o.Shard.N == 0 {
-		o.Shard = All
+		o.Shard = Whole()
 	}
 	if p.Tool != o.Tool {
 		return nil, fmt.Errorf("sweep: the plan was made by %q, this is %q: its ids would not describe these results; make the plan again", p.Tool, o.Tool)

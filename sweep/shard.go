@@ -9,8 +9,8 @@ import (
 // Shard is shard I of N (0 ≤ I < N): the plan entries k with k mod N == I.
 type Shard struct{ I, N int }
 
-// All is the single shard that owns every entry.
-var All = Shard{0, 1}
+// Whole returns the single shard 0/1, which owns every entry.
+func Whole() Shard { return Shard{0, 1} }
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
 

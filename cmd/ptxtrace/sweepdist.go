@@ -29,7 +29,7 @@ func shardOf(c *cli.Context, cmd string) (sweep.Shard, error) {
 		if c.IsSet("shards") {
 			return sweep.Shard{}, usagef("%s: --shards goes with --shard auto", cmd)
 		}
-		return sweep.All, nil
+		return sweep.Whole(), nil
 	case s == "auto":
 		if n < 0 {
 			return sweep.Shard{}, usagef("%s: --shards must be ≥ 1", cmd)
