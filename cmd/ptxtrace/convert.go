@@ -18,6 +18,7 @@ import (
 	parquetexp "github.com/ptxtrace/ptxtrace/exporters/parquet"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/internal/par"
+	"github.com/ptxtrace/ptxtrace/sweep"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
 )
@@ -28,6 +29,8 @@ type convertOptions struct {
 	OutDir string   // dataset root
 	Jobs   int      // parallel conversions
 	Inputs []string // bundle files or run directories
+	From   string   // file listing more inputs, one a line ("" none, "-" stdin)
+	Shard  sweep.Shard
 }
 
 func newConvertCommand() *cli.Command {
@@ -45,18 +48,51 @@ func newConvertCommand() *cli.Command {
 			"rename); an output that already exists is skipped, so an interrupted convert\n" +
 			"resumes where it stopped. A run that fails is reported with its name and the\n" +
 			"others still convert; the exit status is then 1. Progress goes to stderr.\n" +
+			"--from LIST adds the runs listed in LIST; --shard I/N (or auto, as for 'sweep\n" +
+			"run', docs/sweep.md) converts only the runs k (0-based, arguments then LIST) with\n" +
+			"k mod N = I, so that a job array converts a list without overlap.\n" +
 			"Flags may stand before or after the runs; \"--\" ends them.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Usage: "output `FORMAT`: " + formatNames(), Value: "parquet"},
 			&cli.StringFlag{Name: "out", Usage: "dataset root `DIR`", Required: true},
 			&cli.IntFlag{Name: "j", Usage: "convert `N` runs at a time (default: number of CPUs)"},
+			&cli.StringFlag{Name: "from", Usage: "also convert the runs listed in `LIST`, one a line (- for stdin)"},
+			shardFlags()[0], shardFlags()[1],
 		},
 		Action: func(c *cli.Context) error {
+			sh, err := shardOf(c, "convert")
+			if err != nil {
+				return err
+			}
 			return runConvert(c.Context, convertOptions{
 				streams: streamsOf(c), To: c.String("to"), OutDir: c.String("out"), Jobs: c.Int("j"), Inputs: c.Args().Slice(),
+				From: c.String("from"), Shard: sh,
 			})
 		},
 	}
+}
+
+// readRunList reads a --from list: one run a line; blank lines and lines
+// starting with # are skipped.
+func readRunList(path string, stdin io.Reader) ([]string, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // convertResult is the outcome of one input.
@@ -71,6 +107,13 @@ func runConvert(ctx context.Context, o convertOptions) error {
 	if !ok {
 		return usagef("convert: unknown format %q (want %s)", o.To, formatNames())
 	}
+	if o.From != "" {
+		list, err := readRunList(o.From, o.Stdin)
+		if err != nil {
+			return err
+		}
+		o.Inputs = append(o.Inputs, list...)
+	}
 	if len(o.Inputs) == 0 {
 		return usagef("convert: no runs given")
 	}
@@ -84,6 +127,15 @@ func runConvert(ctx context.Context, o convertOptions) error {
 			return usagef("convert: run %s given twice (also as %s)", in, prev)
 		}
 		seen[abs] = in
+	}
+	if o.Shard.N > 1 { // runs k with k mod N == I of the whole list
+		var mine []string
+		for k, in := range o.Inputs {
+			if o.Shard.Owns(k) {
+				mine = append(mine, in)
+			}
+		}
+		o.Inputs = mine
 	}
 	jobs := o.Jobs
 	if jobs <= 0 {

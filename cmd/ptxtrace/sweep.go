@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/experiments/vr"
 	"github.com/ptxtrace/ptxtrace/model/specfile"
+	"github.com/ptxtrace/ptxtrace/sweep"
 	"github.com/urfave/cli/v2"
 )
 
@@ -38,17 +37,18 @@ type sweepOptions struct {
 
 func newSweepCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "sweep",
-		Usage:       "run an experiment over launch shapes and viewpoints (seed 003: sweep vr)",
-		ArgsUsage:   "vr [flags]",
-		Description: "Experiments: vr (see 'ptxtrace sweep vr --help' and docs/experiments.md).",
+		Name:      "sweep",
+		Usage:     "run sweeps: plan, run shards, merge (Slurm arrays, Kubernetes Indexed Jobs); sweep vr",
+		ArgsUsage: "plan|run|merge|script|vr [flags]",
+		Description: "plan, run, merge and script split a sweep into shards for a batch scheduler\n" +
+			"(docs/sweep.md); vr runs seed 003's experiment in one process (docs/experiments.md).",
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usagef("sweep: unknown experiment %q (have: vr)", c.Args().First())
+				return usagef("sweep: unknown subcommand %q (have: plan, run, merge, script, vr)", c.Args().First())
 			}
-			return usagef("sweep: want the experiment name: vr (see 'ptxtrace sweep --help')")
+			return usagef("sweep: want a subcommand: plan, run, merge, script or vr (see 'ptxtrace sweep --help')")
 		},
-		Subcommands: []*cli.Command{{
+		Subcommands: []*cli.Command{newSweepPlanCommand(), newSweepRunCommand(), newSweepMergeCommand(), newSweepScriptCommand(), {
 			Name:  "vr",
 			Usage: "volume rendering: block shapes × viewpoints × {app, naive, auto} (seed 003 §6)",
 			Description: "sweep vr renders the embedded volrender sample for every viewpoint and\n" +
@@ -95,19 +95,11 @@ func newSweepCommand() *cli.Command {
 func parseViews(s string) ([]vr.View, error) {
 	var out []vr.View
 	for _, part := range strings.Split(s, ";") {
-		f := strings.Split(strings.TrimSpace(part), ",")
-		if len(f) != 3 {
-			return nil, fmt.Errorf("%q: want A,B,G", part)
+		v, err := sweep.ParseView(part)
+		if err != nil {
+			return nil, err
 		}
-		var v [3]float64
-		for i := range f {
-			x, err := strconv.ParseFloat(strings.TrimSpace(f[i]), 64)
-			if err != nil {
-				return nil, fmt.Errorf("%q: %v", part, err)
-			}
-			v[i] = x
-		}
-		out = append(out, vr.View{A: v[0], B: v[1], G: v[2]})
+		out = append(out, v)
 	}
 	return out, nil
 }
@@ -115,13 +107,11 @@ func parseViews(s string) ([]vr.View, error) {
 func parseShapes(s string) ([]vr.Shape, error) {
 	var out []vr.Shape
 	for _, part := range strings.Split(s, ",") {
-		xs, ys, ok := strings.Cut(strings.TrimSpace(strings.ReplaceAll(part, "×", "x")), "x")
-		x, err1 := strconv.Atoi(xs)
-		y, err2 := strconv.Atoi(ys)
-		if !ok || err1 != nil || err2 != nil || x <= 0 || y <= 0 || x*y > 1024 {
-			return nil, fmt.Errorf("%q: want XxY with X·Y ≤ 1024", part)
+		sh, err := sweep.ParseBlock(part)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, vr.Shape{X: x, Y: y})
+		out = append(out, sh)
 	}
 	return out, nil
 }
@@ -143,20 +133,51 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 	if err := ms.Validate(); err != nil {
 		return err
 	}
+	spec := &sweep.Spec{VR: &sweep.VRSpec{Model: o.Preset, Image: o.Image, Volume: o.Volume, Scene: "sphere"}}
+	for _, v := range o.Views {
+		spec.VR.Views = append(spec.VR.Views, fmt.Sprintf("%g,%g,%g", v.A, v.B, v.G))
+	}
+	for _, s := range o.Shapes {
+		spec.VR.Blocks = append(spec.VR.Blocks, s.Stem())
+	}
+	tool := "ptxtrace " + version
+	plan, err := sweep.MakePlan(spec, tool)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	work, err := os.MkdirTemp("", "ptxtrace-sweep-vr-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
 	start := time.Now()
 	p := newProgress(o.Stderr, "sweep vr", 0)
 	bar := func(done, total int) {
 		p.total = total
 		p.update(done, fmt.Sprintf(" runs, %.0fs", time.Since(start).Seconds()))
 	}
-	tab, err := vr.Sweep(ctx, vr.SweepOptions{Model: &ms, Scene: vr.Scene{Image: o.Image, Volume: o.Volume, Kind: "sphere"},
-		Views: o.Views, Shapes: o.Shapes, Jobs: o.Jobs, Tool: "ptxtrace " + version, Progress: bar})
+	rep, err := sweep.Run(ctx, plan, sweep.RunOptions{Out: work, Jobs: o.Jobs, Tool: tool, NoBundles: true, Progress: bar})
 	fmt.Fprintln(o.Stderr)
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
+	if len(rep.Errors) > 0 {
+		return fmt.Errorf("sweep: %w", rep.Errors[0])
+	}
 	elapsed := time.Since(start)
-	if err := writeSweepFiles(o.OutDir, tab, "ptxtrace "+version+", model "+ms.Name); err != nil {
+	m, err := sweep.Merge(plan, work)
+	if err != nil {
+		return err
+	}
+	tab, err := m.VRTable()
+	if err != nil {
+		return err
+	}
+	files, err := sweep.VRFiles(tab, tool+", model "+ms.Name)
+	if err != nil {
+		return err
+	}
+	if err := writeSweepFiles(o.OutDir, files); err != nil {
 		return err
 	}
 	printSweep(o.Stdout, tab, tab.Correlations())
@@ -164,40 +185,17 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 	return nil
 }
 
-// writeSweepFiles writes sweep.csv, correlations.csv, the charts and
-// report.html to dir, each atomically.
-func writeSweepFiles(dir string, tab *vr.Table, generated string) error {
+// writeSweepFiles writes files to dir, each atomically.
+func writeSweepFiles(dir string, files []sweep.File) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var csvBuf, corrBuf bytes.Buffer
-	if err := tab.CSV(&csvBuf); err != nil {
-		return err
-	}
-	corrs := tab.Correlations()
-	if err := vr.CorrelationsCSV(&corrBuf, corrs); err != nil {
-		return err
-	}
-	if err := writeFile(dir, "sweep.csv", csvBuf.Bytes()); err != nil {
-		return err
-	}
-	if err := writeFile(dir, "correlations.csv", corrBuf.Bytes()); err != nil {
-		return err
-	}
-	charts, err := tab.Charts()
-	if err != nil {
-		return err
-	}
-	for _, c := range charts {
-		if err := writeFile(dir, c.Name, c.SVG); err != nil {
+	for _, f := range files {
+		if err := writeFile(dir, f.Name, f.Data); err != nil {
 			return err
 		}
 	}
-	var rb bytes.Buffer
-	if err := tab.Report(corrs, charts, generated).Render(&rb); err != nil {
-		return err
-	}
-	return writeFile(dir, "report.html", rb.Bytes())
+	return nil
 }
 
 func printSweep(w io.Writer, t *vr.Table, corrs []vr.Corr) {
