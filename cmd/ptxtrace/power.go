@@ -10,7 +10,6 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/experiments/power"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
-	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/urfave/cli/v2"
 )
@@ -23,6 +22,8 @@ type powerOptions struct {
 	SVG                string
 	Workers            int
 	Consolidate        bool
+	Policies           bool
+	Slice              int
 }
 
 func newPowerCommand() *cli.Command {
@@ -45,6 +46,8 @@ func newPowerCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print JSON (with the ideal curves) instead of the table", DisableDefaultText: true},
 			&cli.StringFlag{Name: "svg", Usage: "write the ideal-curve chart to `FILE`"},
 			&cli.BoolFlag{Name: "consolidate", Usage: "also run with CTAs consolidated on as few SMs as fit (seed §3.1.1) and report active-cycle reduction and slowdown", DisableDefaultText: true},
+			&cli.BoolFlag{Name: "policies", Usage: "run under the seed's SIMD-level settings normal, issue (4-state issue control with warp splitting), comp (thread compaction) and mix, and print seed Fig. 17: net gateable share of the sp lanes and units, and cycles relative to normal", DisableDefaultText: true},
+			&cli.IntFlag{Name: "slice", Value: int(power.DefaultIssueControl().Slice), Usage: "issue control's time slice T, `CYCLES` (with --policies)"},
 			&cli.IntFlag{Name: "workers", Usage: "model worker goroutines (0: all cores); results do not depend on it"},
 		},
 		Action: func(c *cli.Context) error {
@@ -60,10 +63,16 @@ func newPowerCommand() *cli.Command {
 			if c.Int("bet") < 0 || c.Int("core-bet") < 0 {
 				return usagef("power: --bet and --core-bet must be ≥ 0")
 			}
+			if c.Bool("policies") && c.Bool("consolidate") {
+				return usagef("power: --policies and --consolidate exclude each other")
+			}
+			if c.Int("slice") <= 0 {
+				return usagef("power: --slice must be > 0")
+			}
 			return runPower(c.Context, powerOptions{streams: streamsOf(c), PTX: c.Args().First(),
 				Launch: c.String("launch"), Model: c.String("model"), BET: c.Int("bet"), CoreBET: c.Int("core-bet"),
 				CSV: c.Bool("csv"), JSON: c.Bool("json"), SVG: c.String("svg"), Workers: c.Int("workers"),
-				Consolidate: c.Bool("consolidate")})
+				Consolidate: c.Bool("consolidate"), Policies: c.Bool("policies"), Slice: c.Int("slice")})
 		},
 	}
 }
@@ -73,17 +82,32 @@ func runPower(ctx context.Context, o powerOptions) error {
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	shown := false
-	pin := power.Input{Prog: in.prog, Spec: in.spec, BaseDir: filepath.Dir(o.Launch), Model: *in.ms, Workers: o.Workers}
-	pin.OnLaunch = func(i int, _ *launch.LaunchResult) {
-		if time.Since(start) > 2*time.Second {
-			shown = true
-			fmt.Fprintf(o.Stderr, "\rpower %s: launch %d simulated", filepath.Base(o.PTX), i+1)
-		}
-	}
+	pr := newRunProgress(o.Stderr, "power "+filepath.Base(o.PTX), time.Now(), isTerminal(o.Stderr))
+	pin := power.Input{Prog: in.prog, Spec: in.spec, BaseDir: filepath.Dir(o.Launch), Model: *in.ms, Workers: o.Workers,
+		OnLaunch: pr.launch, Progress: pr.cycles}
 	cfg := power.DefaultConfig().WithBET(model.Time(o.BET))
 	cfg.CoreBET = model.Time(o.CoreBET)
+	if o.Policies {
+		ctl := power.DefaultIssueControl()
+		ctl.Slice = model.Time(o.Slice)
+		cmp, err := power.RunComparison(ctx, pin, cfg, ctl)
+		pr.finish()
+		if err != nil {
+			return err
+		}
+		switch {
+		case o.CSV:
+			return cmp.WriteCSV(o.Stdout, true)
+		case o.JSON:
+			return cmp.WriteJSON(o.Stdout)
+		}
+		if o.SVG != "" {
+			if err := writeSVG(o.SVG, cmp.Chart().Render); err != nil {
+				return err
+			}
+		}
+		return cmp.WriteTable(o.Stdout)
+	}
 	var r *power.Result
 	var cons *power.Consolidation
 	if o.Consolidate {
@@ -94,18 +118,12 @@ func runPower(ctx context.Context, o powerOptions) error {
 	} else {
 		r, err = power.Run(ctx, pin, cfg)
 	}
-	if shown {
-		fmt.Fprintln(o.Stderr)
-	}
+	pr.finish()
 	if err != nil {
 		return err
 	}
 	if o.SVG != "" {
-		var b bytes.Buffer
-		if err := r.Chart().Render(&b); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(o.SVG, 0o644, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
+		if err := writeSVG(o.SVG, r.Chart().Render); err != nil {
 			return err
 		}
 	}
@@ -129,4 +147,13 @@ func runPower(ctx context.Context, o powerOptions) error {
 		return err
 	}
 	return cons.WriteSummary(o.Stdout)
+}
+
+// writeSVG renders a chart and writes it atomically to path.
+func writeSVG(path string, render func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, 0o644, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err })
 }

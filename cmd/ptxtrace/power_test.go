@@ -24,7 +24,23 @@ func TestPower(t *testing.T) {
 	if b, err := os.ReadFile(svgPath); err != nil || !strings.HasPrefix(string(b), "<svg") && !strings.HasPrefix(string(b), "<?xml") {
 		t.Errorf("svg: %v %.40q", err, b)
 	}
+	// --policies: header, then the 7 level rows of each of the 4 settings.
+	r = runCLI(t, "", "power", "--launch", spec, "--policies", "--csv", ptxPath)
+	if r.code != 0 {
+		t.Fatalf("--policies: exit %d: %s", r.code, r.stderr)
+	}
+	lines = strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 1+4*7 || !strings.HasPrefix(lines[0], "setting,kernel,") || !strings.HasPrefix(lines[1], "normal,nn_distance,gtx480,core,") ||
+		!strings.HasPrefix(lines[28], "mix,nn_distance,gtx480,lane ldst,") {
+		t.Errorf("--policies csv:\n%s", r.stdout)
+	}
+	// a100 has 4 partitioned sp units: the seed's 2-unit controller refuses it
+	if r := runCLI(t, "", "power", "--launch", spec, "--policies", "--model", "a100", ptxPath); r.code == 0 || !strings.Contains(r.stderr, "needs 2 sp units") {
+		t.Errorf("--policies on a100: exit %d: %s", r.code, r.stderr)
+	}
 	for _, args := range [][]string{
+		{"power", "--launch", spec, "--policies", "--consolidate", ptxPath},
+		{"power", "--launch", spec, "--policies", "--slice", "0", ptxPath},
 		{"power", ptxPath},
 		{"power", "--launch", spec, "--csv", "--json", ptxPath},
 		{"power", "--launch", spec, "--bet", "-1", ptxPath},

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/viewers/svg"
 )
 
 // Comparison is one workload under the seed's four SIMD-level settings
@@ -164,3 +165,29 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 
 // float formats v for CSV.
 func float(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+
+// Chart is seed Fig. 17 for one workload: per setting, the net gateable
+// share (%) of the controlled kind's lanes and units, and the execution
+// cycles relative to normal (%).
+func (c *Comparison) Chart() *svg.BarChart {
+	rows, _ := c.Rows()
+	u := c.Control.Unit.String()
+	ch := &svg.BarChart{
+		Title:       fmt.Sprintf("Issue control and compaction: %s on %s", c.Normal.Kernel, c.Normal.Model),
+		Desc:        "seed 000 Fig. 17: (a) net gateable share of cycles at the BET, (b) execution cycles relative to normal",
+		YLabel:      "%",
+		ValueLabels: true,
+		ValueFormat: "%.1f",
+	}
+	lane := svg.BarSeries{Name: "lane " + u + " net gateable (%)"}
+	unit := svg.BarSeries{Name: "unit " + u + " net gateable (%)"}
+	rel := svg.BarSeries{Name: "relative cycles (%)"}
+	for _, r := range rows {
+		ch.Categories = append(ch.Categories, r.Setting)
+		lane.Values = append(lane.Values, 100*r.LaneShare)
+		unit.Values = append(unit.Values, 100*r.UnitShare)
+		rel.Values = append(rel.Values, 100*r.Relative)
+	}
+	ch.Series = []svg.BarSeries{lane, unit, rel}
+	return ch
+}

@@ -26,6 +26,8 @@ type Input struct {
 	Workers int
 	// OnLaunch, when set, is called after each launch (progress).
 	OnLaunch func(i int, lr *launch.LaunchResult)
+	// Progress, when set, is model.Options.Progress of every run.
+	Progress model.ProgressFunc
 }
 
 // Run executes every launch of in on the model with a Recorder attached,
@@ -74,7 +76,7 @@ func run(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compact [
 		}
 		return ctls[sm]
 	}
-	opt := model.Options{Workers: in.Workers, Observe: func(part int) model.Observer {
+	opt := model.Options{Workers: in.Workers, Progress: in.Progress, Observe: func(part int) model.Observer {
 		if recs == nil {
 			for _, c := range compact {
 				r := NewRecorder(&in.Model)
