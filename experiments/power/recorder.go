@@ -113,10 +113,7 @@ func (r *Recorder) Observe(part int) model.Observer {
 	for k, u := range unitSpecs(r.spec) {
 		for range u.Count {
 			s.units[k] = append(s.units[k], newTrack(false))
-			ls := make([]*track, r.lanes[k].lanes)
-			for j := range ls {
-				ls[j] = newTrack(false)
-			}
+			ls := make([]track, r.lanes[k].lanes)
 			s.lanes[k] = append(s.lanes[k], ls)
 		}
 	}
@@ -132,7 +129,7 @@ type smRecorder struct {
 	since    model.Time
 	core     *track
 	units    [model.NumUnitKinds][]*track   // [kind][instance]
-	lanes    [model.NumUnitKinds][][]*track // [kind][instance][lane]
+	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
 	err      error
 }
 
@@ -168,9 +165,19 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", e.SM, e.Unit)
 		}
 	}
+	lanes := s.lanes[e.Unit][e.Index]
+	if lm.passes == 1 && !s.r.Compact {
+		// every thread in the one pass (gtx480's sp and ldst)
+		lb := lm.busyLanes(e.Active, 0)
+		for lb != 0 {
+			j := lb.TrailingZeros64()
+			lb &= lb - 1
+			lanes[j].add(e.From, e.To)
+		}
+		return
+	}
 	occ := e.To - e.From
 	P := model.Time(lm.passes)
-	lanes := s.lanes[e.Unit][e.Index]
 	n := bits.OnesCount32(e.Active)
 	for p := range lm.passes {
 		var lb laneBits
@@ -239,8 +246,8 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 					return nil, err
 				}
 				l.Units[k] = append(l.Units[k], b)
-				for j, lt := range s.lanes[k][u] {
-					b, err := block(i, u*len(s.lanes[k][u])+j, lt)
+				for j := range s.lanes[k][u] {
+					b, err := block(i, u*len(s.lanes[k][u])+j, &s.lanes[k][u][j])
 					if err != nil {
 						return nil, err
 					}

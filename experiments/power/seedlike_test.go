@@ -228,3 +228,47 @@ func TestSeedlike(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedTable prints docs/power.md's tables (PTXTRACE_POWER_TABLE=1):
+// seed Fig. 17 rows and Fig. 15 consolidation for samples and seed-like
+// workloads.
+func TestSeedTable(t *testing.T) {
+	if os.Getenv("PTXTRACE_POWER_TABLE") == "" {
+		t.Skip("set PTXTRACE_POWER_TABLE=1 to print the tables of docs/power.md")
+	}
+	type wl struct {
+		name string
+		in   Input
+	}
+	var wls []wl
+	for _, n := range []string{"bfs", "hotspot", "nn", "lud", "pathfinder", "gaussian", "matmul", "reduce", "vecadd", "volrender"} {
+		wls = append(wls, wl{n, sampleInput(t, n)})
+	}
+	for _, n := range seedlikeNames {
+		wls = append(wls, wl{n + " (seed-like)", seedlikeInput(t, n)})
+	}
+	f17 := "| workload | normal | issue | comp | mix | issue cycles | State-1/2/3/4 % |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n"
+	f15 := "| workload | active cycles | reduction | cycles | slowdown |\n| --- | ---: | ---: | ---: | ---: |\n"
+	for _, w := range wls {
+		c, err := RunComparison(context.Background(), w.in, DefaultConfig(), DefaultIssueControl())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := c.Rows()
+		var tot uint64
+		for _, n := range c.Slices.Slices {
+			tot += n
+		}
+		sh := func(i int) float64 { return 100 * float64(c.Slices.Slices[i]) / float64(tot) }
+		f17 += fmt.Sprintf("| %s | %.1f | %.1f | %.1f | %.1f | %.3f× | %.0f / %.0f / %.0f / %.0f |\n", w.name,
+			100*rows[0].LaneShare, 100*rows[1].LaneShare, 100*rows[2].LaneShare, 100*rows[3].LaneShare, rows[1].Relative,
+			sh(0), sh(1), sh(2), sh(3))
+		k, err := RunConsolidation(context.Background(), w.in, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f15 += fmt.Sprintf("| %s | %d → %d | %+.1f %% | %d → %d | %+.1f %% |\n", w.name, k.Normal.ActiveCycles, k.Consolidated.ActiveCycles,
+			-100*k.ActiveReduction(), k.Normal.Cycles, k.Consolidated.Cycles, 100*k.Slowdown())
+	}
+	t.Logf("\nFig. 17 (lane sp net %% at BET 100)\n%s\nFig. 15\n%s", f17, f15)
+}
