@@ -128,7 +128,7 @@ type smRecorder struct {
 	resident int
 	since    model.Time
 	core     *track
-	units    [model.NumUnitKinds][]*track   // [kind][instance]
+	units    [model.NumUnitKinds][]*track  // [kind][instance]
 	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
 	err      error
 }
