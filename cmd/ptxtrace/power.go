@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/experiments/power"
@@ -24,6 +26,7 @@ type powerOptions struct {
 	Consolidate        bool
 	Policies           bool
 	Slice              int
+	Activity, From     string
 }
 
 func newPowerCommand() *cli.Command {
@@ -48,14 +51,20 @@ func newPowerCommand() *cli.Command {
 			&cli.BoolFlag{Name: "consolidate", Usage: "also run with CTAs consolidated on as few SMs as fit (seed §3.1.1) and report active-cycle reduction and slowdown", DisableDefaultText: true},
 			&cli.BoolFlag{Name: "policies", Usage: "run under the seed's SIMD-level settings normal, issue (4-state issue control with warp splitting), comp (thread compaction) and mix, and print seed Fig. 17: net gateable share of the sp lanes and units, and cycles relative to normal", DisableDefaultText: true},
 			&cli.IntFlag{Name: "slice", Value: int(power.DefaultIssueControl().Slice), Usage: "issue control's time slice T, `CYCLES` (with --policies)"},
+			&cli.StringFlag{Name: "activity", Usage: "also write the recorded activity (busy cycles, idle-interval histograms, core busy intervals per block) to `FILE`: Parquet, or CSV when FILE ends in .csv"},
+			&cli.StringFlag{Name: "from", Usage: "analyse the activity Parquet `FILE` written by --activity instead of running a kernel"},
 			&cli.IntFlag{Name: "workers", Usage: "model worker goroutines (0: all cores); results do not depend on it"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
+			switch {
+			case c.String("from") != "" && (c.NArg() != 0 || c.String("launch") != "" || c.Bool("policies") || c.Bool("consolidate") || c.String("activity") != ""):
+				return usagef("power: --from takes no PTX file, --launch, --policies, --consolidate or --activity")
+			case c.String("from") == "" && c.NArg() != 1:
 				return usagef("power: expected one PTX file (see 'ptxtrace power --help')")
-			}
-			if c.String("launch") == "" {
+			case c.String("from") == "" && c.String("launch") == "":
 				return usagef("power: --launch is required")
+			case c.String("activity") != "" && (c.Bool("policies") || c.Bool("consolidate")):
+				return usagef("power: --activity records the plain run only; drop --policies and --consolidate")
 			}
 			if c.Bool("csv") && c.Bool("json") {
 				return usagef("power: --csv and --json exclude each other")
@@ -72,12 +81,35 @@ func newPowerCommand() *cli.Command {
 			return runPower(c.Context, powerOptions{streams: streamsOf(c), PTX: c.Args().First(),
 				Launch: c.String("launch"), Model: c.String("model"), BET: c.Int("bet"), CoreBET: c.Int("core-bet"),
 				CSV: c.Bool("csv"), JSON: c.Bool("json"), SVG: c.String("svg"), Workers: c.Int("workers"),
-				Consolidate: c.Bool("consolidate"), Policies: c.Bool("policies"), Slice: c.Int("slice")})
+				Consolidate: c.Bool("consolidate"), Policies: c.Bool("policies"), Slice: c.Int("slice"),
+				Activity: c.String("activity"), From: c.String("from")})
 		},
 	}
 }
 
 func runPower(ctx context.Context, o powerOptions) error {
+	cfg := power.DefaultConfig().WithBET(model.Time(o.BET))
+	cfg.CoreBET = model.Time(o.CoreBET)
+	if o.From != "" {
+		f, err := os.Open(o.From)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		act, err := power.ReadParquet(f, st.Size())
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.From, err)
+		}
+		r, err := act.Summarise(cfg)
+		if err != nil {
+			return err
+		}
+		return writePowerResult(o, r, nil)
+	}
 	in, err := readRunInputs(runOptions{PTX: o.PTX, Launch: o.Launch, Model: o.Model})
 	if err != nil {
 		return err
@@ -85,8 +117,6 @@ func runPower(ctx context.Context, o powerOptions) error {
 	pr := newRunProgress(o.Stderr, "power "+filepath.Base(o.PTX), time.Now(), isTerminal(o.Stderr))
 	pin := power.Input{Prog: in.prog, Spec: in.spec, BaseDir: filepath.Dir(o.Launch), Model: *in.ms, Workers: o.Workers,
 		OnLaunch: pr.launch, Progress: pr.cycles}
-	cfg := power.DefaultConfig().WithBET(model.Time(o.BET))
-	cfg.CoreBET = model.Time(o.CoreBET)
 	if o.Policies {
 		ctl := power.DefaultIssueControl()
 		ctl.Slice = model.Time(o.Slice)
@@ -115,6 +145,19 @@ func runPower(ctx context.Context, o powerOptions) error {
 		if cons != nil {
 			r = cons.Normal
 		}
+	} else if o.Activity != "" {
+		var act *power.Activity
+		if act, err = power.RecordActivity(ctx, pin); err == nil {
+			r, err = act.Summarise(cfg)
+		}
+		if err == nil {
+			err = atomicfile.WriteFile(o.Activity, 0o644, func(w io.Writer) error {
+				if strings.HasSuffix(o.Activity, ".csv") {
+					return act.WriteCSV(w)
+				}
+				return act.WriteParquet(w)
+			})
+		}
 	} else {
 		r, err = power.Run(ctx, pin, cfg)
 	}
@@ -122,6 +165,12 @@ func runPower(ctx context.Context, o powerOptions) error {
 	if err != nil {
 		return err
 	}
+	return writePowerResult(o, r, cons)
+}
+
+// writePowerResult writes r (and the consolidated run, when cons is set)
+// as the options ask.
+func writePowerResult(o powerOptions, r *power.Result, cons *power.Consolidation) error {
 	if o.SVG != "" {
 		if err := writeSVG(o.SVG, r.Chart().Render); err != nil {
 			return err

@@ -24,6 +24,16 @@ func TestPower(t *testing.T) {
 	if b, err := os.ReadFile(svgPath); err != nil || !strings.HasPrefix(string(b), "<svg") && !strings.HasPrefix(string(b), "<?xml") {
 		t.Errorf("svg: %v %.40q", err, b)
 	}
+	// --activity then --from: the same table from the Parquet file.
+	act := filepath.Join(t.TempDir(), "nn.parquet")
+	a := runCLI(t, "", "power", "--launch", spec, "--activity", act, ptxPath)
+	b := runCLI(t, "", "power", "--from", act)
+	if a.code != 0 || b.code != 0 || a.stdout != b.stdout || !strings.Contains(a.stdout, "lane sp") {
+		t.Errorf("--activity/--from: exit %d, %d (%s%s)\n%s\n%s", a.code, b.code, a.stderr, b.stderr, a.stdout, b.stdout)
+	}
+	if r := runCLI(t, "", "power", "--from", svgPath); r.code == 0 {
+		t.Errorf("--from an SVG accepted")
+	}
 	// --policies: header, then the 7 level rows of each of the 4 settings.
 	r = runCLI(t, "", "power", "--launch", spec, "--policies", "--csv", ptxPath)
 	if r.code != 0 {
@@ -41,6 +51,8 @@ func TestPower(t *testing.T) {
 	for _, args := range [][]string{
 		{"power", "--launch", spec, "--policies", "--consolidate", ptxPath},
 		{"power", "--launch", spec, "--policies", "--slice", "0", ptxPath},
+		{"power", "--from", act, ptxPath},
+		{"power", "--launch", spec, "--policies", "--activity", act, ptxPath},
 		{"power", ptxPath},
 		{"power", "--launch", spec, "--csv", "--json", ptxPath},
 		{"power", "--launch", spec, "--bet", "-1", ptxPath},

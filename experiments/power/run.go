@@ -47,6 +47,12 @@ func Run(ctx context.Context, in Input, cfg Config) (*Result, error) {
 // recorder, the final contents of the output buffers and the
 // controller's statistics.
 func run(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compact []bool) ([]*Result, map[string][]byte, *ControlStats, error) {
+	return runWith(ctx, in, cfg, ctl, compact, nil)
+}
+
+// runWith is run also handing the kernel name and every recorder's
+// launches to done (when set) after the outputs were checked.
+func runWith(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compact []bool, done func(kernel string, ls [][]*Launch)) ([]*Result, map[string][]byte, *ControlStats, error) {
 	if err := in.Model.Validate(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -153,9 +159,13 @@ func run(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compact [
 			out[b.Name] = append([]byte(nil), b.Alloc.Data...)
 		}
 	}
+	kernel := strings.Join(names, "+")
+	if done != nil {
+		done(kernel, launches)
+	}
 	var rs []*Result
 	for _, ls := range launches {
-		r, err := Summarise(strings.Join(names, "+"), &in.Model, ls, cfg)
+		r, err := Summarise(kernel, &in.Model, ls, cfg)
 		if err != nil {
 			return nil, nil, nil, err
 		}
