@@ -33,13 +33,17 @@ func newPowerCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "power",
 		Usage:     "ideal power-gating analysis (seed 000) of a kernel on the timing model",
-		ArgsUsage: "--launch L.yaml [--model NAME|FILE] [--bet N] [--csv | --json] [--svg FILE] KERNEL.ptx",
+		ArgsUsage: "--launch L.yaml [--model NAME|FILE] [--bet N] [--policies | --consolidate] [--csv | --json] [--svg FILE] KERNEL.ptx  |  --from FILE.parquet",
 		Description: "power runs every launch of the spec on the timing model (default " + defaultRunModel + ")\n" +
 			"recording when each SM (core), each execution-unit instance and each lane is busy,\n" +
 			"checks the outputs, and prints per level the busy and idle shares, the number of\n" +
 			"idle intervals ≥ BET (gates), the net saving Σ(idle ≥ BET) − gates × BET as a share\n" +
 			"of blocks × cycles, and the idle-interval histogram by decades (docs/power.md).\n" +
-			"--svg writes the ideal curve (net saving against BET 1 … 10,000) as an SVG chart.",
+			"--svg writes the ideal curve (net saving against BET 1 … 10,000) as an SVG chart.\n" +
+			"--consolidate adds the consolidated CTA placement (seed Fig. 15); --policies runs normal,\n" +
+			"issue (4-state SIMD issue control with warp splitting), comp (thread compaction) and mix\n" +
+			"(seed Fig. 17). --activity exports the recorded activity (Parquet or CSV); --from\n" +
+			"analyses such a Parquet file with the same numbers as the run it came from.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "launch", Usage: "launch spec `FILE` (YAML)"},
 			&cli.StringFlag{Name: "model", Usage: "timing model: preset `NAME` or spec FILE (default " + defaultRunModel + ")"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/launch"
@@ -12,7 +13,9 @@ import (
 
 // Every sample keeps its output bytes under issue control (RunComparison
 // refuses a difference; the samples' references are checked by run too),
-// and the comparison's every output is the same with 1 and 2 workers.
+// and the comparison's every output is the same with 1 worker at
+// GOMAXPROCS 1 and 2 workers at GOMAXPROCS 2. The seed's "mix ≥ each
+// alone" (Fig. 17a) holds on every sample: a regression guard.
 func TestComparisonSamples(t *testing.T) {
 	names := []string{"nn", "bfs", "hotspot", "lud", "pathfinder", "gaussian", "matmul", "reduce", "vecadd", "volrender"}
 	if testing.Short() {
@@ -25,11 +28,19 @@ func TestComparisonSamples(t *testing.T) {
 				if i == 1 && name != "nn" && name != "bfs" {
 					break
 				}
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
 				in := sampleInput(t, name)
 				in.Workers = workers
 				c, err := RunComparison(context.Background(), in, DefaultConfig(), DefaultIssueControl())
 				if err != nil {
 					t.Fatal(err)
+				}
+				rows, err := c.Rows()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mix := rows[3].LaneShare; mix < rows[1].LaneShare || mix < rows[2].LaneShare {
+					t.Errorf("mix %.4f below issue %.4f or comp %.4f", mix, rows[1].LaneShare, rows[2].LaneShare)
 				}
 				var b bytes.Buffer
 				if err := c.WriteTable(&b); err != nil {
