@@ -29,7 +29,7 @@ func RecordActivity(ctx context.Context, in Input) (*Activity, error) {
 	var act *Activity
 	_, _, _, err := runWith(ctx, in, DefaultConfig(), nil, []bool{false}, func(kernel string, ls [][]*Launch) {
 		act = &Activity{Kernel: kernel, Model: in.Model, Launches: ls[0]}
-	})
+	}, nil)
 	return act, err
 }
 

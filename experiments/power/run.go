@@ -16,6 +16,8 @@ import (
 	"github.com/ptxtrace/ptxtrace/viewers/svg"
 )
 
+type launchResult = launch.LaunchResult
+
 // Input is one workload: a program, its launch spec and the model.
 type Input struct {
 	Prog    *replay.Program
@@ -47,12 +49,23 @@ func Run(ctx context.Context, in Input, cfg Config) (*Result, error) {
 // recorder, the final contents of the output buffers and the
 // controller's statistics.
 func run(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compact []bool) ([]*Result, map[string][]byte, *ControlStats, error) {
-	return runWith(ctx, in, cfg, ctl, compact, nil)
+	return runWith(ctx, in, cfg, ctl, compact, nil, nil)
+}
+
+// runExtra is Run with an extra observer per part (nil: none).
+func runExtra(ctx context.Context, in Input, cfg Config, extra func(part int) model.Observer) (*Result, map[string][]byte, *ControlStats, error) {
+	rs, out, st, err := runWith(ctx, in, cfg, nil, []bool{false}, nil, extra)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rs[0], out, st, nil
 }
 
 // runWith is run also handing the kernel name and every recorder's
-// launches to done (when set) after the outputs were checked.
-func runWith(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compact []bool, done func(kernel string, ls [][]*Launch)) ([]*Result, map[string][]byte, *ControlStats, error) {
+// launches to done (when set) after the outputs were checked, and
+// attaching extra's observers (when set) besides the recorders.
+func runWith(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compact []bool, done func(kernel string, ls [][]*Launch),
+	extra func(part int) model.Observer) ([]*Result, map[string][]byte, *ControlStats, error) {
 	if err := in.Model.Validate(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -98,6 +111,9 @@ func runWith(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compa
 		}
 		if ctl != nil && part >= 0 && part < in.Model.NumSMs {
 			obs = append(obs, control(part))
+		}
+		if extra != nil {
+			obs = append(obs, extra(part))
 		}
 		return teeOf(obs...)
 	}}
