@@ -27,6 +27,7 @@ type powerOptions struct {
 	Policies           bool
 	Slice              int
 	Activity, From     string
+	HTML               string
 }
 
 func newPowerCommand() *cli.Command {
@@ -55,6 +56,7 @@ func newPowerCommand() *cli.Command {
 			&cli.BoolFlag{Name: "consolidate", Usage: "also run with CTAs consolidated on as few SMs as fit (seed §3.1.1) and report active-cycle reduction and slowdown", DisableDefaultText: true},
 			&cli.BoolFlag{Name: "policies", Usage: "run under the seed's SIMD-level settings normal, issue (4-state issue control with warp splitting), comp (thread compaction) and mix, and print seed Fig. 17: net gateable share of the sp lanes and units, and cycles relative to normal", DisableDefaultText: true},
 			&cli.IntFlag{Name: "slice", Value: int(power.DefaultIssueControl().Slice), Usage: "issue control's time slice T, `CYCLES` (with --policies)"},
+			&cli.StringFlag{Name: "html", Usage: "also write a self-contained report page to `FILE` (tables and charts of the analysis, consolidation, policies)"},
 			&cli.StringFlag{Name: "activity", Usage: "also write the recorded activity (busy cycles, idle-interval histograms, core busy intervals per block) to `FILE`: Parquet, or CSV when FILE ends in .csv"},
 			&cli.StringFlag{Name: "from", Usage: "analyse the activity Parquet `FILE` written by --activity instead of running a kernel"},
 			&cli.IntFlag{Name: "workers", Usage: "model worker goroutines (0: all cores); results do not depend on it"},
@@ -86,7 +88,7 @@ func newPowerCommand() *cli.Command {
 				Launch: c.String("launch"), Model: c.String("model"), BET: c.Int("bet"), CoreBET: c.Int("core-bet"),
 				CSV: c.Bool("csv"), JSON: c.Bool("json"), SVG: c.String("svg"), Workers: c.Int("workers"),
 				Consolidate: c.Bool("consolidate"), Policies: c.Bool("policies"), Slice: c.Int("slice"),
-				Activity: c.String("activity"), From: c.String("from")})
+				Activity: c.String("activity"), From: c.String("from"), HTML: c.String("html")})
 		},
 	}
 }
@@ -140,6 +142,9 @@ func runPower(ctx context.Context, o powerOptions) error {
 				return err
 			}
 		}
+		if err := writePowerHTML(o, cmp.Normal, nil, cmp); err != nil {
+			return err
+		}
 		return cmp.WriteTable(o.Stdout)
 	}
 	var r *power.Result
@@ -175,6 +180,9 @@ func runPower(ctx context.Context, o powerOptions) error {
 // writePowerResult writes r (and the consolidated run, when cons is set)
 // as the options ask.
 func writePowerResult(o powerOptions, r *power.Result, cons *power.Consolidation) error {
+	if err := writePowerHTML(o, r, cons, nil); err != nil {
+		return err
+	}
 	if o.SVG != "" {
 		if err := writeSVG(o.SVG, r.Chart().Render); err != nil {
 			return err
@@ -209,4 +217,16 @@ func writeSVG(path string, render func(io.Writer) error) error {
 		return err
 	}
 	return atomicfile.WriteFile(path, 0o644, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err })
+}
+
+// writePowerHTML writes the --html page when asked for.
+func writePowerHTML(o powerOptions, r *power.Result, cons *power.Consolidation, cmp *power.Comparison) error {
+	if o.HTML == "" {
+		return nil
+	}
+	page, err := power.HTML(r, cons, cmp, "ptxtrace "+version)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(o.HTML, 0o644, page.Render)
 }

@@ -35,6 +35,13 @@ func TestPower(t *testing.T) {
 		t.Errorf("--from an SVG accepted")
 	}
 	// --policies: header, then the 7 level rows of each of the 4 settings.
+	htmlPath := filepath.Join(t.TempDir(), "power.html")
+	if r := runCLI(t, "", "power", "--launch", spec, "--policies", "--html", htmlPath, ptxPath); r.code != 0 {
+		t.Fatalf("--html: exit %d: %s", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(htmlPath); err != nil || !strings.Contains(string(b), "Issue control and thread compaction (seed Fig. 17)") || !strings.Contains(string(b), "<svg") {
+		t.Errorf("--html page: %v", err)
+	}
 	r = runCLI(t, "", "power", "--launch", spec, "--policies", "--csv", ptxPath)
 	if r.code != 0 {
 		t.Fatalf("--policies: exit %d: %s", r.code, r.stderr)
