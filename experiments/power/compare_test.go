@@ -154,7 +154,7 @@ func TestControlRoll(t *testing.T) {
 	s, _ := model.Preset("gtx480")
 	c := DefaultIssueControl()
 	var st ControlStats
-	sc := newSMControl(&c, &s, &st)
+	sc := newSMControl(&c, &s)
 	for i := range 400 {
 		sc.UnitBusy(model.UnitEvent{Unit: model.UnitSP, From: model.Time(i), To: model.Time(i + 1)})
 	}
@@ -163,7 +163,7 @@ func TestControlRoll(t *testing.T) {
 		t.Fatalf("state %d before the slice end", sc.state)
 	}
 	sc.roll(5500)
-	sc.finish()
+	sc.finish(&st)
 	if sc.state != 4 || st.Slices != [4]uint64{1, 0, 0, 5} {
 		t.Errorf("state %d, slices %v; want 4, [1 0 0 5]", sc.state, st.Slices)
 	}

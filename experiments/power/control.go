@@ -103,13 +103,13 @@ type smControl struct {
 	applied  int     // state set on the SM, 0: none yet
 	sliceEnd model.Time
 	busy     model.Time
-	stats    *ControlStats
+	stats    ControlStats // this SM's (SMs may run concurrently: summed after the launch)
 }
 
-func newSMControl(c *IssueControl, spec *model.Spec, st *ControlStats) *smControl {
+func newSMControl(c *IssueControl, spec *model.Spec) *smControl {
 	u := unitSpecs(spec)[c.Unit]
 	return &smControl{c: c, lanes: model.Time(u.Lanes), capacity: float64(u.Count*u.Lanes) * float64(c.Slice),
-		state: 1, sliceEnd: c.Slice, stats: st}
+		state: 1, sliceEnd: c.Slice}
 }
 
 // roll closes the slices that end at or before now.
@@ -142,8 +142,13 @@ func (s *smControl) UnitBusy(e model.UnitEvent) {
 	s.busy += (e.To - e.From) * w
 }
 
-// finish counts the last, partial slice.
-func (s *smControl) finish() { s.stats.Slices[s.state-1]++ }
+// finish counts the last, partial slice and adds the SM's slices to st.
+func (s *smControl) finish(st *ControlStats) {
+	s.stats.Slices[s.state-1]++
+	for i, n := range s.stats.Slices {
+		st.Slices[i] += n
+	}
+}
 
 // apply sets the state on the SM.
 func (s *smControl) apply(q *model.IssueQueue) {

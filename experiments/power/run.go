@@ -91,7 +91,7 @@ func runWith(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compa
 			ctls = make([]*smControl, in.Model.NumSMs)
 		}
 		if ctls[sm] == nil {
-			ctls[sm] = newSMControl(ctl, &in.Model, stats)
+			ctls[sm] = newSMControl(ctl, &in.Model)
 		}
 		return ctls[sm]
 	}
@@ -150,7 +150,7 @@ func runWith(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compa
 		recs = nil
 		for _, c := range ctls {
 			if c != nil {
-				c.finish()
+				c.finish(stats)
 			}
 		}
 		ctls = nil
