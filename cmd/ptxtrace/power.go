@@ -28,6 +28,7 @@ type powerOptions struct {
 	Slice              int
 	Activity, From     string
 	HTML               string
+	Congestion         float64
 }
 
 func newPowerCommand() *cli.Command {
@@ -55,6 +56,7 @@ func newPowerCommand() *cli.Command {
 			&cli.StringFlag{Name: "svg", Usage: "write the ideal-curve chart to `FILE`"},
 			&cli.BoolFlag{Name: "consolidate", Usage: "also run with CTAs consolidated on as few SMs as fit (seed §3.1.1) and report active-cycle reduction and slowdown", DisableDefaultText: true},
 			&cli.BoolFlag{Name: "policies", Usage: "run under the seed's SIMD-level settings normal, issue (4-state issue control with warp splitting), comp (thread compaction) and mix, and print seed Fig. 17: net gateable share of the sp lanes and units, and cycles relative to normal", DisableDefaultText: true},
+			&cli.Float64Flag{Name: "congestion", Usage: "congestion-aware CTA issue control (seed §3.1.2): measure the metric, run on the fewest SMs whose slowdown the gtx480 calibration of docs/power.md predicts within `BOUND` (e.g. 0.05), report active cycles and slowdown", DefaultText: "off"},
 			&cli.IntFlag{Name: "slice", Value: int(power.DefaultIssueControl().Slice), Usage: "issue control's time slice T, `CYCLES` (with --policies)"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained report page to `FILE` (tables and charts of the analysis, consolidation, policies)"},
 			&cli.StringFlag{Name: "activity", Usage: "also write the recorded activity (busy cycles, idle-interval histograms, core busy intervals per block) to `FILE`: Parquet, or CSV when FILE ends in .csv"},
@@ -69,6 +71,10 @@ func newPowerCommand() *cli.Command {
 				return usagef("power: expected one PTX file (see 'ptxtrace power --help')")
 			case c.String("from") == "" && c.String("launch") == "":
 				return usagef("power: --launch is required")
+			case c.IsSet("congestion") && (c.Bool("policies") || c.Bool("consolidate") || c.String("activity") != "" || c.String("from") != ""):
+				return usagef("power: --congestion excludes --policies, --consolidate, --activity and --from")
+			case c.IsSet("congestion") && !(c.Float64("congestion") >= 0):
+				return usagef("power: --congestion must be ≥ 0")
 			case c.String("activity") != "" && (c.Bool("policies") || c.Bool("consolidate")):
 				return usagef("power: --activity records the plain run only; drop --policies and --consolidate")
 			}
@@ -84,11 +90,15 @@ func newPowerCommand() *cli.Command {
 			if c.Int("slice") <= 0 {
 				return usagef("power: --slice must be > 0")
 			}
+			cong := -1.0
+			if c.IsSet("congestion") {
+				cong = c.Float64("congestion")
+			}
 			return runPower(c.Context, powerOptions{streams: streamsOf(c), PTX: c.Args().First(),
 				Launch: c.String("launch"), Model: c.String("model"), BET: c.Int("bet"), CoreBET: c.Int("core-bet"),
 				CSV: c.Bool("csv"), JSON: c.Bool("json"), SVG: c.String("svg"), Workers: c.Int("workers"),
 				Consolidate: c.Bool("consolidate"), Policies: c.Bool("policies"), Slice: c.Int("slice"),
-				Activity: c.String("activity"), From: c.String("from"), HTML: c.String("html")})
+				Activity: c.String("activity"), From: c.String("from"), HTML: c.String("html"), Congestion: cong})
 		},
 	}
 }
@@ -123,6 +133,21 @@ func runPower(ctx context.Context, o powerOptions) error {
 	pr := newRunProgress(o.Stderr, "power "+filepath.Base(o.PTX), time.Now(), isTerminal(o.Stderr))
 	pin := power.Input{Prog: in.prog, Spec: in.spec, BaseDir: filepath.Dir(o.Launch), Model: *in.ms, Workers: o.Workers,
 		OnLaunch: pr.launch, Progress: pr.cycles}
+	if o.Congestion >= 0 {
+		cc, err := power.RunCTAControl(ctx, pin, cfg, power.DefaultCongestion(), power.DefaultCalibration(), o.Congestion)
+		pr.finish()
+		if err != nil {
+			return err
+		}
+		if err := writePowerResult(o, cc.Normal, nil); err != nil {
+			return err
+		}
+		if o.CSV || o.JSON {
+			return nil
+		}
+		fmt.Fprintln(o.Stdout)
+		return cc.WriteSummary(o.Stdout)
+	}
 	if o.Policies {
 		ctl := power.DefaultIssueControl()
 		ctl.Slice = model.Time(o.Slice)

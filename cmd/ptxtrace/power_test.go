@@ -35,6 +35,11 @@ func TestPower(t *testing.T) {
 		t.Errorf("--from an SVG accepted")
 	}
 	// --policies: header, then the 7 level rows of each of the 4 settings.
+	// --congestion: nn's metric and the gtx480 calibration give a choice
+	// line either way (all SMs or fewer).
+	if r := runCLI(t, "", "power", "--launch", spec, "--congestion", "0.1", ptxPath); r.code != 0 || !strings.Contains(r.stdout, "congestion metric ") {
+		t.Errorf("--congestion: exit %d: %s%s", r.code, r.stderr, r.stdout)
+	}
 	htmlPath := filepath.Join(t.TempDir(), "power.html")
 	if r := runCLI(t, "", "power", "--launch", spec, "--policies", "--html", htmlPath, ptxPath); r.code != 0 {
 		t.Fatalf("--html: exit %d: %s", r.code, r.stderr)
@@ -59,6 +64,8 @@ func TestPower(t *testing.T) {
 		{"power", "--launch", spec, "--policies", "--consolidate", ptxPath},
 		{"power", "--launch", spec, "--policies", "--slice", "0", ptxPath},
 		{"power", "--from", act, ptxPath},
+		{"power", "--launch", spec, "--congestion", "0.1", "--policies", ptxPath},
+		{"power", "--launch", spec, "--congestion", "-1", ptxPath},
 		{"power", "--launch", spec, "--policies", "--activity", act, ptxPath},
 		{"power", ptxPath},
 		{"power", "--launch", spec, "--csv", "--json", ptxPath},

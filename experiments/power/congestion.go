@@ -3,6 +3,7 @@ package power
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/ptxtrace/ptxtrace/model"
@@ -60,11 +61,13 @@ func (p *congestionProbe) CTAFinish(e model.CTAEvent) {
 
 // SMSweep is one workload run on every SM and with CTAs on fewer SMs.
 type SMSweep struct {
+	NumSMs int
 	Metric Metric
 	Normal *Result
 	// Reduced[i] ran with CTAs on SMs[i] SMs.
 	SMs     []int
 	Reduced []*Result
+	outputs map[string][]byte // the plain run's output buffers
 }
 
 // Slowdown is Reduced[i]'s execution cycles over Normal's, minus 1.
@@ -112,7 +115,7 @@ func RunSMSweep(ctx context.Context, in Input, cfg Config, c Congestion, sms []i
 	if err != nil {
 		return nil, err
 	}
-	sw := &SMSweep{Normal: rs, SMs: sms}
+	sw := &SMSweep{NumSMs: in.Model.NumSMs, Normal: rs, SMs: sms}
 	if sched > 0 {
 		sw.Metric.StallRate = stall / sched
 	}
@@ -121,21 +124,75 @@ func RunSMSweep(ctx context.Context, in Input, cfg Config, c Congestion, sms []i
 	}
 	sw.Metric.Value = c.Alpha*sw.Metric.StallRate + c.Beta/math.Max(sw.Metric.Utilisation, 1e-3)
 	for _, n := range sms {
-		if n <= 0 || n > in.Model.NumSMs {
-			return nil, fmt.Errorf("power: %d SMs: want 1 … %d", n, in.Model.NumSMs)
-		}
-		m := in
-		m.Model.SM.CTASMs = n
-		r, out, _, err := run(ctx, m, cfg, nil, []bool{false})
+		r, err := runOnSMs(ctx, in, cfg, n, nout)
 		if err != nil {
 			return nil, err
 		}
-		if err := sameOutputs(nout, out, fmt.Sprintf("%d and %d SMs", in.Model.NumSMs, n)); err != nil {
+		sw.Reduced = append(sw.Reduced, r)
+	}
+	sw.outputs = nout
+	return sw, nil
+}
+
+// runOnSMs runs in with CTAs on n SMs and refuses outputs other than want.
+func runOnSMs(ctx context.Context, in Input, cfg Config, n int, want map[string][]byte) (*Result, error) {
+	if n <= 0 || n > in.Model.NumSMs {
+		return nil, fmt.Errorf("power: %d SMs: want 1 … %d", n, in.Model.NumSMs)
+	}
+	in.Model.SM.CTASMs = n
+	r, out, _, err := run(ctx, in, cfg, nil, []bool{false})
+	if err != nil {
+		return nil, err
+	}
+	if err := sameOutputs(want, out, fmt.Sprintf("%d and %d SMs", in.Model.NumSMs, n)); err != nil {
+		return nil, err
+	}
+	return r[0], nil
+}
+
+// CTAControl is the congestion-aware CTA issue control on one workload:
+// the metric of the plain run, the SMs chosen within Bound (0: all), and
+// the run on them.
+type CTAControl struct {
+	Metric  Metric
+	Bound   float64
+	SMs     int
+	Normal  *Result
+	Reduced *Result // nil when SMs is 0
+}
+
+// RunCTAControl measures in's metric, chooses the fewest SMs whose
+// slowdown cal predicts within bound, and runs on them.
+func RunCTAControl(ctx context.Context, in Input, cfg Config, c Congestion, cal *Calibration, bound float64) (*CTAControl, error) {
+	if cal.NumSMs != in.Model.NumSMs {
+		return nil, fmt.Errorf("power: the calibration was fitted on %d SMs, model %s has %d", cal.NumSMs, in.Model.Name, in.Model.NumSMs)
+	}
+	sw, err := RunSMSweep(ctx, in, cfg, c, nil)
+	if err != nil {
+		return nil, err
+	}
+	cc := &CTAControl{Metric: sw.Metric, Bound: bound, Normal: sw.Normal}
+	if i := cal.Choose(sw.Metric.Value, bound); i >= 0 {
+		cc.SMs = cal.SMs[i]
+		if cc.Reduced, err = runOnSMs(ctx, in, cfg, cc.SMs, sw.outputs); err != nil {
 			return nil, err
 		}
-		sw.Reduced = append(sw.Reduced, r[0])
 	}
-	return sw, nil
+	return cc, nil
+}
+
+// WriteSummary writes the metric, the choice and its effect.
+func (c *CTAControl) WriteSummary(w io.Writer) error {
+	fmt.Fprintf(w, "congestion metric %.3f (interconnect stall rate %.4f, sp utilisation %.3f); slowdown bound %.1f%%: ",
+		c.Metric.Value, c.Metric.StallRate, c.Metric.Utilisation, 100*c.Bound)
+	if c.Reduced == nil {
+		_, err := fmt.Fprintf(w, "no SM count within the bound, all %d SMs\n", c.Normal.NumSMs)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d of %d SMs: active cycles %d → %d (%+.2f%%), cycles %d → %d (slowdown %+.2f%%)\n",
+		c.SMs, c.Normal.NumSMs, c.Normal.ActiveCycles, c.Reduced.ActiveCycles, 100*(ratio(c.Reduced.ActiveCycles, c.Normal.ActiveCycles)-1),
+		c.Normal.Cycles, c.Reduced.Cycles, 100*(ratio(c.Reduced.Cycles, c.Normal.Cycles)-1))
+	return err
 }
 
 // Calibration is the linear relation between the metric and the slowdown
@@ -143,8 +200,18 @@ func RunSMSweep(ctx context.Context, in Input, cfg Config, c Congestion, sms []i
 // least squares over workloads (the seed's Fig. 8 correlation, for 14 … 8
 // SMs).
 type Calibration struct {
-	SMs  []int     `json:"sms"`
-	A, B []float64 `json:"-"`
+	NumSMs int       `json:"num_sms"` // the model's SMs it was fitted on
+	SMs    []int     `json:"sms"`
+	A      []float64 `json:"a"`
+	B      []float64 `json:"b"`
+}
+
+// DefaultCalibration is the fit of docs/power.md (TestCongestionTable):
+// the 10 samples and 5 seed-like workloads on gtx480, α = 0.5, β = 1.0.
+func DefaultCalibration() *Calibration {
+	return &Calibration{NumSMs: 15, SMs: []int{14, 13, 12, 11, 10, 9, 8},
+		A: []float64{0.0932, 0.1087, 0.1359, 0.1497, 0.1813, 0.3258, 0.3703},
+		B: []float64{-0.00776, -0.00862, -0.01090, -0.01195, -0.01464, -0.02672, -0.02976}}
 }
 
 // Fit fits a Calibration to sweeps, which must share their SMs.
@@ -152,7 +219,7 @@ func Fit(sweeps []*SMSweep) (*Calibration, error) {
 	if len(sweeps) < 2 {
 		return nil, fmt.Errorf("power: calibration needs at least 2 workloads, got %d", len(sweeps))
 	}
-	cal := &Calibration{SMs: sweeps[0].SMs}
+	cal := &Calibration{NumSMs: sweeps[0].NumSMs, SMs: sweeps[0].SMs}
 	for i := range cal.SMs {
 		var sx, sy, sxx, sxy float64
 		n := float64(len(sweeps))
