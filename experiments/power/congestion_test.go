@@ -127,3 +127,31 @@ func TestCongestionTable(t *testing.T) {
 	}
 	t.Logf("\nFig. 8\n%s\nfit: slowdown ≈ A + B × metric\n%s\nFig. 16\n%s", f8, fit, f16)
 }
+
+// RunCTAControl refuses a model the calibration was not fitted on, and
+// on gtx480 either keeps all SMs or runs on the chosen count with the same
+// outputs (runOnSMs refuses a difference).
+func TestRunCTAControl(t *testing.T) {
+	in := sampleInput(t, "nn")
+	in.Model.NumSMs = 14
+	if _, err := RunCTAControl(context.Background(), in, DefaultConfig(), DefaultCongestion(), DefaultCalibration(), 0.1); err == nil {
+		t.Error("14-SM model accepted by the 15-SM calibration")
+	}
+	in = sampleInput(t, "nn")
+	cc, err := RunCTAControl(context.Background(), in, DefaultConfig(), DefaultCongestion(), DefaultCalibration(), 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// nn's metric m: the predicted slowdown A + B·m of the chosen count is
+	// within 10 %, and no smaller count's is
+	cal := DefaultCalibration()
+	for i, n := range cal.SMs {
+		p := cal.A[i] + cal.B[i]*cc.Metric.Value
+		if n < cc.SMs && p <= 0.1 || n == cc.SMs && p > 0.1 {
+			t.Errorf("%d SMs predicted %.3f; chose %d", n, p, cc.SMs)
+		}
+	}
+	if (cc.SMs == 0) != (cc.Reduced == nil) {
+		t.Errorf("SMs %d, reduced %v", cc.SMs, cc.Reduced != nil)
+	}
+}
