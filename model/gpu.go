@@ -182,8 +182,12 @@ func (g *gpu) dispatch(sm *smState, at Time) error {
 // dispatchInitial hands out one CTA per SM per round, as long as they fit
 // (SM.CTAPlacement "consolidate": each SM in turn as many as fit).
 func (g *gpu) dispatchInitial() error {
+	sms := g.sms
+	if n := g.spec.SM.CTASMs; n > 0 && n < len(sms) {
+		sms = sms[:n] // the rest get no CTA (refill only refills SMs that had one)
+	}
 	if g.spec.SM.CTAPlacement == "consolidate" {
-		for _, sm := range g.sms {
+		for _, sm := range sms {
 			for g.next < g.ncta && sm.fits(g.threads, g.regs, g.shared) {
 				if err := g.dispatch(sm, 0); err != nil {
 					return err
@@ -194,7 +198,7 @@ func (g *gpu) dispatchInitial() error {
 	}
 	for progress := true; progress && g.next < g.ncta; {
 		progress = false
-		for _, sm := range g.sms {
+		for _, sm := range sms {
 			if g.next < g.ncta && sm.fits(g.threads, g.regs, g.shared) {
 				if err := g.dispatch(sm, 0); err != nil {
 					return err

@@ -103,6 +103,9 @@ type UnitEvent struct {
 	From   Time
 	To     Time
 	Active uint32 // the lanes that use it
+	// Split: the instance ran the warp as two half-warps on the lower half
+	// of its lanes, taking twice its occupancy (IssueQueue.SplitUnit).
+	Split bool
 }
 
 // StallEvent is scheduler Sched of an SM issuing nothing in cycles

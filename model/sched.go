@@ -242,6 +242,34 @@ func (q *IssueQueue) MoveToBack(i int) {
 	q.warps[len(q.warps)-1] = w
 }
 
+// LimitUnits lets instructions of unit kind k issue only to the first n
+// instances of that kind on this scheduler's SM (n is clamped to 1 … the
+// kind's count), until changed; the others idle and can be power-gated
+// (seed 000 §3.2.1, SIMD-unit issue control). The setting is the SM's,
+// shared by its schedulers; it changes timing only, never what a warp
+// computes. A policy that limits units of a partitioned SM must keep an
+// instance its scheduler owns.
+func (q *IssueQueue) LimitUnits(k UnitKind, n int) {
+	sm := q.sm
+	if int(k) >= len(sm.allKind) || len(sm.allKind[k]) == 0 {
+		return
+	}
+	all := sm.allKind[k]
+	sm.byKind[k] = all[:max(1, min(n, len(all)))]
+}
+
+// SplitUnit makes instance index of unit kind k run each warp as two
+// half-warps on the lower half of its lanes (seed 000 §3.2.1, warp
+// splitting): it is busy twice as long per instruction, and UnitEvent.Split
+// is set. Timing only, as LimitUnits.
+func (q *IssueQueue) SplitUnit(k UnitKind, index int, split bool) {
+	sm := q.sm
+	if int(k) >= len(sm.allKind) || index < 0 || index >= len(sm.allKind[k]) {
+		return
+	}
+	sm.units[sm.allKind[k][index]].split = split
+}
+
 // gtoPolicy is GTO.
 type gtoPolicy struct{ greedy int } // position of the last issued warp, -1: none
 

@@ -21,6 +21,7 @@ type unitInst struct {
 	index  int // instance number within its kind
 	sched  int // owning scheduler, -1 = shared
 	freeAt Time
+	split  bool // issues as two half-warps: twice the occupancy (IssueQueue.SplitUnit)
 }
 
 type warpState struct {
@@ -107,7 +108,8 @@ type smState struct {
 
 	classes [NumClasses]classInfo
 	units   []unitInst
-	byKind  [NumUnitKinds][]int // instance indices per kind
+	byKind  [NumUnitKinds][]int // instance indices per kind that may issue
+	allKind [NumUnitKinds][]int // every instance index per kind (IssueQueue.LimitUnits)
 
 	scheds   []IssueQueue  // per warp scheduler: its warps in age order
 	policies []IssuePolicy // per warp scheduler
@@ -181,6 +183,7 @@ func newSM(id int, s *Spec, policies []IssuePolicy, obs Observer) *smState {
 			sm.byKind[k] = append(sm.byKind[k], len(sm.units))
 			sm.units = append(sm.units, unitInst{kind: k, index: i, sched: owner})
 		}
+		sm.allKind[k] = sm.byKind[k]
 	}
 	for c := Class(0); c < NumClasses; c++ {
 		cs := s.SM.Classes.of(c)
@@ -621,9 +624,12 @@ func (sm *smState) issue(w *warpState, s int) {
 	sm.warpInsts++
 	sm.threadInsts += uint64(bits.OnesCount32(eff.Active))
 	occ := ci.occ
+	if sm.units[u].split {
+		occ *= 2
+	}
 	sm.units[u].freeAt = now + occ
 	if sm.obs != nil {
-		sm.observeIssue(w, s, in, u, eff.Active)
+		sm.observeIssue(w, s, in, u, eff.Active, occ)
 	}
 	for _, r := range in.Dst {
 		if int(r) >= len(w.regReady) {
@@ -808,11 +814,10 @@ func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int
 }
 
 // observeIssue reports an issue of in by w on unit instance u.
-func (sm *smState) observeIssue(w *warpState, s int, in *Inst, u int, active uint32) {
+func (sm *smState) observeIssue(w *warpState, s int, in *Inst, u int, active uint32, occ Time) {
 	ui := &sm.units[u]
-	occ := sm.classes[in.Class].occ
 	k := UnitKind(ui.kind)
 	sm.obs.Issue(IssueEvent{SM: sm.id, Sched: s, Slot: w.slot, CTA: w.cta.id, Warp: w.w.ID(), Inst: in,
 		Cycle: sm.now, Active: active, Unit: k, UnitIndex: ui.index, Busy: occ})
-	sm.obs.UnitBusy(UnitEvent{SM: sm.id, Unit: k, Index: ui.index, Sched: ui.sched, From: sm.now, To: sm.now + occ, Active: active})
+	sm.obs.UnitBusy(UnitEvent{SM: sm.id, Unit: k, Index: ui.index, Sched: ui.sched, From: sm.now, To: sm.now + occ, Active: active, Split: ui.split})
 }

@@ -71,6 +71,9 @@ type SMSpec struct {
 	// 000 §3.1.1, for power-gating idle SMs). Freed slots are refilled in
 	// place either way. Functional results do not depend on it.
 	CTAPlacement string `yaml:"cta_placement,omitempty" json:"cta_placement,omitempty"`
+	// CTASMs, when > 0, gives CTAs only to SMs 0 … CTASMs−1; the others
+	// stay empty and can be power-gated (seed 000 §3.1.2). 0: every SM.
+	CTASMs int `yaml:"cta_sms,omitempty" json:"cta_sms,omitempty"`
 
 	// Execution units. A warp instruction occupies one instance of its
 	// unit for ceil(32/(Lanes*ClockMul)) * Interval cycles.
@@ -294,6 +297,7 @@ func (s *Spec) Validate() error {
 	if sm.Scheduler == TwoLevel {
 		pos("sm.two_level_active", sm.TwoLevelActive)
 	}
+	check("sm.cta_sms", sm.CTASMs >= 0 && sm.CTASMs <= s.NumSMs, "must be 0 … num_sms (%d), got %d", s.NumSMs, sm.CTASMs)
 	check("sm.cta_placement", sm.CTAPlacement == "" || sm.CTAPlacement == "consolidate",
 		"must be empty (round robin) or consolidate, got %q", sm.CTAPlacement)
 	nonneg("sm.barrier_latency", sm.BarrierLatency)

@@ -2,7 +2,11 @@ package power
 
 import (
 	"context"
+	"os"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ptxtrace/ptxtrace/launch"
 
@@ -23,33 +27,187 @@ func BenchmarkUnitBusy(b *testing.B) {
 	}
 }
 
-// BenchmarkVecadd compares the vecadd sample (100,000 threads) on gtx480
-// without observers and with the Recorder: the recording overhead.
-func BenchmarkVecadd(b *testing.B) {
-	for _, rec := range []bool{false, true} {
-		name := "plain"
-		if rec {
-			name = "recorder"
-		}
-		b.Run(name, func(b *testing.B) {
-			in := sampleInput(b, "vecadd")
-			in.Workers = 1
-			for b.Loop() {
-				if rec {
-					if _, err := Run(context.Background(), in, DefaultConfig()); err != nil {
+// vecadd1M is the vecadd sample at n = 1,000,000.
+const vecadd1M = `inputs:
+  - {name: g, generator: vecadd, args: {n: 1000000, seed: 1}}
+kernel: vecadd
+grid: [3907]
+block: [256]
+params:
+  - {name: a, buffer: {type: f32, init: {from: g.a}}}
+  - {name: b, buffer: {type: f32, init: {from: g.b}}}
+  - {name: c, buffer: {type: f32, count: 1000000, output: true}}
+  - {name: n, value: g.n}
+checks:
+  - {buffer: c, reference: vecadd}
+`
+
+// BenchmarkRecording is the recording overhead: vecadd at n = 1M and the
+// volrender sample on gtx480 (one worker), without observers (plain) and
+// with the Recorder; both prepare, run and check the outputs.
+func BenchmarkRecording(b *testing.B) {
+	for _, w := range []string{"vecadd1M", "volrender"} {
+		for _, rec := range []bool{false, true} {
+			name := w + "/plain"
+			if rec {
+				name = w + "/recorder"
+			}
+			b.Run(name, func(b *testing.B) {
+				var in Input
+				if w == "volrender" {
+					in = sampleInput(b, "volrender")
+				} else {
+					in = sampleInput(b, "vecadd")
+					spec, err := launch.ParseSpec([]byte(vecadd1M))
+					if err != nil {
 						b.Fatal(err)
 					}
-					continue
+					in.Spec = spec
 				}
-				prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), NumSMs: in.Model.NumSMs})
-				if err != nil {
-					b.Fatal(err)
+				in.Workers = 1
+				for b.Loop() {
+					if rec {
+						if _, err := Run(context.Background(), in, DefaultConfig()); err != nil {
+							b.Fatal(err)
+						}
+						continue
+					}
+					prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), NumSMs: in.Model.NumSMs})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := prep.Run(context.Background(), launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}); err != nil {
+						b.Fatal(err)
+					}
+					for _, c := range prep.Check(launch.SampleRegistry(), in.BaseDir) {
+						if !c.OK {
+							b.Fatal(c.Msg)
+						}
+					}
 				}
-				if _, err := prep.Run(context.Background(), launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}); err != nil {
-					b.Fatal(err)
-				}
-				prep.Check(launch.SampleRegistry(), in.BaseDir)
+			})
+		}
+	}
+}
+
+// feed sends n sp issues to every SM of r round robin, with
+// pseudo-random gaps of 0 … 599 cycles and masks, and returns the last
+// cycle.
+func feed(r *Recorder, sms int, n int) model.Time {
+	obs := make([]model.Observer, sms)
+	for i := range obs {
+		obs[i] = r.Observe(i)
+	}
+	now := make([]model.Time, sms)
+	x := uint64(88172645463325252)
+	var end model.Time
+	for i := range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		sm := i % sms
+		now[sm] += model.Time(x % 600)
+		obs[sm].UnitBusy(model.UnitEvent{SM: sm, Unit: model.UnitSP, Index: int(x>>20) & 1, From: now[sm], To: now[sm] + 1, Active: uint32(x >> 32)})
+		now[sm]++
+		end = max(end, now[sm])
+	}
+	return end
+}
+
+func heap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// The recorder's memory does not grow with the number of issues but with
+// the number of distinct idle-interval lengths, which saturates: 10M
+// issues (≈ 10M-instruction kernel) take far less than 10 × what 1M take.
+func TestRecorderMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10M events")
+	}
+	spec, _ := model.Preset("gtx480")
+	var grew [2]uint64
+	for i, n := range []int{1_000_000, 10_000_000} {
+		before := heap()
+		r := NewRecorder(&spec)
+		end := feed(r, spec.NumSMs, n)
+		grew[i] = heap() - min(before, heap())
+		l, err := r.Finish(end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bins := 0
+		for _, b := range l.Lanes[model.UnitSP] {
+			bins += len(b.Idle)
+		}
+		t.Logf("%d issues: %d idle bins over %d sp lanes", n, bins, len(l.Lanes[model.UnitSP]))
+		runtime.KeepAlive(r)
+	}
+	t.Logf("heap grown by the recorder: 1M issues %d KiB, 10M issues %d KiB", grew[0]>>10, grew[1]>>10)
+	if grew[1] > 2*grew[0]+1<<20 {
+		t.Errorf("10M issues grew the heap by %d bytes, 1M by %d: not bounded", grew[1], grew[0])
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestRecordingCost measures BenchmarkRecording's workloads by process CPU
+// time (robust to other processes' load, unlike wall time), the minimum
+// of 5 interleaved runs of each variant (PTXTRACE_POWER_COST=1).
+func TestRecordingCost(t *testing.T) {
+	if os.Getenv("PTXTRACE_POWER_COST") == "" {
+		t.Skip("set PTXTRACE_POWER_COST=1 to measure the recording overhead")
+	}
+	for _, w := range []string{"vecadd1M", "volrender"} {
+		var in Input
+		if w == "volrender" {
+			in = sampleInput(t, "volrender")
+		} else {
+			in = sampleInput(t, "vecadd")
+			spec, err := launch.ParseSpec([]byte(vecadd1M))
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
+			in.Spec = spec
+		}
+		in.Workers = 1
+		best := [2]time.Duration{1 << 62, 1 << 62}
+		var insts uint64
+		for range 5 {
+			for v := range 2 {
+				runtime.GC()
+				c0 := cpuTime()
+				if v == 1 {
+					if _, err := Run(context.Background(), in, DefaultConfig()); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), NumSMs: in.Model.NumSMs})
+					if err != nil {
+						t.Fatal(err)
+					}
+					insts = 0
+					if _, err := prep.Run(context.Background(), launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1},
+						OnLaunch: func(_ int, lr *launch.LaunchResult) {
+							for _, s := range lr.Timing.SMs {
+								insts += s.WarpInsts
+							}
+						}}); err != nil {
+						t.Fatal(err)
+					}
+					prep.Check(launch.SampleRegistry(), in.BaseDir)
+				}
+				best[v] = min(best[v], cpuTime()-c0)
+			}
+		}
+		t.Logf("%s (%d warp-instructions): plain %v, recorder %v CPU: +%.1f %%", w, insts, best[0].Round(time.Millisecond),
+			best[1].Round(time.Millisecond), 100*(float64(best[1])/float64(best[0])-1))
 	}
 }

@@ -36,6 +36,24 @@
 // units with BET = 100 and the core level by the sum of active cycles over
 // all SMs; Config makes the BET of every level and unit kind settable.
 //
+// # Policies
+//
+// CTA consolidation is a model option (SM.CTAPlacement, RunConsolidation).
+// The seed's SIMD-level policies (Comparison, RunComparison) run through
+// the model's seams: IssueControl wraps each scheduler's built-in issue
+// policy and, from an Observer counting the SM's issued sp lane slots per
+// time slice, applies one of four states with IssueQueue.LimitUnits and
+// IssueQueue.SplitUnit (warp splitting); thread compaction is a recording
+// mode (Recorder.Compact) since it changes no timing. Every policy changes
+// timing only: RunConsolidation and RunComparison refuse a run whose
+// output buffers differ in any byte from the plain run's.
+//
+// # Export
+//
+// Activity (RecordActivity) is the recorded blocks of every launch;
+// WriteParquet, WriteCSV and ReadParquet carry it as ActivityRows, and the
+// analysis of a file read back equals the analysis of the run.
+//
 // # Invariants
 //
 // A Recorder's result depends only on the simulated events, which the model

@@ -1,6 +1,7 @@
 package power
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -132,6 +133,7 @@ type track struct {
 	idle histBuilder
 	keep bool
 	runs []Interval
+	from model.Time // start of the last busy run
 }
 
 func newTrack(keep bool) *track { return &track{keep: keep} }
@@ -139,6 +141,9 @@ func newTrack(keep bool) *track { return &track{keep: keep} }
 func (t *track) add(from, to model.Time) {
 	if to <= from {
 		return
+	}
+	if from > t.cur || t.cur == 0 {
+		t.from = from
 	}
 	if from > t.cur {
 		t.idle.add(from-t.cur, 1)
@@ -164,11 +169,25 @@ func (t *track) add(from, to model.Time) {
 
 // finish closes the timeline at end (the launch's cycle count): the time
 // after the last busy cycle is one more idle interval.
-func (t *track) finish(end model.Time) {
+// A busy run that outlasts end (an issue in the last cycles whose unit
+// stays occupied after the last warp retired) is cut at end; one that
+// starts at or after end is an error.
+func (t *track) finish(end model.Time) error {
+	if t.cur > end {
+		if t.from >= end {
+			return fmt.Errorf("busy from cycle %d, at or past the run's end %d", t.from, end)
+		}
+		t.busy -= t.cur - end
+		if n := len(t.runs); n > 0 {
+			t.runs[n-1].To = end
+		}
+		t.cur = end
+	}
 	if end > t.cur {
 		t.idle.add(end-t.cur, 1)
 		t.cur = end
 	}
+	return nil
 }
 
 func log10(v float64) float64 { return math.Log10(v) }

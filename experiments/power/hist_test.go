@@ -72,15 +72,52 @@ func TestTrack(t *testing.T) {
 		{"unused", nil, 1000, 0, Hist{{1000, 1}}, nil},
 		// Empty run.
 		{"empty", nil, 0, 0, Hist{}, nil},
+		// Busy past the end (a split issue in the last cycle): cut at
+		// the end, 90..100 busy, no trailing idle interval.
+		{"past end", []Interval{{10, 20}, {90, 102}}, 100, 20, Hist{{10, 1}, {70, 1}}, []Interval{{10, 20}, {90, 100}}},
+		// Adjacent runs merged across the end: the run started at 50.
+		{"merged past end", []Interval{{50, 99}, {99, 101}}, 100, 50, Hist{{50, 1}}, []Interval{{50, 100}}},
 	} {
 		tr := newTrack(true)
 		for _, b := range tc.busy {
 			tr.add(b.From, b.To)
 		}
-		tr.finish(tc.end)
+		if err := tr.finish(tc.end); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
 		if tr.busy != tc.sum || !reflect.DeepEqual(tr.idle.hist(), tc.idle) || !reflect.DeepEqual(tr.runs, tc.runs) {
 			t.Errorf("%s: busy %d idle %v runs %v; want %d %v %v", tc.name, tr.busy, tr.idle.hist(), tr.runs, tc.sum, tc.idle, tc.runs)
 		}
+	}
+}
+
+// A busy run starting at or after the end is refused, not cut.
+func TestTrackPastEnd(t *testing.T) {
+	tr := newTrack(false)
+	tr.add(5, 10)
+	tr.add(100, 101)
+	if err := tr.finish(100); err == nil {
+		t.Error("busy run starting at the end accepted")
+	}
+}
+
+func TestCompactLanes(t *testing.T) {
+	// 4 lanes at 2x, 4 passes (gtx480 sfu): 8 slots per lane; 9 threads
+	// → k = 2 lanes; pass 0 takes 4 threads (lanes 0, 1), pass 1 the
+	// remaining 4 (lanes 0,1), pass 2 one thread (lane 0), pass 3 none.
+	sfu := newLaneMap(model.UnitSpec{Count: 1, Lanes: 4, ClockMul: 2})
+	for p, want := range []laneBits{3, 3, 1, 0} {
+		if got := sfu.compactLanes(9, p); got != want {
+			t.Errorf("sfu 9 threads pass %d: %b, want %b", p, got, want)
+		}
+	}
+	// gtx480 sp: 32 threads use all 16 lanes, 0 threads none.
+	sp := newLaneMap(model.UnitSpec{Count: 2, Lanes: 16, ClockMul: 2})
+	if got := sp.compactLanes(32, 0); got != 0xffff {
+		t.Errorf("sp 32: %b", got)
+	}
+	if got := sp.compactLanes(0, 0); got != 0 {
+		t.Errorf("sp 0: %b", got)
 	}
 }
 
@@ -188,6 +225,46 @@ func TestBusyLanes(t *testing.T) {
 				if got := lm.busyLanes(mask, p); got != want {
 					t.Errorf("%+v mask %#x pass %d: %#x, want %#x", u, mask, p, got, want)
 				}
+			}
+		}
+	}
+}
+
+// A split issue occupies the lower 8 of gtx480's 16 sp lanes for both of
+// its cycles; compaction packs threads 3 and 20 onto lane 0 (a lane runs
+// two threads per core cycle at the 2× clock).
+func TestRecorderSplitCompact(t *testing.T) {
+	spec, _ := model.Preset("gtx480")
+	for _, compact := range []bool{false, true} {
+		r := NewRecorder(&spec)
+		r.Compact = compact
+		for i := range spec.NumSMs {
+			r.Observe(i)
+		}
+		o := r.sms[0]
+		o.UnitBusy(model.UnitEvent{SM: 0, Unit: model.UnitSP, Index: 0, From: 10, To: 12, Active: 0xffffffff, Split: true})
+		o.UnitBusy(model.UnitEvent{SM: 0, Unit: model.UnitSP, Index: 1, From: 20, To: 21, Active: 1<<3 | 1<<20})
+		l, err := r.Finish(100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 16 {
+			// instance 0: lanes 0..7 busy 2 cycles (both passes), full mask
+			// whether compacted or not
+			want := model.Time(0)
+			if j < 8 {
+				want = 2
+			}
+			if b := l.Lanes[model.UnitSP][j].Busy; b != want {
+				t.Errorf("compact %v: instance 0 lane %d busy %d, want %d", compact, j, b, want)
+			}
+			// instance 1: threads 3, 20 → lanes 3, 4; compacted → 0
+			want = 0
+			if (!compact && (j == 3 || j == 4)) || (compact && j == 0) {
+				want = 1
+			}
+			if b := l.Lanes[model.UnitSP][16+j].Busy; b != want {
+				t.Errorf("compact %v: instance 1 lane %d busy %d, want %d", compact, j, b, want)
 			}
 		}
 	}

@@ -22,26 +22,37 @@ func RunConsolidation(ctx context.Context, in Input, cfg Config) (*Consolidation
 	if in.Model.SM.CTAPlacement != "" {
 		return nil, fmt.Errorf("power: model %s already sets cta_placement %q", in.Model.Name, in.Model.SM.CTAPlacement)
 	}
-	normal, nout, err := run(ctx, in, cfg)
+	normal, nout, _, err := run(ctx, in, cfg, nil, []bool{false})
 	if err != nil {
 		return nil, err
 	}
 	in.Model.SM.CTAPlacement = "consolidate"
-	cons, cout, err := run(ctx, in, cfg)
+	cons, cout, _, err := run(ctx, in, cfg, nil, []bool{false})
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(nout))
-	for n := range nout {
+	if err := sameOutputs(nout, cout, "round-robin and consolidated placement"); err != nil {
+		return nil, err
+	}
+	return &Consolidation{normal[0], cons[0]}, nil
+}
+
+// sameOutputs refuses a difference in any output buffer's bytes.
+func sameOutputs(a, b map[string][]byte, what string) error {
+	names := make([]string, 0, len(a))
+	for n := range a {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if !bytes.Equal(nout[n], cout[n]) {
-			return nil, fmt.Errorf("power: output %s differs between round-robin and consolidated placement", n)
+		if !bytes.Equal(a[n], b[n]) {
+			return fmt.Errorf("power: output %s differs between %s", n, what)
 		}
 	}
-	return &Consolidation{normal, cons}, nil
+	if len(a) != len(b) {
+		return fmt.Errorf("power: output buffers differ between %s", what)
+	}
+	return nil
 }
 
 // ActiveReduction is 1 − consolidated/normal Σ SM active cycles.

@@ -33,6 +33,21 @@ func (lm *laneMap) busyLanes(mask uint32, p int) laneBits {
 	return laneBits(b)
 }
 
+// compactLanes returns the lanes busy in pass p when thread compaction
+// packs n active threads onto the fewest lanes: k = ceil(n/(passes ×
+// clockMul)) lanes, filled pass by pass, each lane taking clockMul threads
+// per pass.
+func (lm *laneMap) compactLanes(n, p int) laneBits {
+	per := lm.passes * lm.clockMul
+	k := (n + per - 1) / per
+	r := min(n-p*k*lm.clockMul, k*lm.clockMul)
+	if r <= 0 {
+		return 0
+	}
+	l := (r + lm.clockMul - 1) / lm.clockMul
+	return laneBits(uint64(1)<<l - 1)
+}
+
 // laneBits is a set of lanes.
 type laneBits uint64
 
@@ -60,9 +75,16 @@ func newLaneMap(u model.UnitSpec) laneMap {
 // Options.Observe = r.Observe, then call Finish with the run's cycle count.
 // A Recorder is used for one run only.
 type Recorder struct {
-	spec  *model.Spec
-	lanes [model.NumUnitKinds]laneMap
-	sms   []*smRecorder
+	// Compact records lanes as thread compaction (seed §3.2.2, Fig. 14)
+	// would use them: each instruction's active threads packed onto the
+	// lowest threads of the warp (so onto the lowest lanes), the rest
+	// idle. Timing is unchanged (the seed assumes no slowdown). Set it
+	// before the run.
+	Compact bool
+	spec    *model.Spec
+	lanes   [model.NumUnitKinds]laneMap
+	half    [model.NumUnitKinds]laneMap // split issues: the lower half lanes
+	sms     []*smRecorder
 }
 
 // NewRecorder returns a recorder for runs on spec (which must be valid).
@@ -71,6 +93,11 @@ func NewRecorder(spec *model.Spec) *Recorder {
 	for k, u := range unitSpecs(spec) {
 		if u.Count > 0 && u.Lanes > 0 {
 			r.lanes[k] = newLaneMap(u)
+			if u.Lanes%2 == 0 {
+				h := u
+				h.Lanes /= 2
+				r.half[k] = newLaneMap(h)
+			}
 		}
 	}
 	return r
@@ -86,10 +113,7 @@ func (r *Recorder) Observe(part int) model.Observer {
 	for k, u := range unitSpecs(r.spec) {
 		for range u.Count {
 			s.units[k] = append(s.units[k], newTrack(false))
-			ls := make([]*track, r.lanes[k].lanes)
-			for j := range ls {
-				ls[j] = newTrack(false)
-			}
+			ls := make([]track, r.lanes[k].lanes)
 			s.lanes[k] = append(s.lanes[k], ls)
 		}
 	}
@@ -104,8 +128,8 @@ type smRecorder struct {
 	resident int
 	since    model.Time
 	core     *track
-	units    [model.NumUnitKinds][]*track   // [kind][instance]
-	lanes    [model.NumUnitKinds][][]*track // [kind][instance][lane]
+	units    [model.NumUnitKinds][]*track  // [kind][instance]
+	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
 	err      error
 }
 
@@ -135,15 +159,37 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 	}
 	s.units[e.Unit][e.Index].add(e.From, e.To)
 	lm := &s.r.lanes[e.Unit]
+	if e.Split {
+		lm = &s.r.half[e.Unit]
+		if lm.lanes == 0 && s.err == nil {
+			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", e.SM, e.Unit)
+		}
+	}
+	lanes := s.lanes[e.Unit][e.Index]
+	if lm.passes == 1 && !s.r.Compact {
+		// every thread in the one pass (gtx480's sp and ldst)
+		lb := lm.busyLanes(e.Active, 0)
+		for lb != 0 {
+			j := lb.TrailingZeros64()
+			lb &= lb - 1
+			lanes[j].add(e.From, e.To)
+		}
+		return
+	}
 	occ := e.To - e.From
 	P := model.Time(lm.passes)
-	lanes := s.lanes[e.Unit][e.Index]
+	n := bits.OnesCount32(e.Active)
 	for p := range lm.passes {
-		bits := lm.busyLanes(e.Active, p)
+		var lb laneBits
+		if s.r.Compact {
+			lb = lm.compactLanes(n, p)
+		} else {
+			lb = lm.busyLanes(e.Active, p)
+		}
 		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
-		for bits != 0 {
-			j := bits.TrailingZeros64()
-			bits &= bits - 1
+		for lb != 0 {
+			j := lb.TrailingZeros64()
+			lb &= lb - 1
 			lanes[j].add(from, to)
 		}
 	}
@@ -173,10 +219,9 @@ type Block struct {
 func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 	l := &Launch{Cycles: cycles, NumSMs: len(r.sms)}
 	block := func(sm, i int, t *track) (Block, error) {
-		if t.cur > cycles {
-			return Block{}, fmt.Errorf("power: SM %d: activity until cycle %d past the run's end %d", sm, t.cur, cycles)
+		if err := t.finish(cycles); err != nil {
+			return Block{}, fmt.Errorf("power: SM %d: %w", sm, err)
 		}
-		t.finish(cycles)
 		return Block{SM: sm, Index: i, Busy: t.busy, Idle: t.idle.hist(), Runs: t.runs}, nil
 	}
 	for i, s := range r.sms {
@@ -201,8 +246,8 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 					return nil, err
 				}
 				l.Units[k] = append(l.Units[k], b)
-				for j, lt := range s.lanes[k][u] {
-					b, err := block(i, u*len(s.lanes[k][u])+j, lt)
+				for j := range s.lanes[k][u] {
+					b, err := block(i, u*len(s.lanes[k][u])+j, &s.lanes[k][u][j])
 					if err != nil {
 						return nil, err
 					}

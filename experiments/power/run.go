@@ -16,6 +16,8 @@ import (
 	"github.com/ptxtrace/ptxtrace/viewers/svg"
 )
 
+type launchResult = launch.LaunchResult
+
 // Input is one workload: a program, its launch spec and the model.
 type Input struct {
 	Prog    *replay.Program
@@ -26,6 +28,8 @@ type Input struct {
 	Workers int
 	// OnLaunch, when set, is called after each launch (progress).
 	OnLaunch func(i int, lr *launch.LaunchResult)
+	// Progress, when set, is model.Options.Progress of every run.
+	Progress model.ProgressFunc
 }
 
 // Run executes every launch of in on the model with a Recorder attached,
@@ -33,33 +37,100 @@ type Input struct {
 // A failed output check is an error: activity of a wrong run is not
 // reported.
 func Run(ctx context.Context, in Input, cfg Config) (*Result, error) {
-	r, _, err := run(ctx, in, cfg)
-	return r, err
+	rs, _, _, err := run(ctx, in, cfg, nil, []bool{false})
+	if err != nil {
+		return nil, err
+	}
+	return rs[0], nil
 }
 
-// run is Run also returning the final contents of the output buffers.
-func run(ctx context.Context, in Input, cfg Config) (*Result, map[string][]byte, error) {
+// run is Run with the issue controller ctl (nil: none) and one recorder
+// per element of compact (its Compact setting), returning one Result per
+// recorder, the final contents of the output buffers and the
+// controller's statistics.
+func run(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compact []bool) ([]*Result, map[string][]byte, *ControlStats, error) {
+	return runWith(ctx, in, cfg, ctl, compact, nil, nil)
+}
+
+// runExtra is Run with an extra observer per part (nil: none).
+func runExtra(ctx context.Context, in Input, cfg Config, extra func(part int) model.Observer) (*Result, map[string][]byte, *ControlStats, error) {
+	rs, out, st, err := runWith(ctx, in, cfg, nil, []bool{false}, nil, extra)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rs[0], out, st, nil
+}
+
+// runWith is run also handing the kernel name and every recorder's
+// launches to done (when set) after the outputs were checked, and
+// attaching extra's observers (when set) besides the recorders.
+func runWith(ctx context.Context, in Input, cfg Config, ctl *IssueControl, compact []bool, done func(kernel string, ls [][]*Launch),
+	extra func(part int) model.Observer) ([]*Result, map[string][]byte, *ControlStats, error) {
 	if err := in.Model.Validate(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	if ctl != nil {
+		if err := ctl.Validate(&in.Model); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	reg := launch.SampleRegistry()
 	prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: reg, GPU: &in.Model})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var launches []*Launch
+	launches := make([][]*Launch, len(compact))
 	var names []string
 	seen := map[string]bool{}
-	var rec *Recorder
+	var recs []*Recorder
+	var ctls []*smControl
+	stats := &ControlStats{}
 	var ferr error
-	opt := model.Options{Workers: in.Workers, Observe: func(part int) model.Observer {
-		if rec == nil {
-			rec = NewRecorder(&in.Model)
+	control := func(sm int) *smControl {
+		if ctls == nil {
+			ctls = make([]*smControl, in.Model.NumSMs)
 		}
-		return rec.Observe(part)
+		if ctls[sm] == nil {
+			ctls[sm] = newSMControl(ctl, &in.Model)
+		}
+		return ctls[sm]
+	}
+	opt := model.Options{Workers: in.Workers, Progress: in.Progress, Observe: func(part int) model.Observer {
+		if recs == nil {
+			for _, c := range compact {
+				r := NewRecorder(&in.Model)
+				r.Compact = c
+				recs = append(recs, r)
+			}
+		}
+		var obs []model.Observer
+		for _, r := range recs {
+			if o := r.Observe(part); o != nil {
+				obs = append(obs, o)
+			}
+		}
+		if ctl != nil && part >= 0 && part < in.Model.NumSMs {
+			obs = append(obs, control(part))
+		}
+		if extra != nil {
+			obs = append(obs, extra(part))
+		}
+		return teeOf(obs...)
 	}}
+	if ctl != nil {
+		opt.Policy = func(sm, sched int) model.IssuePolicy {
+			p, err := model.NewPolicy(&in.Model, in.Model.SM.Scheduler)
+			if err != nil {
+				if ferr == nil {
+					ferr = err
+				}
+				p, _ = model.NewPolicy(&in.Model, model.GTO)
+			}
+			return &ctlPolicy{inner: p, c: control(sm)}
+		}
+	}
 	onLaunch := func(i int, lr *launch.LaunchResult) {
-		if rec == nil || lr.Timing == nil {
+		if recs == nil || lr.Timing == nil {
 			if ferr == nil {
 				ferr = fmt.Errorf("power: launch %d (%s) ran without the recorder", i, lr.Kernel)
 			}
@@ -69,25 +140,33 @@ func run(ctx context.Context, in Input, cfg Config) (*Result, map[string][]byte,
 			seen[lr.Kernel] = true
 			names = append(names, lr.Kernel)
 		}
-		l, err := rec.Finish(lr.Timing.Cycles)
-		rec = nil
-		if err != nil && ferr == nil {
-			ferr = fmt.Errorf("launch %d (%s): %w", i, lr.Kernel, err)
+		for j, rec := range recs {
+			l, err := rec.Finish(lr.Timing.Cycles)
+			if err != nil && ferr == nil {
+				ferr = fmt.Errorf("launch %d (%s): %w", i, lr.Kernel, err)
+			}
+			launches[j] = append(launches[j], l)
 		}
-		launches = append(launches, l)
+		recs = nil
+		for _, c := range ctls {
+			if c != nil {
+				c.finish(stats)
+			}
+		}
+		ctls = nil
 		if in.OnLaunch != nil {
 			in.OnLaunch(i, lr)
 		}
 	}
 	if _, err := prep.Run(ctx, launch.ExecOptions{Model: &in.Model, ModelOpt: opt, OnLaunch: onLaunch}); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if ferr != nil {
-		return nil, nil, ferr
+		return nil, nil, nil, ferr
 	}
 	for _, c := range prep.Check(reg, in.BaseDir) {
 		if !c.OK {
-			return nil, nil, fmt.Errorf("power: output %s differs from %s: %s", c.Buffer, c.Against, c.Msg)
+			return nil, nil, nil, fmt.Errorf("power: output %s differs from %s: %s", c.Buffer, c.Against, c.Msg)
 		}
 	}
 	out := map[string][]byte{}
@@ -96,8 +175,19 @@ func run(ctx context.Context, in Input, cfg Config) (*Result, map[string][]byte,
 			out[b.Name] = append([]byte(nil), b.Alloc.Data...)
 		}
 	}
-	r, err := Summarise(strings.Join(names, "+"), &in.Model, launches, cfg)
-	return r, out, err
+	kernel := strings.Join(names, "+")
+	if done != nil {
+		done(kernel, launches)
+	}
+	var rs []*Result
+	for _, ls := range launches {
+		r, err := Summarise(kernel, &in.Model, ls, cfg)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rs = append(rs, r)
+	}
+	return rs, out, stats, nil
 }
 
 func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', 2, 64) }
@@ -138,17 +228,26 @@ func (r *Result) WriteCSV(w io.Writer, header bool) error {
 	if header {
 		cw.Write(CSVHeader)
 	}
+	for _, row := range r.rows() {
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// rows are WriteCSV's rows.
+func (r *Result) rows() [][]string {
+	var out [][]string
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	for _, lv := range r.Levels() {
 		saved, gates := lv.Net(lv.BET)
 		d := lv.Idle.Decades()
-		cw.Write([]string{r.Kernel, r.Model, lv.Name, strconv.Itoa(lv.Blocks), u(uint64(r.Cycles)),
+		out = append(out, []string{r.Kernel, r.Model, lv.Name, strconv.Itoa(lv.Blocks), u(uint64(r.Cycles)),
 			u(uint64(lv.Exposure)), u(uint64(lv.Busy)), u(uint64(lv.IdleCycles())), u(uint64(lv.BET)),
-			u(gates), u(uint64(saved)), strconv.FormatFloat(lv.Share(lv.BET), 'g', 10, 64),
+			u(gates), u(uint64(saved)), float(lv.Share(lv.BET)),
 			u(d[0]), u(d[1]), u(d[2]), u(d[3]), u(d[4])})
 	}
-	cw.Flush()
-	return cw.Error()
+	return out
 }
 
 // JSON is the JSON form of a Result: the result and its ideal curves.
