@@ -435,6 +435,9 @@ params:
 			}
 			b.ReportMetric(float64(ti)/b.Elapsed().Seconds(), "thread-insts/s")
 			b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
+			if cpu > 0 {
+				b.ReportMetric(float64(ti)/cpu, "thread-insts/cpu-s")
+			}
 		})
 	}
 }
