@@ -44,6 +44,11 @@ type warpState struct {
 	memDoneAt   Time  // latest known completion of its memory operations
 	atBarrier   bool
 	exited      bool
+	// opReady: the head instruction's operands are known ready (no
+	// pending write to a register it reads or writes, not blocked, not at
+	// a barrier or fence). It stays true until the warp issues: only the
+	// warp's own issue makes a register pending, blocks it or parks it.
+	opReady bool
 	// stampAt is when the last StampBegin timer read issued (hasStamp: one
 	// did since the last probed access); lastProbe is 1 + the index in
 	// sm.probes of the warp's last probed access, 0 for none.
@@ -504,43 +509,47 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 		return false, w.reason
 	}
 	in := w.next
-	t := w.blockedUntil
-	reason := StallScoreboard
-	if w.atBarrier {
-		t, reason = never, StallBarrier
-	} else {
+	if !w.opReady {
+		t := w.blockedUntil
+		reason := StallScoreboard
+		if w.atBarrier {
+			t, reason = never, StallBarrier
+		} else {
+			if t > sm.now {
+				reason = w.reason
+			}
+			rr, rm := w.regReady, w.regMem
+			for _, r := range in.Src {
+				if int(r) < len(rr) && rr[r] > t {
+					t = rr[r]
+					reason = StallScoreboard
+					if rm[r] {
+						reason = StallMemory
+					}
+				}
+			}
+			for _, r := range in.Dst {
+				if int(r) < len(rr) && rr[r] > t {
+					t = rr[r]
+					reason = StallScoreboard
+					if rm[r] {
+						reason = StallMemory
+					}
+				}
+			}
+			if in.Class == ClassFence && t <= sm.now {
+				if w.outstanding > 0 {
+					t, reason = never, StallFence
+				} else if w.memDoneAt > t {
+					t, reason = w.memDoneAt, StallFence
+				}
+			}
+		}
 		if t > sm.now {
-			reason = w.reason
+			w.notBefore, w.reason = t, reason
+			return false, reason
 		}
-		for _, r := range in.Src {
-			if int(r) < len(w.regReady) && w.regReady[r] > t {
-				t = w.regReady[r]
-				reason = StallScoreboard
-				if w.regMem[r] {
-					reason = StallMemory
-				}
-			}
-		}
-		for _, r := range in.Dst {
-			if int(r) < len(w.regReady) && w.regReady[r] > t {
-				t = w.regReady[r]
-				reason = StallScoreboard
-				if w.regMem[r] {
-					reason = StallMemory
-				}
-			}
-		}
-		if in.Class == ClassFence && t <= sm.now {
-			if w.outstanding > 0 {
-				t, reason = never, StallFence
-			} else if w.memDoneAt > t {
-				t, reason = w.memDoneAt, StallFence
-			}
-		}
-	}
-	if t > sm.now {
-		w.notBefore, w.reason = t, reason
-		return false, reason
+		w.opReady = true
 	}
 	// operands ready: is a unit free?
 	ci := &sm.classes[in.Class]
@@ -561,6 +570,24 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 		return false, StallPipeline
 	}
 	return true, 0
+}
+
+// ldstStall is the reason ready gives for a warp whose operands are ready
+// and whose head is a memory instruction when the memory pipeline cannot
+// take it now (blocked, or busy beyond address generation), else
+// NumStallReasons. It depends only on SM state that changes when an
+// instruction issues or a response arrives.
+func (sm *smState) ldstStall() StallReason {
+	if sm.blocked {
+		if sm.blockedIcnt {
+			return StallInterconnect
+		}
+		return StallPipeline
+	}
+	if sm.l1Free > sm.now+sm.classes[ClassLdSt].lat {
+		return StallPipeline
+	}
+	return NumStallReasons
 }
 
 // freeUnit returns a free instance of kind k usable by scheduler s, or -1.
@@ -584,6 +611,7 @@ func (w *warpState) growRegs(r Reg) {
 // issue issues w's next instruction now.
 func (sm *smState) issue(w *warpState, s int) {
 	in := w.next
+	w.opReady = false
 	now := sm.now
 	ci := &sm.classes[in.Class]
 	u := sm.freeUnit(ci.unit, s)
