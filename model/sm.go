@@ -65,6 +65,7 @@ type barrier struct {
 
 type ctaState struct {
 	id       int
+	cta      CTA
 	warps    []*warpState
 	live     int // warps not yet retired
 	threads  int // live threads (barrier count when none is given)
@@ -113,6 +114,7 @@ type smState struct {
 	policies []IssuePolicy // per warp scheduler
 	slots    []*warpState  // hardware warp slots (nil = free)
 	pool     []*warpState  // retired warpStates for reuse
+	ctaPool  []*ctaState   // finished ctaStates for reuse
 	ctas     []*ctaState
 	start    []pendingCTA
 
@@ -251,8 +253,18 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 	if len(sm.ctas) == 0 {
 		sm.lastActive = sm.now
 	}
-	cs := &ctaState{id: p.id, nthreads: threads, threads: threads,
-		regs: regsPerCTA(sm.spec, k.RegsPerThread(), threads), shared: roundUp(k.SharedPerCTA(), sm.spec.SM.SharedAllocUnit)}
+	var cs *ctaState
+	if n := len(sm.ctaPool); n > 0 {
+		cs = sm.ctaPool[n-1]
+		sm.ctaPool = sm.ctaPool[:n-1]
+		ws := cs.warps[:0]
+		*cs = ctaState{warps: ws}
+	} else {
+		cs = &ctaState{}
+	}
+	cs.id, cs.cta, cs.nthreads, cs.threads = p.id, p.cta, threads, threads
+	cs.regs = regsPerCTA(sm.spec, k.RegsPerThread(), threads)
+	cs.shared = roundUp(k.SharedPerCTA(), sm.spec.SM.SharedAllocUnit)
 	ws := p.cta.Warps()
 	for i, w := range ws {
 		var st *warpState
@@ -358,6 +370,12 @@ func (sm *smState) finishCTA(cs *ctaState) {
 		w.w, w.cta, w.next = nil, nil, nil
 		sm.pool = append(sm.pool, w)
 	}
+	if r, ok := cs.cta.(Releaser); ok {
+		r.Release()
+	}
+	clear(cs.warps)
+	cs.cta = nil
+	sm.ctaPool = append(sm.ctaPool, cs)
 	if len(sm.ctas) == 0 {
 		sm.active += sm.now - sm.lastActive
 	}
