@@ -178,11 +178,24 @@ func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []
 	c := w.c
 	switch in.space {
 	case spGlobal:
-		al := c.lastA
-		if al == nil || c.ov != nil {
+		if c.ov != nil {
 			return nil, 0, false
 		}
+		// the allocation of the first lane's address: the general path
+		// would look it up there and keep it as the CTA's last
+		a0 := base[bits.TrailingZeros32(m)] + uint64(in.off)
+		al := c.lastA
+		if al == nil || a0 < al.Base || a0 >= al.End() {
+			if al = w.k.l.Dev.Find(a0); al == nil {
+				return nil, 0, false
+			}
+		}
 		mem, lo = al.Data, al.Base
+		defer func() {
+			if ok {
+				c.lastA = al
+			}
+		}()
 	case spShared:
 		if len(c.async) > 0 {
 			return nil, 0, false
