@@ -24,8 +24,22 @@ type unitInst struct {
 }
 
 type warpState struct {
+	// the fields the schedulers read every cycle come first (one cache
+	// line)
+	// notBefore is a lower bound on the next time the warp can issue; the
+	// scheduler skips the warp until then. Events that may make it ready
+	// earlier (responses, barrier releases) reset it.
+	notBefore Time
+	next      *Inst
+	reason    StallReason
+	exited    bool
+	atBarrier bool
+	// opReady: the head instruction's operands are known ready (no
+	// pending write to a register it reads or writes, not blocked, not at
+	// a barrier or fence). It stays true until the warp issues: only the
+	// warp's own issue makes a register pending, blocks it or parks it.
+	opReady  bool
 	w        Warp
-	next     *Inst
 	cta      *ctaState
 	slot     int // hardware warp slot in the SM
 	sched    int
@@ -35,20 +49,8 @@ type warpState struct {
 	// blockedUntil: no issue before (branch resolution, fence, barrier
 	// release).
 	blockedUntil Time
-	// notBefore is a lower bound on the next time the warp can issue; the
-	// scheduler skips the warp until then. Events that may make it ready
-	// earlier (responses, barrier releases) reset it.
-	notBefore   Time
-	reason      StallReason
-	outstanding int32 // memory operations whose completion time is unknown
-	memDoneAt   Time  // latest known completion of its memory operations
-	atBarrier   bool
-	exited      bool
-	// opReady: the head instruction's operands are known ready (no
-	// pending write to a register it reads or writes, not blocked, not at
-	// a barrier or fence). It stays true until the warp issues: only the
-	// warp's own issue makes a register pending, blocks it or parks it.
-	opReady bool
+	outstanding  int32 // memory operations whose completion time is unknown
+	memDoneAt    Time  // latest known completion of its memory operations
 	// stampAt is when the last StampBegin timer read issued (hasStamp: one
 	// did since the last probed access); lastProbe is 1 + the index in
 	// sm.probes of the warp's last probed access, 0 for none.
@@ -473,22 +475,25 @@ func (sm *smState) nextEvent() Time {
 			up(t)
 		}
 	}
+	var seen uint32 // classes of warps ready but waiting for a unit or the memory pipeline
 	for _, w := range sm.slots {
 		if w != nil && !w.exited && w.notBefore != never {
 			if w.notBefore > sm.now {
 				up(w.notBefore)
 			} else {
-				// ready but waiting for a unit or the memory pipeline
-				ci := &sm.classes[w.next.Class]
-				for _, u := range sm.byKind[ci.unit] {
-					if sm.units[u].freeAt > sm.now {
-						up(sm.units[u].freeAt)
-					}
-				}
-				if ag := sm.classes[ClassLdSt].lat; w.next.Class == ClassLdSt && sm.l1Free > ag {
-					up(sm.l1Free - ag)
-				}
+				seen |= 1 << w.next.Class
 			}
+		}
+	}
+	for ; seen != 0; seen &= seen - 1 {
+		c := Class(bits.TrailingZeros32(seen))
+		for _, u := range sm.byKind[sm.classes[c].unit] {
+			if sm.units[u].freeAt > sm.now {
+				up(sm.units[u].freeAt)
+			}
+		}
+		if ag := sm.classes[ClassLdSt].lat; c == ClassLdSt && sm.l1Free > ag {
+			up(sm.l1Free - ag)
 		}
 	}
 	return next
