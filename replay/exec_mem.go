@@ -214,12 +214,18 @@ func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []
 	default:
 		return nil, 0, false
 	}
+	// every lane's address into w.addrs (the general path rewrites them
+	// when it runs); their lowest, highest and OR for the checks
 	off, size := uint64(in.off), uint64(len(mem))
+	mn, mx, or := ^uint64(0), uint64(0), uint64(0)
 	for mm := m; mm != 0; mm &= mm - 1 {
-		a := base[bits.TrailingZeros32(mm)] + off
-		if a&(n-1) != 0 || a < lo || a-lo > size || size-(a-lo) < n {
-			return nil, 0, false
-		}
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		w.addrs[l] = a
+		mn, mx, or = min(mn, a), max(mx, a), or|a
+	}
+	if or&(n-1) != 0 || mn < lo || mx-lo > size || size-(mx-lo) < n {
+		return nil, 0, false
 	}
 	return mem, lo, true
 }
@@ -229,13 +235,11 @@ func execLd(w *warp, in *inst, m uint32) {
 	if mem, lo, ok := w.flatMem(in, base, m, false); ok {
 		w.eff.Addr = w.addrs[:]
 		w.setSpace(in.space)
-		off, n := uint64(in.off), int(in.esize)
+		n := int(in.esize)
 		d := w.regs[in.d[0] : in.d[0]+32 : in.d[0]+32]
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			a := base[l] + off
-			w.addrs[l] = a
-			o := a - lo
+			o := w.addrs[l] - lo
 			var v uint64
 			switch n {
 			case 4:
@@ -286,13 +290,11 @@ func execSt(w *warp, in *inst, m uint32) {
 	if mem, lo, ok := w.flatMem(in, base, m, true); ok {
 		w.eff.Addr = w.addrs[:]
 		w.setSpace(in.space)
-		off, n := uint64(in.off), int(in.esize)
+		n := int(in.esize)
 		v := w.r(in.s[1])
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			a := base[l] + off
-			w.addrs[l] = a
-			o := a - lo
+			o := w.addrs[l] - lo
 			switch n {
 			case 4:
 				binary.LittleEndian.PutUint32(mem[o:], uint32(v[l]))
