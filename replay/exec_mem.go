@@ -166,8 +166,8 @@ func (w *warp) setSpace(sp space) {
 // that hold every lane's access and their base address, when the access
 // can take the fast path: a space other than generic, an element of 1, 2,
 // 4 or 8 bytes, every lane aligned and inside one block of memory (for
-// global memory: the CTA's last allocation, without an overlay; shared
-// memory without pending cp.async). Otherwise ok is false and the caller
+// global memory: one allocation, read and written through the CTA's
+// overlay when it has one; shared memory without pending cp.async). Otherwise ok is false and the caller
 // takes the general path, which finds faults and the allocation lane by
 // lane; nothing has been changed then.
 func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []byte, lo uint64, ok bool) {
@@ -178,9 +178,6 @@ func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []
 	c := w.c
 	switch in.space {
 	case spGlobal:
-		if c.ov != nil {
-			return nil, 0, false
-		}
 		// the allocation of the first lane's address: the general path
 		// would look it up there and keep it as the CTA's last
 		a0 := base[bits.TrailingZeros32(m)] + uint64(in.off)
@@ -236,6 +233,10 @@ func execLd(w *warp, in *inst, m uint32) {
 		w.eff.Addr = w.addrs[:]
 		w.setSpace(in.space)
 		n := int(in.esize)
+		var ov *overlay
+		if in.space == spGlobal {
+			ov = w.c.ov
+		}
 		d := w.regs[in.d[0] : in.d[0]+32 : in.d[0]+32]
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
@@ -248,6 +249,13 @@ func execLd(w *warp, in *inst, m uint32) {
 				v = binary.LittleEndian.Uint64(mem[o:])
 			default:
 				v = le(mem[o:o+uint64(n)], n)
+			}
+			if ov != nil && ov.page(w.addrs[l]>>ovShift, false) != nil {
+				// the CTA's own writes over the device bytes
+				var buf [8]byte
+				putLE(buf[:n], n, v)
+				ov.read(w.addrs[l], buf[:n])
+				v = le(buf[:n], n)
 			}
 			if in.signed {
 				v = sext(v, uint8(n*8))
@@ -292,6 +300,15 @@ func execSt(w *warp, in *inst, m uint32) {
 		w.setSpace(in.space)
 		n := int(in.esize)
 		v := w.r(in.s[1])
+		if ov := w.c.ov; ov != nil && in.space == spGlobal {
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				var buf [8]byte
+				putLE(buf[:n], n, v[l])
+				ov.write(w.addrs[l], buf[:n])
+			}
+			return
+		}
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			o := w.addrs[l] - lo
