@@ -185,8 +185,16 @@ func (p *Prepared) allocBuffer(name string, param int, b *BufferSpec) (*Buffer, 
 	}
 	size := max(len(data), b.Size, count*es)
 	al := p.Dev.Alloc(name, size)
-	copy(al.Data, data)
-	buf := &Buffer{Name: name, Param: param, Type: t, Alloc: al, Initial: append([]byte(nil), al.Data...), Output: b.Output}
+	if in := b.Init; in != nil && (in.From != "" || in.File != "" || !in.Zeros) {
+		copy(al.Data, data) // (zeros need no copy: the allocation is zeroed, its pages untouched)
+	}
+	// data is this buffer's own fresh slice (fill never shares one): it
+	// is the initial contents when it covers the whole allocation
+	initial := data
+	if len(data) != size {
+		initial = append([]byte(nil), al.Data...)
+	}
+	buf := &Buffer{Name: name, Param: param, Type: t, Alloc: al, Initial: initial, Output: b.Output}
 	p.Buffers = append(p.Buffers, buf)
 	p.byName[name] = buf
 	return buf, nil

@@ -61,6 +61,7 @@ type mshr struct {
 // fills happen.
 type cache struct {
 	sets, ways  int
+	setMask     uint64 // sets-1 when sets is a power of two, else 0
 	lineShift   uint
 	sectorShift uint // log2 sector bytes
 	fullMask    uint32
@@ -79,6 +80,9 @@ func newCache(sets, ways, lineBytes, sectorBytes, nmshr int) *cache {
 		lines:       make([]line, sets*ways),
 		mshrs:       make([]mshr, nmshr),
 		free:        make([]int32, 0, nmshr),
+	}
+	if sets > 0 && sets&(sets-1) == 0 {
+		c.setMask = uint64(sets - 1)
 	}
 	n := lineBytes / sectorBytes
 	c.fullMask = uint32(1)<<uint(n) - 1
@@ -100,9 +104,17 @@ func (c *cache) sectorMask(addr uint64, size int) uint32 {
 	return (uint32(2)<<last - 1) &^ (uint32(1)<<first - 1)
 }
 
+// setOf is the set of tag: (tag-1) mod sets.
+func (c *cache) setOf(tag uint64) int {
+	if c.setMask != 0 {
+		return int((tag - 1) & c.setMask)
+	}
+	return int((tag - 1) % uint64(c.sets))
+}
+
 // find returns the index of the line holding tag, or -1.
 func (c *cache) find(tag uint64) int {
-	set := int((tag - 1) % uint64(c.sets))
+	set := c.setOf(tag)
 	base := set * c.ways
 	for i := base; i < base+c.ways; i++ {
 		if c.lines[i].tag == tag {
@@ -121,7 +133,7 @@ func (c *cache) touch(i int) {
 // victim returns the least recently used line of tag's set that has no
 // fill pending, or -1 when every way is being filled.
 func (c *cache) victim(tag uint64) int {
-	set := int((tag - 1) % uint64(c.sets))
+	set := c.setOf(tag)
 	base := set * c.ways
 	v := -1
 	for i := base; i < base+c.ways; i++ {

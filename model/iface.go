@@ -247,6 +247,15 @@ type CTA interface {
 	Warps() []Warp
 }
 
+// Releaser is an optional interface of a CTA. The model calls Release once
+// the CTA has finished (every warp retired, its memory operations done), on
+// the goroutine of the CTA's SM, in that SM's parallel phase; after it no
+// method of the CTA or of its warps is called again, so the CTA may reuse
+// their storage for a later CTA.
+type Releaser interface {
+	Release()
+}
+
 // Kernel is a launch as the model sees it, implemented by replay.
 type Kernel interface {
 	// NumCTAs is the number of CTAs in the grid.

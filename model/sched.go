@@ -167,6 +167,7 @@ func (q *IssueQueue) tryRing(first, count, ring, skip int) int {
 // no store: this loop is the simulator's hottest.
 func (q *IssueQueue) scan(lo, hi, skip int) int {
 	sm, now, best := q.sm, q.now, q.best
+	pipe := sm.ldstStall()
 	for k, w := range q.warps[lo:hi] {
 		if w.notBefore > now {
 			best = min(best, w.reason)
@@ -174,6 +175,10 @@ func (q *IssueQueue) scan(lo, hi, skip int) int {
 		}
 		j := lo + k
 		if j == skip {
+			continue
+		}
+		if pipe < NumStallReasons && w.opReady && !w.exited && w.next.Class == ClassLdSt {
+			best = min(best, pipe)
 			continue
 		}
 		ok, r := sm.ready(w, q.s)
@@ -292,12 +297,18 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			best = min(best, r)
 		}
 	}
+	pipe := sm.ldstStall()
 	for j, w := range q.warps {
 		if w.notBefore > now {
 			best = min(best, w.reason)
 			continue
 		}
 		if j == g {
+			continue
+		}
+		if pipe < NumStallReasons && w.opReady && !w.exited && w.next.Class == ClassLdSt {
+			// what ready would answer, without its call
+			best = min(best, pipe)
 			continue
 		}
 		ok, r := sm.ready(w, q.s)

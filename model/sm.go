@@ -25,8 +25,22 @@ type unitInst struct {
 }
 
 type warpState struct {
+	// the fields the schedulers read every cycle come first (one cache
+	// line)
+	// notBefore is a lower bound on the next time the warp can issue; the
+	// scheduler skips the warp until then. Events that may make it ready
+	// earlier (responses, barrier releases) reset it.
+	notBefore Time
+	next      *Inst
+	reason    StallReason
+	exited    bool
+	atBarrier bool
+	// opReady: the head instruction's operands are known ready (no
+	// pending write to a register it reads or writes, not blocked, not at
+	// a barrier or fence). It stays true until the warp issues: only the
+	// warp's own issue makes a register pending, blocks it or parks it.
+	opReady  bool
 	w        Warp
-	next     *Inst
 	cta      *ctaState
 	slot     int // hardware warp slot in the SM
 	sched    int
@@ -36,15 +50,8 @@ type warpState struct {
 	// blockedUntil: no issue before (branch resolution, fence, barrier
 	// release).
 	blockedUntil Time
-	// notBefore is a lower bound on the next time the warp can issue; the
-	// scheduler skips the warp until then. Events that may make it ready
-	// earlier (responses, barrier releases) reset it.
-	notBefore   Time
-	reason      StallReason
-	outstanding int32 // memory operations whose completion time is unknown
-	memDoneAt   Time  // latest known completion of its memory operations
-	atBarrier   bool
-	exited      bool
+	outstanding  int32 // memory operations whose completion time is unknown
+	memDoneAt    Time  // latest known completion of its memory operations
 	// stampAt is when the last StampBegin timer read issued (hasStamp: one
 	// did since the last probed access); lastProbe is 1 + the index in
 	// sm.probes of the warp's last probed access, 0 for none.
@@ -66,6 +73,7 @@ type barrier struct {
 
 type ctaState struct {
 	id       int
+	cta      CTA
 	warps    []*warpState
 	live     int // warps not yet retired
 	threads  int // live threads (barrier count when none is given)
@@ -115,6 +123,7 @@ type smState struct {
 	policies []IssuePolicy // per warp scheduler
 	slots    []*warpState  // hardware warp slots (nil = free)
 	pool     []*warpState  // retired warpStates for reuse
+	ctaPool  []*ctaState   // finished ctaStates for reuse
 	ctas     []*ctaState
 	start    []pendingCTA
 
@@ -256,8 +265,18 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 	if len(sm.ctas) == 0 {
 		sm.lastActive = sm.now
 	}
-	cs := &ctaState{id: p.id, nthreads: threads, threads: threads,
-		regs: regsPerCTA(sm.spec, k.RegsPerThread(), threads), shared: roundUp(k.SharedPerCTA(), sm.spec.SM.SharedAllocUnit)}
+	var cs *ctaState
+	if n := len(sm.ctaPool); n > 0 {
+		cs = sm.ctaPool[n-1]
+		sm.ctaPool = sm.ctaPool[:n-1]
+		ws := cs.warps[:0]
+		*cs = ctaState{warps: ws}
+	} else {
+		cs = &ctaState{}
+	}
+	cs.id, cs.cta, cs.nthreads, cs.threads = p.id, p.cta, threads, threads
+	cs.regs = regsPerCTA(sm.spec, k.RegsPerThread(), threads)
+	cs.shared = roundUp(k.SharedPerCTA(), sm.spec.SM.SharedAllocUnit)
 	ws := p.cta.Warps()
 	for i, w := range ws {
 		var st *warpState
@@ -366,6 +385,12 @@ func (sm *smState) finishCTA(cs *ctaState) {
 		w.w, w.cta, w.next = nil, nil, nil
 		sm.pool = append(sm.pool, w)
 	}
+	if r, ok := cs.cta.(Releaser); ok {
+		r.Release()
+	}
+	clear(cs.warps)
+	cs.cta = nil
+	sm.ctaPool = append(sm.ctaPool, cs)
 	if len(sm.ctas) == 0 {
 		sm.active += sm.now - sm.lastActive
 	}
@@ -463,22 +488,25 @@ func (sm *smState) nextEvent() Time {
 			up(t)
 		}
 	}
+	var seen uint32 // classes of warps ready but waiting for a unit or the memory pipeline
 	for _, w := range sm.slots {
 		if w != nil && !w.exited && w.notBefore != never {
 			if w.notBefore > sm.now {
 				up(w.notBefore)
 			} else {
-				// ready but waiting for a unit or the memory pipeline
-				ci := &sm.classes[w.next.Class]
-				for _, u := range sm.byKind[ci.unit] {
-					if sm.units[u].freeAt > sm.now {
-						up(sm.units[u].freeAt)
-					}
-				}
-				if ag := sm.classes[ClassLdSt].lat; w.next.Class == ClassLdSt && sm.l1Free > ag {
-					up(sm.l1Free - ag)
-				}
+				seen |= 1 << w.next.Class
 			}
+		}
+	}
+	for ; seen != 0; seen &= seen - 1 {
+		c := Class(bits.TrailingZeros32(seen))
+		for _, u := range sm.byKind[sm.classes[c].unit] {
+			if sm.units[u].freeAt > sm.now {
+				up(sm.units[u].freeAt)
+			}
+		}
+		if ag := sm.classes[ClassLdSt].lat; c == ClassLdSt && sm.l1Free > ag {
+			up(sm.l1Free - ag)
 		}
 	}
 	return next
@@ -520,40 +548,44 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 		return sm.readyOoO(w, s)
 	}
 	in := w.next
-	t := w.blockedUntil
-	reason := StallScoreboard
-	if w.atBarrier {
-		t, reason = never, StallBarrier
-	} else {
-		if t > sm.now {
-			reason = w.reason
-		}
-		for _, r := range in.Src {
-			if int(r) < len(w.regReady) && w.regReady[r] > t {
-				t = w.regReady[r]
-				reason = StallScoreboard
-				if w.regMem[r] {
-					reason = StallMemory
+	if !w.opReady {
+		t := w.blockedUntil
+		reason := StallScoreboard
+		if w.atBarrier {
+			t, reason = never, StallBarrier
+		} else {
+			if t > sm.now {
+				reason = w.reason
+			}
+			rr, rm := w.regReady, w.regMem
+			for _, r := range in.Src {
+				if int(r) < len(rr) && rr[r] > t {
+					t = rr[r]
+					reason = StallScoreboard
+					if rm[r] {
+						reason = StallMemory
+					}
+				}
+			}
+			for _, r := range in.Dst {
+				if int(r) < len(rr) && rr[r] > t {
+					t = rr[r]
+					reason = StallFalseDep // WAW: only the write is pending
+				}
+			}
+			if in.Class == ClassFence && t <= sm.now {
+				if w.outstanding > 0 {
+					t, reason = never, StallFence
+				} else if w.memDoneAt > t {
+					t, reason = w.memDoneAt, StallFence
 				}
 			}
 		}
-		for _, r := range in.Dst {
-			if int(r) < len(w.regReady) && w.regReady[r] > t {
-				t = w.regReady[r]
-				reason = StallFalseDep // WAW: only the write is pending
-			}
+		if t > sm.now {
+			w.notBefore, w.reason = t, reason
+			return false, reason
 		}
-		if in.Class == ClassFence && t <= sm.now {
-			if w.outstanding > 0 {
-				t, reason = never, StallFence
-			} else if w.memDoneAt > t {
-				t, reason = w.memDoneAt, StallFence
-			}
-		}
-	}
-	if t > sm.now {
-		w.notBefore, w.reason = t, reason
-		return false, reason
+		w.opReady = true
 	}
 	// operands ready: is a unit free?
 	ci := &sm.classes[in.Class]
@@ -574,6 +606,24 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 		return false, StallPipeline
 	}
 	return true, 0
+}
+
+// ldstStall is the reason ready gives for a warp whose operands are ready
+// and whose head is a memory instruction when the memory pipeline cannot
+// take it now (blocked, or busy beyond address generation), else
+// NumStallReasons. It depends only on SM state that changes when an
+// instruction issues or a response arrives.
+func (sm *smState) ldstStall() StallReason {
+	if sm.blocked {
+		if sm.blockedIcnt {
+			return StallInterconnect
+		}
+		return StallPipeline
+	}
+	if sm.l1Free > sm.now+sm.classes[ClassLdSt].lat {
+		return StallPipeline
+	}
+	return NumStallReasons
 }
 
 // freeUnit returns a free instance of kind k usable by scheduler s, or -1.
@@ -600,6 +650,7 @@ func (sm *smState) issue(w *warpState, s int) {
 	if w.ooo != nil {
 		in = w.win[w.pick]
 	}
+	w.opReady = false
 	now := sm.now
 	ci := &sm.classes[in.Class]
 	u := sm.freeUnit(ci.unit, s)

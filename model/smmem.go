@@ -339,6 +339,7 @@ func (sm *smState) send(t Time, kind reqKind, x *txn, tag int) bool {
 // transactions of cache c's geometry, in first-lane order.
 func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, size int) []txn {
 	lb := uint64(1) << c.lineShift
+	prevA, prevK := uint64(0), -1 // the last lane's address when it fit one line, and its txn
 	for m := active; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		if lane >= len(addrs) {
@@ -346,6 +347,32 @@ func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, s
 		}
 		a := addrs[lane]
 		end := a + uint64(size) - 1
+		if a&(lb-1)+uint64(size) <= lb && end >= a {
+			// within one line: one txn
+			if prevK >= 0 && a == prevA {
+				tx[prevK].lanes++ // same bytes as the last lane
+				continue
+			}
+			la := a &^ (lb - 1)
+			if prevK >= 0 && tx[prevK].addr == la {
+				mask := c.sectorMask(a, size)
+				u0, u1 := uint((a-la)/unitBytes), uint((end-la)/unitBytes)
+				tx[prevK].mask |= mask
+				tx[prevK].units |= (uint32(2)<<u1 - 1) &^ (uint32(1)<<u0 - 1)
+				tx[prevK].lanes++
+			} else {
+				tx = addTxn(tx, c, la, a, end)
+				for k := len(tx) - 1; k >= 0; k-- {
+					if tx[k].addr == la {
+						prevK = k
+						break
+					}
+				}
+			}
+			prevA = a
+			continue
+		}
+		prevK = -1
 		for la := a &^ (lb - 1); la <= end; la += lb {
 			lo, hi := a, end
 			if lo < la {
@@ -467,6 +494,9 @@ func (sm *smState) bankDegree(addrs []uint64, active uint32, size int) int {
 // uniqueWords counts the distinct 4-byte words the active lanes address
 // (constant-cache accesses serialise over them).
 func (sm *smState) uniqueWords(addrs []uint64, active uint32) int {
+	if uniform(addrs, active, 4) {
+		return 1
+	}
 	ws := sm.words[:0]
 	for m := active; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
@@ -496,4 +526,25 @@ func (sm *smState) observe(c *cache, addr uint64, o MemOutcome, issue, complete 
 		lv = LevelConst
 	}
 	sm.obs.Mem(MemEvent{Level: lv, Outcome: o, SM: sm.id, Addr: addr, Issue: issue, Complete: complete})
+}
+
+// uniform reports whether every active lane's address is in the same
+// unit-byte word (at least one lane active).
+func uniform(addrs []uint64, active uint32, unit uint64) bool {
+	if active == 0 {
+		return false
+	}
+	w0 := uint64(0)
+	for m, first := active, true; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		if lane >= len(addrs) {
+			return false
+		}
+		if w := addrs[lane] / unit; first {
+			w0, first = w, false
+		} else if w != w0 {
+			return false
+		}
+	}
+	return true
 }

@@ -206,6 +206,12 @@
 // atomics see each other in the model's issue order. Kernel.SetSerial
 // forces that path for any kernel.
 //
+// CTA implements model.Releaser: once the model has finished a CTA its
+// warps' storage (one slab per CTA, with the entry frame's registers and
+// reconvergence stack inside each warp) returns to the kernel and is
+// reset for a later CTA, in timing and functional mode alike; a released
+// CTA keeps only its printf output, fault and counts.
+//
 // # Faults
 //
 // Out-of-bounds and misaligned accesses, writes to read-only spaces,

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 
@@ -161,8 +162,108 @@ func (w *warp) setSpace(sp space) {
 	w.eff.Space = sp.model()
 }
 
+// flatMem returns, for a scalar access of in by the lanes in m, the bytes
+// that hold every lane's access and their base address, when the access
+// can take the fast path: a space other than generic, an element of 1, 2,
+// 4 or 8 bytes, every lane aligned and inside one block of memory (for
+// global memory: one allocation, read and written through the CTA's
+// overlay when it has one; shared memory without pending cp.async). Otherwise ok is false and the caller
+// takes the general path, which finds faults and the allocation lane by
+// lane; nothing has been changed then.
+func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []byte, lo uint64, ok bool) {
+	n := uint64(in.esize)
+	if m == 0 || in.vec > 1 || (n != 1 && n != 2 && n != 4 && n != 8) {
+		return nil, 0, false
+	}
+	c := w.c
+	switch in.space {
+	case spGlobal:
+		// the allocation of the first lane's address: the general path
+		// would look it up there and keep it as the CTA's last
+		a0 := base[bits.TrailingZeros32(m)] + uint64(in.off)
+		al := c.lastA
+		if al == nil || a0 < al.Base || a0 >= al.End() {
+			if al = w.k.l.Dev.Find(a0); al == nil {
+				return nil, 0, false
+			}
+		}
+		mem, lo = al.Data, al.Base
+		defer func() {
+			if ok {
+				c.lastA = al
+			}
+		}()
+	case spShared:
+		if len(c.async) > 0 {
+			return nil, 0, false
+		}
+		mem = c.shared
+	case spParam:
+		if write {
+			return nil, 0, false
+		}
+		mem = w.k.l.Params
+	case spConst:
+		if write {
+			return nil, 0, false
+		}
+		mem = w.k.l.Const
+	default:
+		return nil, 0, false
+	}
+	// every lane's address into w.addrs (the general path rewrites them
+	// when it runs); their lowest, highest and OR for the checks
+	off, size := uint64(in.off), uint64(len(mem))
+	mn, mx, or := ^uint64(0), uint64(0), uint64(0)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		a := base[l] + off
+		w.addrs[l] = a
+		mn, mx, or = min(mn, a), max(mx, a), or|a
+	}
+	if or&(n-1) != 0 || mn < lo || mx-lo > size || size-(mx-lo) < n {
+		return nil, 0, false
+	}
+	return mem, lo, true
+}
+
 func execLd(w *warp, in *inst, m uint32) {
 	base := w.r(in.s[0])
+	if mem, lo, ok := w.flatMem(in, base, m, false); ok {
+		w.eff.Addr = w.addrs[:]
+		w.setSpace(in.space)
+		n := int(in.esize)
+		var ov *overlay
+		if in.space == spGlobal {
+			ov = w.c.ov
+		}
+		d := w.regs[in.d[0] : in.d[0]+32 : in.d[0]+32]
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			o := w.addrs[l] - lo
+			var v uint64
+			switch n {
+			case 4:
+				v = uint64(binary.LittleEndian.Uint32(mem[o:]))
+			case 8:
+				v = binary.LittleEndian.Uint64(mem[o:])
+			default:
+				v = le(mem[o:o+uint64(n)], n)
+			}
+			if ov != nil && ov.page(w.addrs[l]>>ovShift, false) != nil {
+				// the CTA's own writes over the device bytes
+				var buf [8]byte
+				putLE(buf[:n], n, v)
+				ov.read(w.addrs[l], buf[:n])
+				v = le(buf[:n], n)
+			}
+			if in.signed {
+				v = sext(v, uint8(n*8))
+			}
+			d[l] = v
+		}
+		return
+	}
 	w.eff.Addr = w.addrs[:]
 	n := int(in.esize)
 	vec := max(int(in.vec), 1)
@@ -194,6 +295,34 @@ func execLd(w *warp, in *inst, m uint32) {
 
 func execSt(w *warp, in *inst, m uint32) {
 	base := w.r(in.s[0])
+	if mem, lo, ok := w.flatMem(in, base, m, true); ok {
+		w.eff.Addr = w.addrs[:]
+		w.setSpace(in.space)
+		n := int(in.esize)
+		v := w.r(in.s[1])
+		if ov := w.c.ov; ov != nil && in.space == spGlobal {
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				var buf [8]byte
+				putLE(buf[:n], n, v[l])
+				ov.write(w.addrs[l], buf[:n])
+			}
+			return
+		}
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			o := w.addrs[l] - lo
+			switch n {
+			case 4:
+				binary.LittleEndian.PutUint32(mem[o:], uint32(v[l]))
+			case 8:
+				binary.LittleEndian.PutUint64(mem[o:], v[l])
+			default:
+				putLE(mem[o:o+uint64(n)], n, v[l])
+			}
+		}
+		return
+	}
 	w.eff.Addr = w.addrs[:]
 	n := int(in.esize)
 	vec := max(int(in.vec), 1)

@@ -61,6 +61,7 @@ type Kernel struct {
 	stop     watchdog // Interrupt (watchdog.go)
 	printf   printfSink
 	regPool  sync.Pool
+	slabs    sync.Pool // *warpSlab of released CTAs
 	estRegs  int
 	// model mode with printf: the CTAs created, to collect their output
 	keep   bool
@@ -222,6 +223,9 @@ type CTA struct {
 	tmaSeq int
 	fault  *Fault
 	ndone  int // warps that have exited
+	slab   *warpSlab
+	// released: the model finished the CTA (Release); its warps are gone
+	released bool
 }
 
 type barrier struct {
@@ -291,10 +295,14 @@ func (k *Kernel) newCTA(i, sm int, ov *overlay, warps bool) (*CTA, error) {
 
 func (c *CTA) buildWarps() {
 	k := c.k
-	c.warps = make([]*warp, k.nwarps)
-	c.mwarps = make([]model.Warp, k.nwarps)
-	for wi := range c.warps {
-		w := newWarp(c, wi)
+	sl, ok := k.slabs.Get().(*warpSlab)
+	if !ok || len(sl.ws) != k.nwarps {
+		sl = &warpSlab{ws: make([]warp, k.nwarps), ptr: make([]*warp, k.nwarps), mw: make([]model.Warp, k.nwarps)}
+	}
+	c.slab, c.warps, c.mwarps = sl, sl.ptr, sl.mw
+	for wi := range sl.ws {
+		w := &sl.ws[wi]
+		initWarp(w, c, wi)
 		c.warps[wi] = w
 		c.mwarps[wi] = w
 		if w.done {
@@ -311,7 +319,7 @@ func (k *Kernel) mergeFinished(all bool) {
 	var done []*CTA
 	keep := k.pending[:0]
 	for _, c := range k.pending {
-		if all || (c.warps != nil && c.ndone == len(c.warps)) {
+		if all || c.released || (c.warps != nil && c.ndone == len(c.warps)) {
 			done = append(done, c)
 		} else {
 			keep = append(keep, c)

@@ -178,9 +178,21 @@ func (c *CTA) deadlock() {
 	}
 }
 
-// release drops the warps of a finished CTA (their memory is garbage).
+// release drops the warps of a finished CTA; their storage goes back to
+// the kernel for a later CTA.
 func (c *CTA) release() {
+	if c.slab != nil {
+		c.k.slabs.Put(c.slab)
+		c.slab = nil
+	}
 	c.warps, c.mwarps, c.shared = nil, nil, nil
+}
+
+// Release implements model.Releaser: the model has finished the CTA and
+// calls nothing of it again. Its printf output and fault stay.
+func (c *CTA) Release() {
+	c.released = true
+	c.release()
 }
 
 // RunModel executes the launch on the timing model with the given spec: the

@@ -64,15 +64,31 @@ type warp struct {
 	eff    model.Effect
 	addrs  [32]uint64
 	texels [32][]model.Texel
+
+	// storage of the entry frame and its first reconvergence entries, so
+	// that a warp costs no allocation beyond its CTA's
+	frame0 [1]frame
+	stack0 [4]simtEntry
+	regs0  []uint64 // the entry frame's registers, kept when the warp is recycled
 }
 
-func newWarp(c *CTA, wi int) *warp {
+// warpSlab is the storage of one CTA's warps. A released CTA's slab goes
+// back to Kernel.slabs for a later CTA of the launch.
+type warpSlab struct {
+	ws  []warp
+	ptr []*warp
+	mw  []model.Warp
+}
+
+// initWarp makes the zero warp w warp wi of c, at the kernel's entry.
+func initWarp(w *warp, c *CTA, wi int) {
 	k := c.k
-	w := &warp{c: c, k: k, id: wi, live: lanesOf(k.nthreads, wi), waitBar: -1}
-	entry := k.code.entry
-	w.pushFrame(entry, nil, w.live)
+	r0 := w.regs0
+	*w = warp{regs0: r0}
+	w.c, w.k, w.id, w.live, w.waitBar = c, k, wi, lanesOf(k.nthreads, wi), -1
+	w.frames = w.frame0[:0]
+	w.pushFrame(k.code.entry, nil, w.live)
 	w.normalize()
-	return w
 }
 
 // ID implements model.Warp.
@@ -101,7 +117,16 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 		}
 	}
 	w.sp = need
-	regs := w.k.getRegs(f.nregs * 32)
+	var regs []uint64
+	if n := f.nregs * 32; len(w.frames) > 0 {
+		regs = w.k.getRegs(n)
+	} else if cap(w.regs0) >= n {
+		regs = w.regs0[:n]
+		clear(regs)
+	} else {
+		regs = make([]uint64, n)
+		w.regs0 = regs
+	}
 	for _, ri := range f.inits {
 		v := ri.v
 		switch ri.kind {
@@ -118,7 +143,14 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 			r[l] = v
 		}
 	}
-	w.frames = append(w.frames, frame{f: f, regs: regs, stack: []simtEntry{{pc: 0, rpc: -1, mask: mask}}, fp: fp, call: call})
+	var st []simtEntry
+	if len(w.frames) == 0 {
+		st = w.stack0[:1]
+		st[0] = simtEntry{pc: 0, rpc: -1, mask: mask}
+	} else {
+		st = []simtEntry{{pc: 0, rpc: -1, mask: mask}}
+	}
+	w.frames = append(w.frames, frame{f: f, regs: regs, stack: st, fp: fp, call: call})
 	w.regs = regs
 	return true
 }
@@ -246,11 +278,11 @@ func (w *warp) returnFrame() {
 	fr := w.frames[n-1]
 	w.frames = w.frames[:n-1]
 	w.sp = fr.fp
-	defer w.k.putRegs(fr.regs)
 	if n == 1 {
-		w.regs = nil
+		w.regs = nil // the entry frame's registers are w.regs0
 		return
 	}
+	defer w.k.putRegs(fr.regs)
 	caller := &w.frames[n-2]
 	w.regs = caller.regs
 	call := fr.call
