@@ -555,26 +555,24 @@ type groupPos struct {
 
 // siteGroups groups the dummy-probed sites (a consumer, no fence) that
 // follow each other with no label, branch, call, return, exit, barrier,
-// warp-synchronous instruction or other probe between them: the lanes that run the first
+// warp-synchronous instruction or user region boundary between them: the lanes that run the first
 // run them all, together, so one atomic reserves the records of the whole
 // group (2 per site) in the first site's probe.
 func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
 	fast := map[*ptx.Instruction]bool{}
-	other := map[*ptx.Instruction]bool{} // instructions with other probes' records
+	other := map[*ptx.Instruction]bool{} // user region boundaries
 	out := map[*ptx.Instruction]groupPos{}
 	for _, u := range k.regions {
 		other[u.beginAt], other[u.endAt] = true, true
 	}
 	for _, s := range k.sites {
-		switch {
-		case s.mode != manifest.ModeDummy || len(s.elems) == 0:
-			other[s.in] = true
-		case s.space == "shared":
-			// A shared load completes in about the time the probe's own
-			// atomic and record stores hold the shared-memory pipeline:
-			// it keeps all of them after its end read.
-			other[s.in] = true
-		default:
+		// Fence probes and shared loads (which complete in about the time
+		// the probe's own atomic and record stores hold the shared-memory
+		// pipeline) keep all their probe work after the end read. Their
+		// records take later slots than a surrounding group's, which is
+		// harmless: a load region's two records are adjacent whatever
+		// their place, so pairing and nesting are unchanged.
+		if s.mode == manifest.ModeDummy && len(s.elems) > 0 && s.space != "shared" {
 			fast[s.in] = true
 		}
 	}
@@ -597,8 +595,10 @@ func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
 				end()
 			case *ptx.Instruction:
 				if other[st] {
-					// Another probe's records in between would take later
-					// slots: records stay in the warp's program order.
+					// A user region's record in between would take a
+					// later slot than the group's loads executed after it:
+					// the buffer's order would no longer nest the loads
+					// inside it.
 					end()
 				}
 				if fast[st] {

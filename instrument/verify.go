@@ -73,7 +73,9 @@ func ptxTimerItems(f *ptx.File, man *manifest.Manifest) map[string][]timerItem {
 				continue
 			}
 			if in.Op.Name == "st" && len(in.Args) == 2 && strings.HasPrefix(in.Args[0].Name, "%__pt_a") &&
-				in.Args[1].Kind == ptx.OpVec && len(in.Args[1].Elems) == 4 && in.Args[1].Elems[0].Kind == ptx.OpImm && len(pending) > 0 {
+				in.Args[1].Kind == ptx.OpVec && (len(in.Args[1].Elems) == 2 || len(in.Args[1].Elems) == 4) &&
+				in.Args[1].Elems[0].Kind == ptx.OpImm && len(pending) > 0 {
+				// A record store: st.v2.u64 {id, ts} or st.v4.u32 {id, 0, ts, 0}.
 				id, err := strconv.ParseInt(in.Args[1].Elems[0].Name, 0, 64)
 				if err != nil {
 					continue
@@ -371,6 +373,22 @@ func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck,
 				}
 			}
 			checks = append(checks, c)
+		}
+	}
+	// Every end probe must have been found: a probe no timer read was
+	// attributed to (its record store not recognised) is a failure, never a
+	// silent pass with nothing checked.
+	seen := map[uint32]bool{}
+	for _, c := range checks {
+		seen[c.Probe] = true
+	}
+	for _, mk := range man.Kernels {
+		for _, p := range mk.Probes {
+			if p.Kind == manifest.KindEnd && !seen[p.ID] {
+				seen[p.ID] = true
+				checks = append(checks, ProbeCheck{Kernel: mk.Name, Probe: p.ID, Region: p.Region, Mode: p.Mode,
+					Detail: "no timer read of the PTX was attributed to this end probe (its record store was not recognised)"})
+			}
 		}
 	}
 	return checks, nil

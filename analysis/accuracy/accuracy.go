@@ -60,6 +60,10 @@ type Options struct {
 	// Instrument adjusts the instrumentation options of each run (mode
 	// already set); may be nil.
 	Instrument func(*instrument.Options)
+	// NoStagingGPU runs instrumented kernels without giving the launch the
+	// preset to size shared staging for: auto-staged code falls back to
+	// global staging at run time (what a host that passes 0 records gets).
+	NoStagingGPU bool
 }
 
 // Stat summarises the load regions of one group.
@@ -275,7 +279,7 @@ func parse(name string, src []byte) (*token.FileSet, *ptx.File, error) {
 }
 
 // prepare parses src and prepares c's spec on it for ms.
-func prepare(c Case, name string, src []byte, man *manifest.Manifest, ms *model.Spec) (*launch.Prepared, error) {
+func prepare(c Case, name string, src []byte, man *manifest.Manifest, ms *model.Spec, noStaging bool) (*launch.Prepared, error) {
 	_, f, err := parse(name, src)
 	if err != nil {
 		return nil, err
@@ -283,6 +287,9 @@ func prepare(c Case, name string, src []byte, man *manifest.Manifest, ms *model.
 	prog, err := replay.NewProgram(f)
 	if err != nil {
 		return nil, err
+	}
+	if noStaging {
+		return c.Spec.Prepare(prog, launch.PrepareOptions{BaseDir: c.BaseDir, Manifest: man, NumSMs: ms.NumSMs, Registry: c.Registry})
 	}
 	return c.Spec.Prepare(prog, launch.PrepareOptions{BaseDir: c.BaseDir, Manifest: man, GPU: ms, Registry: c.Registry})
 }
@@ -316,7 +323,7 @@ func measurePreset(ctx context.Context, c Case, preset string, ms *model.Spec, o
 		return fail(func(r *Row) { r.NotRun = "no PTX for " + arch })
 	}
 	name := c.Name + "." + arch + ".ptx"
-	prep, err := prepare(c, name, src, nil, ms)
+	prep, err := prepare(c, name, src, nil, ms, false)
 	if err != nil {
 		return fail(func(r *Row) { r.Err = err })
 	}
@@ -354,7 +361,7 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		row.Err = fmt.Errorf("instrument: %w", err)
 		return
 	}
-	prep, err := prepare(c, c.Name+".inst.ptx", ir.PTX, ir.Manifest, ms)
+	prep, err := prepare(c, c.Name+".inst.ptx", ir.PTX, ir.Manifest, ms, o.NoStagingGPU)
 	if err != nil {
 		row.Err = err
 		return
@@ -365,7 +372,7 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 			row.Err = fmt.Errorf("instrument: %w", err)
 			return
 		}
-		if prep, err = prepare(c, c.Name+".inst.ptx", ir.PTX, ir.Manifest, ms); err != nil {
+		if prep, err = prepare(c, c.Name+".inst.ptx", ir.PTX, ir.Manifest, ms, o.NoStagingGPU); err != nil {
 			row.Err = err
 			return
 		}
