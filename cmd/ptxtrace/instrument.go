@@ -110,7 +110,8 @@ func newInstrumentCommand() *cli.Command {
 	}
 }
 
-// manifestPath returns the manifest file next to an output PTX file.
+// manifestPath returns the manifest file next to a PTX file: the one
+// instrument writes next to its output, and run and verify read by default.
 func manifestPath(out string) string {
 	return strings.TrimSuffix(out, ".ptx") + ".probes.json"
 }
@@ -190,11 +191,6 @@ func ptxasResources(ctx context.Context, o instrumentOptions, f *ptx.File, src [
 		res[name] = instrument.Resources{Regs: u.Regs, SharedBytes: u.SharedBytes}
 	}
 	return res
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }
 
 // sameFile reports whether paths a and b name the same file (an existing
