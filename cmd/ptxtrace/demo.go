@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,7 +128,7 @@ func runDemo(ctx context.Context, o demoOptions) error {
 	for _, r := range runs {
 		a := r.Analysis
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.1f\t%.2f\t%.0f\t%s\t\n", r.Shape, r.Mode, a.Overall.Memory, a.Overall.Other,
-			pct(a.Overall.MemoryShare), a.MeanAccess, a.Frequency, r.Cycles, pct(r.Model.TexHitRate))
+			vr.FormatPct(a.Overall.MemoryShare), a.MeanAccess, a.Frequency, r.Cycles, vr.FormatPct(r.Model.TexHitRate))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "seed 003 (GTX 480, 1024³ volume): naive ≈20% (1×128), ≈13% (128×1); proposed ≈80% (1×128), ≈50% (128×1)")
@@ -247,12 +246,4 @@ func writeDemoFiles(ctx context.Context, o demoOptions, ms model.Spec, sc vr.Sce
 	}
 	names = append(names, "report.html")
 	return names, nil
-}
-
-// pct formats a share in percent.
-func pct(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1f%%", 100*v)
 }

@@ -135,7 +135,7 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 	}
 	spec := &sweep.Spec{VR: &sweep.VRSpec{Model: o.Preset, Image: o.Image, Volume: o.Volume, Scene: "sphere"}}
 	for _, v := range o.Views {
-		spec.VR.Views = append(spec.VR.Views, fmt.Sprintf("%g,%g,%g", v.A, v.B, v.G))
+		spec.VR.Views = append(spec.VR.Views, sweep.FormatView(v))
 	}
 	for _, s := range o.Shapes {
 		spec.VR.Blocks = append(spec.VR.Blocks, s.Stem())
@@ -204,9 +204,9 @@ func printSweep(w io.Writer, t *vr.Table, corrs []vr.Corr) {
 	for _, r := range t.Rows {
 		share := ""
 		if !math.IsNaN(r.Share) {
-			share = pct(r.Share)
+			share = vr.FormatPct(r.Share)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t\n", r.View, r.Shape, r.Mode, r.Cycles, r.FPS, pct(r.HitRate),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t\n", r.View, r.Shape, r.Mode, r.Cycles, r.FPS, vr.FormatPct(r.HitRate),
 			vr.FormatFloat(r.MeanAcc, 1), vr.FormatFloat(r.Freq, 2), share)
 	}
 	tw.Flush()
