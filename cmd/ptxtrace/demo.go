@@ -170,7 +170,13 @@ func modeList(m map[string]int) string {
 
 // writeFile writes data to dir/name atomically.
 func writeFile(dir, name string, data []byte) error {
-	return atomicfile.WriteFile(filepath.Join(dir, name), 0o644, func(w io.Writer) error {
+	return writeBytes(filepath.Join(dir, name), data)
+}
+
+// writeBytes writes data to path atomically (mode 0644): every whole
+// output file of the commands goes through it or atomicfile.WriteFile.
+func writeBytes(path string, data []byte) error {
+	return atomicfile.WriteFile(path, 0o644, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})

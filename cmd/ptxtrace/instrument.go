@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"go/token"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -14,7 +13,6 @@ import (
 	"errors"
 	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
-	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/urfave/cli/v2"
 )
@@ -150,17 +148,11 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 		_, err := o.Stdout.Write(res.PTX)
 		return err
 	}
-	if err := atomicfile.WriteFile(o.Output, 0o644, func(w io.Writer) error {
-		_, err := w.Write(res.PTX)
-		return err
-	}); err != nil {
+	if err := writeBytes(o.Output, res.PTX); err != nil {
 		return err
 	}
 	mp := manifestPath(o.Output)
-	if err := atomicfile.WriteFile(mp, 0o644, func(w io.Writer) error {
-		_, err := w.Write(man.Bytes())
-		return err
-	}); err != nil {
+	if err := writeBytes(mp, man.Bytes()); err != nil {
 		return err
 	}
 	n := 0
