@@ -76,13 +76,13 @@ func newSweepCommand() *cli.Command {
 				}
 				o := sweepOptions{streams: streamsOf(c), OutDir: c.String("o"), Jobs: c.Int("j"), Image: c.Int("image"),
 					Volume: c.Int("volume"), Preset: c.String("model"), Shapes: vr.SeedShapes()}
-				views, err := parseViews(c.String("views"))
+				views, err := parseList(c.String("views"), ";", sweep.ParseView)
 				if err != nil {
 					return usagef("sweep: --views: %v", err)
 				}
 				o.Views = views
 				if s := c.String("shapes"); s != "" {
-					if o.Shapes, err = parseShapes(s); err != nil {
+					if o.Shapes, err = parseList(s, ",", sweep.ParseBlock); err != nil {
 						return usagef("sweep: --shapes: %v", err)
 					}
 				}
@@ -92,26 +92,15 @@ func newSweepCommand() *cli.Command {
 	}
 }
 
-func parseViews(s string) ([]vr.View, error) {
-	var out []vr.View
-	for _, part := range strings.Split(s, ";") {
-		v, err := sweep.ParseView(part)
+// parseList parses the sep-separated items of s with parse.
+func parseList[T any](s, sep string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, part := range strings.Split(s, sep) {
+		v, err := parse(part)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, v)
-	}
-	return out, nil
-}
-
-func parseShapes(s string) ([]vr.Shape, error) {
-	var out []vr.Shape
-	for _, part := range strings.Split(s, ",") {
-		sh, err := sweep.ParseBlock(part)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sh)
 	}
 	return out, nil
 }
