@@ -434,35 +434,32 @@ func (w *dfWarp) IssueAt(k int, c model.Clocks) (*model.Effect, error) {
 // plainWrapper returns a model.Options.Wrap that issues the kernels of
 // file (as parsed) out of order with their own register names.
 func plainWrapper(funcs map[string]*Func, errp *error) func(model.Kernel) model.Kernel {
-	tabs := map[string]*table{}
-	return func(k model.Kernel) model.Kernel {
-		rk, ok := k.(*replay.Kernel)
-		if !ok {
-			*errp = fmt.Errorf("dualflow: kernel is not a replay kernel")
-			return k
+	return tableWrapper(nil, errp, func(name string, code []*model.Inst) (*table, error) {
+		f := funcs[name]
+		if f == nil {
+			return nil, fmt.Errorf("dualflow: no function %s", name)
 		}
-		name := rk.Code().Name
-		t := tabs[name]
-		if t == nil {
-			f := funcs[name]
-			if f == nil {
-				*errp = fmt.Errorf("dualflow: no function %s", name)
-				return k
-			}
-			var err error
-			if t, err = plainTable(f, rk.Code().Insts()); err != nil {
-				*errp = err
-				return k
-			}
-			tabs[name] = t
-		}
-		return &dfKernel{Kernel: k, name: name, t: t}
-	}
+		return plainTable(f, code)
+	})
 }
 
 // wrapper returns a model.Options.Wrap that runs kernels as D-FLOW using
 // the Light encodings in encs.
 func wrapper(progs map[string]*Program, encs map[string]*Encoded, counts *Counts, errp *error) func(model.Kernel) model.Kernel {
+	return tableWrapper(counts, errp, func(name string, code []*model.Inst) (*table, error) {
+		p, e := progs[name], encs[name]
+		if p == nil {
+			return nil, fmt.Errorf("dualflow: no Dualflow program for %s", name)
+		}
+		return newTable(p, e, code)
+	})
+}
+
+// tableWrapper returns a model.Options.Wrap that issues each replay kernel
+// through the table build makes for its function (once per function name),
+// counting into counts (nil: not counted). The first failure is stored in
+// *errp and leaves the kernel unwrapped.
+func tableWrapper(counts *Counts, errp *error, build func(name string, code []*model.Inst) (*table, error)) func(model.Kernel) model.Kernel {
 	tabs := map[string]*table{}
 	return func(k model.Kernel) model.Kernel {
 		rk, ok := k.(*replay.Kernel)
@@ -473,14 +470,8 @@ func wrapper(progs map[string]*Program, encs map[string]*Encoded, counts *Counts
 		name := rk.Code().Name
 		t := tabs[name]
 		if t == nil {
-			p, e := progs[name], encs[name]
-			if p == nil {
-				*errp = fmt.Errorf("dualflow: no Dualflow program for %s", name)
-				return k
-			}
 			var err error
-			t, err = newTable(p, e, rk.Code().Insts())
-			if err != nil {
+			if t, err = build(name, rk.Code().Insts()); err != nil {
 				*errp = err
 				return k
 			}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"sort"
 
 	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/replay"
+	"github.com/ptxtrace/ptxtrace/samples"
 )
 
 // Table1 is seed 002's GPU (its Table 1): the rtx3080 preset, which has
@@ -17,6 +19,20 @@ import (
 // 4 MB L2 in 64 16-way slices and DRAM at 1523 MHz with 100 cycles added
 // latency. Collector units (8) are the D-FLOW window (Config.Window).
 func Table1() model.Spec { return model.RTX3080() }
+
+// SamplePTX is the PTX an evaluation of the bundled sample name runs: its
+// sm_52 module.
+func SamplePTX(name string) ([]byte, error) {
+	s, ok := samples.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("no bundled sample %q", name)
+	}
+	p, ok := s.PTXFor("sm_52")
+	if !ok {
+		return nil, fmt.Errorf("sample %q has no sm_52 PTX", name)
+	}
+	return fs.ReadFile(samples.FS(), p)
+}
 
 // Config is one evaluation setting.
 type Config struct {

@@ -131,7 +131,7 @@ func Study(ctx context.Context, name string, src []byte, cfg Config, warps []int
 		c.BaseOnly = true
 		c.Spec.SM.MaxWarps = wp
 		c.Spec.SM.MaxThreads = wp * model.WarpSize
-		c.Spec.SM.Registers = cfg.Spec.SM.Registers * wp / cfg.Spec.SM.MaxWarps
+		c.Spec.SM.Registers = StudyRegisters(cfg, wp)
 		r, err := Evaluate(ctx, name, src, c)
 		if err != nil {
 			if e := err.Error(); strings.Contains(e, "exceeds sm.") || strings.Contains(e, "sm.registers is") {
@@ -143,6 +143,12 @@ func Study(ctx context.Context, name string, src []byte, cfg Config, warps []int
 		out = append(out, StudyPoint{Warps: wp, Base: r.Base.Cycles, DFlow: r.DFlow.Cycles})
 	}
 	return out, nil
+}
+
+// StudyRegisters is the register file per SM that Study gives a point
+// with warps resident warps: cfg's, scaled by warps / cfg's warp limit.
+func StudyRegisters(cfg Config, warps int) int {
+	return cfg.Spec.SM.Registers * warps / cfg.Spec.SM.MaxWarps
 }
 
 // MatchWarps returns the fewest resident warps at which D-FLOW is at least

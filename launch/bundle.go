@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/ptxtrace/ptxtrace/analysis"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/trace"
@@ -32,6 +33,22 @@ func (lr *LaunchResult) Truth() []trace.TruthAccess {
 // FenceLatencyLabel is the run label holding the model's SM fence latency
 // (cycles) in the bundle of a timed launch.
 const FenceLatencyLabel = "model.fence_latency"
+
+// PostCost is analysis.Options.PostCost for a bundle whose metadata is
+// meta: the probe cost of each mode (analysis.PostCost) with the fence
+// latency that Bundle recorded under FenceLatencyLabel; nil when meta has
+// no such label or it is not an integer (functional and real-GPU runs).
+func PostCost(meta *trace.RunMeta) func(mode string) (float64, bool) {
+	v, ok := meta.Labels[FenceLatencyLabel]
+	if !ok {
+		return nil
+	}
+	fl, err := strconv.Atoi(v)
+	if err != nil {
+		return nil
+	}
+	return func(mode string) (float64, bool) { return analysis.PostCost(mode, fl) }
+}
 
 // Counters returns the model counters of a timed launch in a fixed order:
 // kernel cycles, instructions and IPC, per-SM active cycles, cache hit

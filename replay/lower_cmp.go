@@ -12,6 +12,22 @@ func (l *lowerer) lowerSetp(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	if err := need(a, 3); err != nil {
 		return err
 	}
+	return l.lowerCompare(op, a, in, t, execSetp)
+}
+
+// lowerSet lowers set.
+func (l *lowerer) lowerSet(p *ptx.Instruction, in *inst, f ptx.Facts) error {
+	op, a := p.Op, p.Args
+	if err := twoTypes(in, op); err != nil {
+		return err
+	}
+	return l.lowerCompare(op, a, in, in.typ2, execSet)
+}
+
+// lowerCompare lowers the operands and modifiers setp and set share: the
+// destination, the two sources compared as type t, the optional predicate
+// combined with the result, the comparison and the boolean operation.
+func (l *lowerer) lowerCompare(op *ptx.Opcode, a []ptx.Operand, in *inst, t ptx.Type, exec execFn) error {
 	if err := l.setD(in, a[0]); err != nil {
 		return err
 	}
@@ -25,30 +41,7 @@ func (l *lowerer) lowerSetp(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	}
 	in.sub = cmpCodes[op.Cmp]
 	in.sub2 = map[string]uint8{"": bNone, ".and": bAnd, ".or": bOr, ".xor": bXor}[op.BoolOp]
-	in.exec = execSetp
-	return nil
-}
-
-// lowerSet lowers set.
-func (l *lowerer) lowerSet(p *ptx.Instruction, in *inst, f ptx.Facts) error {
-	op, a := p.Op, p.Args
-	if err := twoTypes(in, op); err != nil {
-		return err
-	}
-	if err := l.setD(in, a[0]); err != nil {
-		return err
-	}
-	if err := l.setS(in, in.typ2, a[1], a[2]); err != nil {
-		return err
-	}
-	if len(a) > 3 {
-		if err := l.setS(in, ptx.Pred, a[3]); err != nil {
-			return err
-		}
-	}
-	in.sub = cmpCodes[op.Cmp]
-	in.sub2 = map[string]uint8{"": bNone, ".and": bAnd, ".or": bOr, ".xor": bXor}[op.BoolOp]
-	in.exec = execSet
+	in.exec = exec
 	return nil
 }
 

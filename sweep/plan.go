@@ -186,7 +186,9 @@ func ParseBlock(s string) (vr.Shape, error) {
 	return vr.Shape{X: x, Y: y}, nil
 }
 
-func viewKey(v vr.View) string { return fmt.Sprintf("%g,%g,%g", v.A, v.B, v.G) }
+// FormatView is the spec form of v, "A,B,G" (degrees), which ParseView
+// reads back.
+func FormatView(v vr.View) string { return fmt.Sprintf("%g,%g,%g", v.A, v.B, v.G) }
 
 // MakePlan expands the spec for tool (the version string recorded in ids
 // and checked by Run).
@@ -266,7 +268,7 @@ func vrEntries(p *Plan, v VRSpec, tool string) error {
 			return fmt.Errorf("sweep: vr: view %s twice", vs)
 		}
 		views = append(views, view)
-		ax.Views = append(ax.Views, viewKey(view))
+		ax.Views = append(ax.Views, FormatView(view))
 	}
 	var shapes []vr.Shape
 	for _, bs := range v.Blocks {

@@ -1,6 +1,10 @@
 package trace
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"time"
+)
 
 // Transfer is one host↔device copy of a launch, from the transfer model
 // (model.TransferSpec, docs/transfer.md): copy-ins before the kernel,
@@ -38,6 +42,24 @@ func (m *RunMeta) TransferShiftNs() uint64 {
 func (m *RunMeta) TransferNs(t *Transfer) (start, end uint64) {
 	sh := int64(m.TransferShiftNs()) * 1000
 	return uint64((t.StartPs + sh) / 1000), uint64((t.EndPs + sh) / 1000)
+}
+
+// Duration is the launch's duration as the exporters show it: from the
+// first copy-in to the end of the last copy-out or of the kernel
+// (TotalCycles at ClockHz, shifted by TransferShiftNs), or 1 ns per cycle
+// when the clock rate is unknown; 0 when TotalCycles is unknown. Exporters
+// of a multi-launch model run start each launch when the previous one's
+// Duration ends.
+func (m *RunMeta) Duration() time.Duration {
+	if m.ClockHz > 0 {
+		d := time.Duration(m.TransferShiftNs()) + time.Duration(math.Round(float64(m.TotalCycles)*1e9/m.ClockHz))
+		for i := range m.Transfers {
+			_, end := m.TransferNs(&m.Transfers[i])
+			d = max(d, time.Duration(end))
+		}
+		return d
+	}
+	return time.Duration(min(m.TotalCycles, math.MaxInt64))
 }
 
 // TransferName is the slice/span name exporters give t: "h2d a (iorw, 4096 B)".

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptxtrace/ptxtrace/trace"
 	tt "github.com/ptxtrace/ptxtrace/trace/tracetest"
@@ -78,5 +79,30 @@ func TestBundleTransfers(t *testing.T) {
 	in.Meta.Transfers = []trace.Transfer{{Buffer: "a", Dir: "h2d", StartPs: -5, EndPs: 5}}
 	if err := trace.WriteBundle(&bytes.Buffer{}, in); err == nil || !strings.Contains(err.Error(), "overlaps the kernel") {
 		t.Errorf("writer accepted a copy-in overlapping the kernel: %v", err)
+	}
+}
+
+func TestRunMetaDuration(t *testing.T) {
+	xfers := []trace.Transfer{
+		{Buffer: "a", Dir: "h2d", Method: "iorw", Bytes: 8, StartPs: -3500, EndPs: -1200},
+		{Buffer: "c", Dir: "d2h", Method: "hub", Bytes: 8, StartPs: 10_000, EndPs: 12_999},
+	}
+	for _, c := range []struct {
+		m    trace.RunMeta
+		want time.Duration
+	}{
+		{trace.RunMeta{}, 0},
+		{trace.RunMeta{TotalCycles: 1500}, 1500},                 // 1 ns per cycle without a rate
+		{trace.RunMeta{TotalCycles: 1500, ClockHz: 1.5e9}, 1000}, // 1500 cycles at 1.5 GHz = 1 µs
+		{trace.RunMeta{TotalCycles: 1, ClockHz: 3e9}, 0},         // ⅓ ns rounds to 0
+		// shift ⌈3.5⌉ = 4 ns; kernel 4 + 10 = 14 ns; copy-out ends at
+		// ⌊(12999 + 4000) / 1000⌋ = 16 ns, after the kernel
+		{trace.RunMeta{TotalCycles: 10, ClockHz: 1e9, Transfers: xfers}, 16},
+		// the same with a kernel of 20 ns: 4 + 20 = 24 ns, after the copy-out
+		{trace.RunMeta{TotalCycles: 20, ClockHz: 1e9, Transfers: xfers}, 24},
+	} {
+		if got := c.m.Duration(); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.m, got, c.want)
+		}
 	}
 }

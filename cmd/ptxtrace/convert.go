@@ -204,13 +204,7 @@ func convertOne(ctx context.Context, f formats.Format, outDir, input string, cla
 		if runID == "" {
 			runID = runName(input)
 		}
-		out := parquetexp.DatasetPath(outDir, b.Kernel, runID)
-		if rb.Multi {
-			out = filepath.Join(filepath.Dir(out), fmt.Sprintf("part-%03d", rb.Launch))
-		} else {
-			out = strings.TrimSuffix(out, ".parquet")
-		}
-		out += f.Ext
+		out := parquetexp.DatasetPartPath(outDir, b.Kernel, runID, rb.Launch, rb.Multi, f.Ext)
 		if res.output == "" {
 			res.output = out
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,7 +128,7 @@ func runDemo(ctx context.Context, o demoOptions) error {
 	for _, r := range runs {
 		a := r.Analysis
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.1f\t%.2f\t%.0f\t%s\t\n", r.Shape, r.Mode, a.Overall.Memory, a.Overall.Other,
-			pct(a.Overall.MemoryShare), a.MeanAccess, a.Frequency, r.Cycles, pct(r.Model.TexHitRate))
+			vr.FormatPct(a.Overall.MemoryShare), a.MeanAccess, a.Frequency, r.Cycles, vr.FormatPct(r.Model.TexHitRate))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "seed 003 (GTX 480, 1024³ volume): naive ≈20% (1×128), ≈13% (128×1); proposed ≈80% (1×128), ≈50% (128×1)")
@@ -171,7 +170,13 @@ func modeList(m map[string]int) string {
 
 // writeFile writes data to dir/name atomically.
 func writeFile(dir, name string, data []byte) error {
-	return atomicfile.WriteFile(filepath.Join(dir, name), 0o644, func(w io.Writer) error {
+	return writeBytes(filepath.Join(dir, name), data)
+}
+
+// writeBytes writes data to path atomically (mode 0644): every whole
+// output file of the commands goes through it or atomicfile.WriteFile.
+func writeBytes(path string, data []byte) error {
+	return atomicfile.WriteFile(path, 0o644, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -247,12 +252,4 @@ func writeDemoFiles(ctx context.Context, o demoOptions, ms model.Spec, sc vr.Sce
 	}
 	names = append(names, "report.html")
 	return names, nil
-}
-
-// pct formats a share in percent.
-func pct(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1f%%", 100*v)
 }

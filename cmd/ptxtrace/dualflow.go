@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/model"
-	"github.com/ptxtrace/ptxtrace/samples"
 	"github.com/urfave/cli/v2"
 )
 
@@ -216,18 +214,6 @@ func runDualflowConvert(o dualflowConvertOptions) error {
 	return usagef("dualflow convert: --form must be listing, ptx or ring, got %q", o.Form)
 }
 
-func samplePTX(name string) ([]byte, error) {
-	s, ok := samples.Lookup(name)
-	if !ok {
-		return nil, fmt.Errorf("no bundled sample %q", name)
-	}
-	p, ok := s.PTXFor("sm_52")
-	if !ok {
-		return nil, fmt.Errorf("sample %q has no sm_52 PTX", name)
-	}
-	return fs.ReadFile(samples.FS(), p)
-}
-
 func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 	mem, err := model.ParseMemOrder(o.Mem)
 	if err != nil {
@@ -243,7 +229,7 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		src, err := samplePTX(n)
+		src, err := dualflow.SamplePTX(n)
 		if err != nil {
 			return err
 		}
@@ -276,7 +262,7 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			src, err := samplePTX(n)
+			src, err := dualflow.SamplePTX(n)
 			if err != nil {
 				return err
 			}
@@ -294,7 +280,7 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 			}
 			if m := dualflow.MatchWarps(ps); m > 0 {
 				fmt.Fprintf(o.Stdout, "  D-FLOW matches BASE@%d with %d warps (register file %d KB)\n", ps[0].Warps, m,
-					sc.Spec.SM.Registers*m/sc.Spec.SM.MaxWarps*4/1024)
+					dualflow.StudyRegisters(sc, m)*4/1024)
 			} else {
 				fmt.Fprintf(o.Stdout, "  D-FLOW never matches BASE@%d\n", ps[0].Warps)
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,30 +172,13 @@ func runExport1(ctx context.Context, o exportOptions) error {
 			n := net
 			n.BaseTime = start
 			fl = formats.Formats(n)[o.Format]
-			start = start.Add(launchDuration(&b.Meta))
+			start = start.Add(b.Meta.Duration())
 		}
 		if err := writeExport(o, out, func(w io.Writer) error { return fl.Export(ctx, w, b) }); err != nil {
 			return fmt.Errorf("launch %d: %w", launches[i], err)
 		}
 	}
 	return nil
-}
-
-// launchDuration is a launch's duration as the exporters show it:
-// TotalCycles at the clock rate, or 1 ns per cycle when the rate is
-// unknown; 0 when TotalCycles is unknown.
-func launchDuration(m *trace.RunMeta) time.Duration {
-	if m.ClockHz > 0 {
-		// with transfers: from the first copy-in to the end of the last
-		// copy-out (or of the kernel), as the exporters shift them
-		d := time.Duration(m.TransferShiftNs()) + time.Duration(math.Round(float64(m.TotalCycles)*1e9/m.ClockHz))
-		for i := range m.Transfers {
-			_, end := m.TransferNs(&m.Transfers[i])
-			d = max(d, time.Duration(end))
-		}
-		return d
-	}
-	return time.Duration(min(m.TotalCycles, math.MaxInt64))
 }
 
 // writeExport runs write on standard output ("-") or atomically on file

@@ -75,7 +75,7 @@ func checkOTLPFile(t *testing.T, bin, run string, files func(g string) []string,
 	next := base
 	for i, b := range bs {
 		starts[i] = uint64(next.UnixNano())
-		next = next.Add(launchDuration(&b.Meta))
+		next = next.Add(b.Meta.Duration())
 		b.Close()
 	}
 	for _, g := range []string{"region", "warp"} {
@@ -205,22 +205,6 @@ func TestExportBaseTimeFlags(t *testing.T) {
 	c := runCLI(t, "", "export", "-f", "otlp", "--base-time", "2026-01-02T03:04:05Z", "--id-salt", "2", run)
 	if a.code != 0 || a.stdout != b.stdout || a.stdout == c.stdout {
 		t.Errorf("explicit base time: exit %d; identical %v; salted differs %v", a.code, a.stdout == b.stdout, a.stdout != c.stdout)
-	}
-}
-
-func TestLaunchDuration(t *testing.T) {
-	for _, c := range []struct {
-		m    trace.RunMeta
-		want time.Duration
-	}{
-		{trace.RunMeta{}, 0},
-		{trace.RunMeta{TotalCycles: 1500}, 1500},                 // 1 ns per cycle without a rate
-		{trace.RunMeta{TotalCycles: 1500, ClockHz: 1.5e9}, 1000}, // 1500 cycles at 1.5 GHz = 1 µs
-		{trace.RunMeta{TotalCycles: 1, ClockHz: 3e9}, 0},         // ⅓ ns rounds to 0
-	} {
-		if got := launchDuration(&c.m); got != c.want {
-			t.Errorf("%+v: %v, want %v", c.m, got, c.want)
-		}
 	}
 }
 

@@ -109,7 +109,7 @@ func framesAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(p, 0o644, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+		if err := writeBytes(p, append(b, '\n')); err != nil {
 			return err
 		}
 	}
@@ -162,8 +162,7 @@ func writeFiles(dir string, files map[string][]byte) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		b := files[n]
-		if err := atomicfile.WriteFile(filepath.Join(dir, n), 0o644, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+		if err := writeFile(dir, n, files[n]); err != nil {
 			return fmt.Errorf("%s: %w", n, err)
 		}
 	}

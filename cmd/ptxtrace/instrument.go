@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"go/token"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -14,7 +13,6 @@ import (
 	"errors"
 	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
-	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/urfave/cli/v2"
 )
@@ -110,7 +108,8 @@ func newInstrumentCommand() *cli.Command {
 	}
 }
 
-// manifestPath returns the manifest file next to an output PTX file.
+// manifestPath returns the manifest file next to a PTX file: the one
+// instrument writes next to its output, and run and verify read by default.
 func manifestPath(out string) string {
 	return strings.TrimSuffix(out, ".ptx") + ".probes.json"
 }
@@ -149,17 +148,11 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 		_, err := o.Stdout.Write(res.PTX)
 		return err
 	}
-	if err := atomicfile.WriteFile(o.Output, 0o644, func(w io.Writer) error {
-		_, err := w.Write(res.PTX)
-		return err
-	}); err != nil {
+	if err := writeBytes(o.Output, res.PTX); err != nil {
 		return err
 	}
 	mp := manifestPath(o.Output)
-	if err := atomicfile.WriteFile(mp, 0o644, func(w io.Writer) error {
-		_, err := w.Write(man.Bytes())
-		return err
-	}); err != nil {
+	if err := writeBytes(mp, man.Bytes()); err != nil {
 		return err
 	}
 	n := 0
@@ -190,11 +183,6 @@ func ptxasResources(ctx context.Context, o instrumentOptions, f *ptx.File, src [
 		res[name] = instrument.Resources{Regs: u.Regs, SharedBytes: u.SharedBytes}
 	}
 	return res
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }
 
 // sameFile reports whether paths a and b name the same file (an existing

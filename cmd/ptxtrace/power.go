@@ -241,7 +241,7 @@ func writeSVG(path string, render func(io.Writer) error) error {
 	if err := render(&b); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, 0o644, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err })
+	return writeBytes(path, b.Bytes())
 }
 
 // writePowerHTML writes the --html page when asked for.

@@ -9,7 +9,6 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
-	"strconv"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
 	"github.com/ptxtrace/ptxtrace/exporters/formats"
@@ -122,13 +121,7 @@ func reportBundle(ctx context.Context, path string, top int, html string) (*anal
 	if err != nil {
 		return nil, err
 	}
-	ao := analysis.Options{Top: top}
-	if v, ok := b.Meta.Labels[launch.FenceLatencyLabel]; ok {
-		if fl, err := strconv.Atoi(v); err == nil {
-			ao.PostCost = func(mode string) (float64, bool) { return analysis.PostCost(mode, fl) }
-		}
-	}
-	rep, err := analysis.AnalyzeContext(ctx, d, ao)
+	rep, err := analysis.AnalyzeContext(ctx, d, analysis.Options{Top: top, PostCost: launch.PostCost(&b.Meta)})
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 
 	"github.com/ptxtrace/ptxtrace/analysis"
-	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/ptxtrace/ptxtrace/viewers/runreport"
 )
@@ -25,8 +23,5 @@ func writeReportHTML(ctx context.Context, path string, rep *analysis.Result, src
 	if err := page.Render(&b); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, 0o644, func(w io.Writer) error {
-		_, err := w.Write(b.Bytes())
-		return err
-	})
+	return writeBytes(path, b.Bytes())
 }

@@ -237,7 +237,7 @@ func readRunInputs(o runOptions) (*runInputs, error) {
 	}
 	mpath := o.Manifest
 	if mpath == "" {
-		cand := strings.TrimSuffix(o.PTX, ".ptx") + ".probes.json"
+		cand := manifestPath(o.PTX)
 		if _, err := os.Stat(cand); err == nil {
 			mpath = cand
 		}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/samples"
 	"github.com/urfave/cli/v2"
@@ -108,10 +107,7 @@ func extractSamples(s streams, name, dir string) error {
 			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 				return err
 			}
-			if err := atomicfile.WriteFile(out, 0o644, func(w io.Writer) error {
-				_, err := w.Write(data)
-				return err
-			}); err != nil {
+			if err := writeBytes(out, data); err != nil {
 				return err
 			}
 			n++

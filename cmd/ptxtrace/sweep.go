@@ -76,13 +76,13 @@ func newSweepCommand() *cli.Command {
 				}
 				o := sweepOptions{streams: streamsOf(c), OutDir: c.String("o"), Jobs: c.Int("j"), Image: c.Int("image"),
 					Volume: c.Int("volume"), Preset: c.String("model"), Shapes: vr.SeedShapes()}
-				views, err := parseViews(c.String("views"))
+				views, err := parseList(c.String("views"), ";", sweep.ParseView)
 				if err != nil {
 					return usagef("sweep: --views: %v", err)
 				}
 				o.Views = views
 				if s := c.String("shapes"); s != "" {
-					if o.Shapes, err = parseShapes(s); err != nil {
+					if o.Shapes, err = parseList(s, ",", sweep.ParseBlock); err != nil {
 						return usagef("sweep: --shapes: %v", err)
 					}
 				}
@@ -92,26 +92,15 @@ func newSweepCommand() *cli.Command {
 	}
 }
 
-func parseViews(s string) ([]vr.View, error) {
-	var out []vr.View
-	for _, part := range strings.Split(s, ";") {
-		v, err := sweep.ParseView(part)
+// parseList parses the sep-separated items of s with parse.
+func parseList[T any](s, sep string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, part := range strings.Split(s, sep) {
+		v, err := parse(part)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, v)
-	}
-	return out, nil
-}
-
-func parseShapes(s string) ([]vr.Shape, error) {
-	var out []vr.Shape
-	for _, part := range strings.Split(s, ",") {
-		sh, err := sweep.ParseBlock(part)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sh)
 	}
 	return out, nil
 }
@@ -135,7 +124,7 @@ func runSweep(ctx context.Context, o sweepOptions) error {
 	}
 	spec := &sweep.Spec{VR: &sweep.VRSpec{Model: o.Preset, Image: o.Image, Volume: o.Volume, Scene: "sphere"}}
 	for _, v := range o.Views {
-		spec.VR.Views = append(spec.VR.Views, fmt.Sprintf("%g,%g,%g", v.A, v.B, v.G))
+		spec.VR.Views = append(spec.VR.Views, sweep.FormatView(v))
 	}
 	for _, s := range o.Shapes {
 		spec.VR.Blocks = append(spec.VR.Blocks, s.Stem())
@@ -204,9 +193,9 @@ func printSweep(w io.Writer, t *vr.Table, corrs []vr.Corr) {
 	for _, r := range t.Rows {
 		share := ""
 		if !math.IsNaN(r.Share) {
-			share = pct(r.Share)
+			share = vr.FormatPct(r.Share)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t\n", r.View, r.Shape, r.Mode, r.Cycles, r.FPS, pct(r.HitRate),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\t%s\t\n", r.View, r.Shape, r.Mode, r.Cycles, r.FPS, vr.FormatPct(r.HitRate),
 			vr.FormatFloat(r.MeanAcc, 1), vr.FormatFloat(r.Freq, 2), share)
 	}
 	tw.Flush()

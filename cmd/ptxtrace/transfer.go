@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/experiments/transfer"
-	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/urfave/cli/v2"
 )
@@ -81,11 +78,7 @@ func runTransfer(o transferOptions) error {
 		return err
 	}
 	if o.SVG != "" {
-		var b bytes.Buffer
-		if err := sw.Chart(&b); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(o.SVG, 0o644, func(w io.Writer) error { _, err := w.Write(b.Bytes()); return err }); err != nil {
+		if err := writeSVG(o.SVG, sw.Chart); err != nil {
 			return err
 		}
 	}

@@ -217,11 +217,3 @@ func sections(cs []Chart) []htmlreport.Section {
 	}
 	return out
 }
-
-// pct formats a share in percent, "n/a" for NaN.
-func pct(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1f%%", 100*v)
-}

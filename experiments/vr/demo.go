@@ -72,9 +72,9 @@ func DemoReport(runs []*Result, sc Scene, view View, model string, cs []Chart, l
 		if len(a.ProbeErrors) > 0 {
 			trueMean, rel = a.ProbeErrors[0].True, a.ProbeErrors[0].RelErr
 		}
-		summary.Rows = append(summary.Rows, []string{r.Shape.String(), r.Mode, pct(a.Overall.MemoryShare),
+		summary.Rows = append(summary.Rows, []string{r.Shape.String(), r.Mode, FormatPct(a.Overall.MemoryShare),
 			fmt.Sprintf("%.1f", a.Overall.MeanAccess), fmt.Sprintf("%.1f", trueMean), fmt.Sprintf("%+.1f %%", 100*rel),
-			fmt.Sprintf("%.0f", r.Cycles), pct(r.Model.TexHitRate)})
+			fmt.Sprintf("%.0f", r.Cycles), FormatPct(r.Model.TexHitRate)})
 	}
 	return &htmlreport.Report{
 		Title:     "ptxtrace demo: volume rendering (seed 003)",

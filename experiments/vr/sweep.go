@@ -251,6 +251,15 @@ func (t *Table) Correlations() []Corr {
 	return out
 }
 
+// FormatPct formats a share in percent with one decimal, "n/a" for NaN
+// (tables and charts of the demo and the sweep).
+func FormatPct(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
 // FormatR formats a correlation coefficient with three decimals, "n/a"
 // when undefined.
 func FormatR(r float64, ok bool) string {

@@ -113,21 +113,29 @@ func (e *Exporter) Begin(h *trace.Header) error {
 	e.opt.BlockSize = bs
 	e.began = true
 	e.h = h
-	e.kindOf = make(map[int]uint16, len(h.Regions))
 	e.stateIdx = map[uint32]uint32{}
+	e.kinds, e.kindOf = stateKinds(h, e.kinds)
+	return nil
+}
+
+// stateKinds appends to kinds one state kind per distinct label of h's
+// regions (kindLabel), in region order, and maps each region id to its
+// kind.
+func stateKinds(h *trace.Header, kinds []kindInfo) ([]kindInfo, map[int]uint16) {
+	kindOf := make(map[int]uint16, len(h.Regions))
 	labels := map[string]uint16{}
 	for i := range h.Regions {
 		ri := &h.Regions[i]
 		label, fam := kindLabel(ri)
 		k, ok := labels[label]
 		if !ok {
-			k = uint16(len(e.kinds))
+			k = uint16(len(kinds))
 			labels[label] = k
-			e.kinds = append(e.kinds, kindInfo{label: label, family: fam})
+			kinds = append(kinds, kindInfo{label: label, family: fam})
 		}
-		e.kindOf[ri.ID] = k
+		kindOf[ri.ID] = k
 	}
-	return nil
+	return kinds, kindOf
 }
 
 // kindLabel names the state family of a region and picks its palette.

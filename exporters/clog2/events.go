@@ -198,19 +198,8 @@ type mergeWarp struct {
 type openLevel struct{ rec, level uint32 }
 
 func newMergeState(h *trace.Header) *mergeState {
-	m := &mergeState{h: h, kindOf: make(map[int]uint16, len(h.Regions)), stateIdx: map[uint32]uint32{}, warps: map[uint32]*mergeWarp{}}
-	labels := map[string]uint16{}
-	for i := range h.Regions {
-		ri := &h.Regions[i]
-		label, fam := kindLabel(ri)
-		k, ok := labels[label]
-		if !ok {
-			k = uint16(len(m.kinds))
-			labels[label] = k
-			m.kinds = append(m.kinds, kindInfo{label: label, family: fam})
-		}
-		m.kindOf[ri.ID] = k
-	}
+	m := &mergeState{h: h, stateIdx: map[uint32]uint32{}, warps: map[uint32]*mergeWarp{}}
+	m.kinds, m.kindOf = stateKinds(h, m.kinds)
 	return m
 }
 

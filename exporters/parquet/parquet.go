@@ -371,7 +371,19 @@ func (e *Exporter) End() error {
 // directory: DIR/kernel=NAME/run=ID/part-0.parquet, with NAME and ID
 // escaped as Hive does (%XX for characters unsafe in paths).
 func DatasetPath(dir, kernel, runID string) string {
-	return filepath.Join(dir, "kernel="+hiveEscape(kernel), "run="+hiveEscape(runID), "part-0.parquet")
+	return DatasetPartPath(dir, kernel, runID, 0, false, ".parquet")
+}
+
+// DatasetPartPath is DatasetPath for one traced launch of a run, in any
+// format (ext, e.g. ".parquet" or ".csv"): part-0 for a run with one traced
+// launch (multi false), part-NNN for launch index NNN (at least three
+// digits) of a run with several.
+func DatasetPartPath(dir, kernel, runID string, launch int, multi bool, ext string) string {
+	part := "part-0"
+	if multi {
+		part = fmt.Sprintf("part-%03d", launch)
+	}
+	return filepath.Join(dir, "kernel="+hiveEscape(kernel), "run="+hiveEscape(runID), part+ext)
 }
 
 // hiveEscape escapes the characters Hive escapes in partition values.

@@ -135,6 +135,26 @@ func TestDatasetPath(t *testing.T) {
 	}
 }
 
+func TestDatasetPartPath(t *testing.T) {
+	dir := filepath.Join("d", "kernel=k", "run=r")
+	for _, c := range []struct {
+		launch int
+		multi  bool
+		ext    string
+		want   string
+	}{
+		{0, false, ".csv", "part-0.csv"},
+		{3, false, ".parquet", "part-0.parquet"}, // one traced launch: part-0 whatever its index
+		{3, true, ".parquet", "part-003.parquet"},
+		{1234, true, ".json", "part-1234.json"},
+	} {
+		got := parquet.DatasetPartPath("d", "k", "r", c.launch, c.multi, c.ext)
+		if want := filepath.Join(dir, c.want); got != want {
+			t.Errorf("%+v: %q, want %q", c, got, want)
+		}
+	}
+}
+
 func BenchmarkExport(b *testing.B) {
 	s := tt.Synth{Warps: 200, WarpsPerCTA: 4, Iters: 100, Loads: 4, NumSMs: 15, Timer: 1}
 	tr := decode(b, s, trace.RunMeta{ClockHz: 1.4e9})

@@ -67,21 +67,27 @@ func fromF32(f format, x float32, r Round, sat bool) uint64 {
 		}
 		// ±Inf: exact in IEEE formats; .satfinite gives ±max; E4M3 has no
 		// infinity and gives NaN without .satfinite.
-		var enc uint64
-		switch {
-		case sat:
-			enc = f.maxEnc()
-		case f.noInf:
-			return f.nanEnc()
-		default:
-			enc = f.infEnc()
-		}
-		if neg {
-			enc |= f.signBit()
-		}
-		return enc
+		return f.infinity(neg, sat)
 	}
 	return f.encode(unpack32(x), r, sat)
+}
+
+// infinity is ±Inf rounded to f: ±Inf in IEEE formats, ±max with
+// .satfinite, NaN in formats without an infinity (E4M3) without .satfinite.
+func (f format) infinity(neg, sat bool) uint64 {
+	var enc uint64
+	switch {
+	case sat:
+		enc = f.maxEnc()
+	case f.noInf:
+		return f.nanEnc()
+	default:
+		enc = f.infEnc()
+	}
+	if neg {
+		enc |= f.signBit()
+	}
+	return enc
 }
 
 // fromF64 rounds the float64 x to f.
@@ -101,19 +107,7 @@ func fromF64(f format, x float64, r Round, sat bool) uint64 {
 			}
 			return narrowNaN(f, neg, b&(1<<52-1), 52)
 		}
-		var enc uint64
-		switch {
-		case sat:
-			enc = f.maxEnc()
-		case f.noInf:
-			return f.nanEnc()
-		default:
-			enc = f.infEnc()
-		}
-		if neg {
-			enc |= f.signBit()
-		}
-		return enc
+		return f.infinity(neg, sat)
 	}
 	return f.encode(unpack64(x), r, sat)
 }
