@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
@@ -44,6 +45,13 @@ func RunBundleName(index int, multi bool) string {
 		return "run.bundle"
 	}
 	return fmt.Sprintf("run.%03d.bundle", index)
+}
+
+// IsRunBundleName reports whether base is the name of a bundle inside a
+// run directory (run.bundle, or run.NNN.bundle with 3 or more digits).
+func IsRunBundleName(base string) bool {
+	m := runFileRE().FindStringSubmatch(base)
+	return m != nil && strings.HasSuffix(base, ".bundle")
 }
 
 var runFileRE = sync.OnceValue(func() *regexp.Regexp {

@@ -245,7 +245,7 @@ func runName(input string) string {
 	base := filepath.Base(clean)
 	switch fi, err := os.Stat(input); {
 	case err == nil && fi.IsDir():
-	case base == "run.bundle" || strings.HasPrefix(base, "run.") && strings.HasSuffix(base, ".bundle"):
+	case trace.IsRunBundleName(base):
 		clean = filepath.Dir(clean)
 		base = filepath.Base(clean)
 	default:

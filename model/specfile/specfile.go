@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ptxtrace/ptxtrace/internal/readcap"
 	"github.com/ptxtrace/ptxtrace/model"
 )
 
@@ -111,20 +112,5 @@ func Load(arg string) (model.Spec, error) {
 // readFile reads path whole, refusing a directory and anything over
 // MaxFileBytes.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not a model spec", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: larger than the %d MiB limit for a model spec", path, MaxFileBytes>>20)
-	}
-	return b, nil
+	return readcap.ReadFile(path, "model spec", MaxFileBytes)
 }
