@@ -235,24 +235,7 @@ func convertOnce(f *Func, d int, spilled map[string]bool) (*Program, string, err
 			p.Spilled = append(p.Spilled, r)
 		}
 	}
-	reachPreds := func(b *ptx.BasicBlock) int {
-		n := 0
-		for _, e := range b.Preds {
-			if e.Block.Reachable {
-				n++
-			}
-		}
-		return n
-	}
-	join := map[int]bool{}
-	for _, b := range g.Blocks[1 : len(g.Blocks)-1] {
-		if b.Reachable && reachPreds(b) >= 2 {
-			join[b.Index] = true
-			if live := f.sortedRegs(f.LiveIn[b.Index]); len(live) > 0 {
-				p.JoinLive[b.Index] = live
-			}
-		}
-	}
+	join := joinBlocks(f, p)
 	// exit state per edge (from, to): slot relative to the successor's entry
 	type edge struct{ from, to int }
 	exits := map[edge]map[string]int{}
@@ -334,41 +317,12 @@ func convertOnce(f *Func, d int, spilled map[string]bool) (*Program, string, err
 			fall = nil
 		}
 		if term != nil {
-			// T's operands must reach across the taken target's prologue
-			k := 0
-			if taken != nil && join[taken.Index] {
-				k = len(p.JoinLive[taken.Index])
+			es, viol := c.branch(b, term, taken, join)
+			if viol != "" {
+				return p, viol, nil
 			}
-			split := k > 0 && term.In.Guard != "" && d > 0 && k+2 > d
-			if split {
-				// the guard cannot reach across the prologue: the taken
-				// edge gets its own code (prologue, bra) after the function
-				c.reloads(term.Uses, 0)
-				if c.far2(term.Uses) {
-					return p, c.violation(term.Uses), nil
-				}
-				lab := fmt.Sprintf("$__df_edge_%d_%d", b.Index, taken.Index)
-				c.emit(DInst{Kind: KInst, Inst: term, Defs: term.Defs, Srcs: c.srcs(term.Uses), Target: lab})
-				saveSeg, saveRP, saveState := c.seg, c.rp, c.state
-				c.state = map[string]int{}
-				for r, s := range saveState {
-					c.state[r] = s
-				}
-				es := &Segment{Block: b.Index, Labels: []string{lab}, FallTo: taken.Index, Edge: true}
-				c.seg = es
-				c.prologue(taken.Index, "join "+label(taken))
-				c.emit(DInst{Kind: KBra, Reg: label(taken), Why: "join " + label(taken)})
+			if es != nil {
 				edges = append(edges, es)
-				c.seg, c.rp, c.state = saveSeg, saveRP, saveState
-			} else {
-				c.reloads(term.Uses, k)
-				if taken != nil && join[taken.Index] {
-					c.prologue(taken.Index, "join "+label(taken))
-				}
-				if c.far2(term.Uses) {
-					return p, c.violation(term.Uses), nil
-				}
-				c.emit(DInst{Kind: KInst, Inst: term, Defs: term.Defs, Srcs: c.srcs(term.Uses)})
 			}
 		}
 		after := map[string]int{}
@@ -414,6 +368,72 @@ func convertOnce(f *Func, d int, spilled map[string]bool) (*Program, string, err
 		}
 	}
 	return p, "", nil
+}
+
+// branch emits block b's terminator term (taken: its branch target): the
+// operands must reach across the taken join's prologue, so when the guard
+// cannot (distance limit) the taken edge gets its own code after the
+// function, returned as edge. viol is a distance violation.
+func (c *converter) branch(b *ptx.BasicBlock, term *Inst, taken *ptx.BasicBlock, join map[int]bool) (edge *Segment, viol string) {
+	// T's operands must reach across the taken target's prologue
+	k := 0
+	if taken != nil && join[taken.Index] {
+		k = len(c.p.JoinLive[taken.Index])
+	}
+	split := k > 0 && term.In.Guard != "" && c.d > 0 && k+2 > c.d
+	if split {
+		// the guard cannot reach across the prologue: the taken
+		// edge gets its own code (prologue, bra) after the function
+		c.reloads(term.Uses, 0)
+		if c.far2(term.Uses) {
+			return nil, c.violation(term.Uses)
+		}
+		lab := fmt.Sprintf("$__df_edge_%d_%d", b.Index, taken.Index)
+		c.emit(DInst{Kind: KInst, Inst: term, Defs: term.Defs, Srcs: c.srcs(term.Uses), Target: lab})
+		saveSeg, saveRP, saveState := c.seg, c.rp, c.state
+		c.state = map[string]int{}
+		for r, s := range saveState {
+			c.state[r] = s
+		}
+		es := &Segment{Block: b.Index, Labels: []string{lab}, FallTo: taken.Index, Edge: true}
+		c.seg = es
+		c.prologue(taken.Index, "join "+label(taken))
+		c.emit(DInst{Kind: KBra, Reg: label(taken), Why: "join " + label(taken)})
+		edge = es
+		c.seg, c.rp, c.state = saveSeg, saveRP, saveState
+	} else {
+		c.reloads(term.Uses, k)
+		if taken != nil && join[taken.Index] {
+			c.prologue(taken.Index, "join "+label(taken))
+		}
+		if c.far2(term.Uses) {
+			return nil, c.violation(term.Uses)
+		}
+		c.emit(DInst{Kind: KInst, Inst: term, Defs: term.Defs, Srcs: c.srcs(term.Uses)})
+	}
+	return edge, ""
+}
+
+// joinBlocks marks the reachable blocks with two or more reachable
+// predecessors and records their live-in registers in p.JoinLive.
+func joinBlocks(f *Func, p *Program) map[int]bool {
+	g := f.CFG
+	join := map[int]bool{}
+	for _, b := range g.Blocks[1 : len(g.Blocks)-1] {
+		n := 0
+		for _, e := range b.Preds {
+			if e.Block.Reachable {
+				n++
+			}
+		}
+		if b.Reachable && n >= 2 {
+			join[b.Index] = true
+			if live := f.sortedRegs(f.LiveIn[b.Index]); len(live) > 0 {
+				p.JoinLive[b.Index] = live
+			}
+		}
+	}
+	return join
 }
 
 func endsUnconditionally(s *Segment) bool {
