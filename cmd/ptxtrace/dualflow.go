@@ -225,7 +225,8 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 	}
 	cfg := dualflow.Config{Spec: dualflow.Table1(), Window: o.Window, MemOrder: mem, D: o.Distance, Workers: o.Workers}
 	var rs []*dualflow.Result
-	for _, n := range names {
+	srcs := make([][]byte, len(names))
+	for i, n := range names {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -233,6 +234,7 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 		if err != nil {
 			return err
 		}
+		srcs[i] = src
 		r, err := dualflow.Evaluate(ctx, n, src, cfg)
 		if err != nil {
 			return err
@@ -258,15 +260,11 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 		sc := cfg
 		sc.Spec.NumSMs = o.StudySMs
 		fmt.Fprintf(o.Stdout, "\nresident warps per SM (%d SMs; register file scaled with the warps): cycles BASE / D-FLOW\n", o.StudySMs)
-		for _, n := range names {
+		for i, n := range names {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			src, err := dualflow.SamplePTX(n)
-			if err != nil {
-				return err
-			}
-			ps, err := dualflow.Study(ctx, n, src, sc, o.Warps)
+			ps, err := dualflow.Study(ctx, n, srcs[i], sc, o.Warps)
 			if err != nil {
 				return err
 			}

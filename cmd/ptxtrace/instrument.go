@@ -3,16 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"go/token"
 	"os"
 	"path/filepath"
-
 	"strings"
 
-	"errors"
 	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
+	"github.com/ptxtrace/ptxtrace/internal/readcap"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/urfave/cli/v2"
 )
@@ -115,7 +115,7 @@ func manifestPath(out string) string {
 }
 
 func runInstrument(ctx context.Context, o instrumentOptions) error {
-	src, err := readCapped(o.File, "PTX module", maxPTXBytes)
+	src, err := readcap.ReadFile(o.File, "PTX module", maxPTXBytes)
 	if err != nil {
 		return err
 	}

@@ -19,15 +19,9 @@ const (
 	maxManifestBytes = 64 << 20 // probe manifests (JSON)
 )
 
-// readCapped reads the file path whole, refusing one larger than limit
-// bytes (what names the kind of file for the message).
-func readCapped(path, what string, limit int64) ([]byte, error) {
-	return readcap.ReadFile(path, what, limit)
-}
-
 // readManifest reads and decodes the probe manifest at path.
 func readManifest(path string) (*manifest.Manifest, error) {
-	data, err := readCapped(path, "manifest", maxManifestBytes)
+	data, err := readcap.ReadFile(path, "manifest", maxManifestBytes)
 	if err != nil {
 		return nil, err
 	}

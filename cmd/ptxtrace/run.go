@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptxtrace/ptxtrace/internal/readcap"
 	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
@@ -202,7 +203,7 @@ func runRun(ctx context.Context, o runOptions) error {
 // functional) and the manifest (--manifest, or KERNEL.probes.json next to
 // the PTX when it exists).
 func readRunInputs(o runOptions) (*runInputs, error) {
-	src, err := readCapped(o.PTX, "PTX module", maxPTXBytes)
+	src, err := readcap.ReadFile(o.PTX, "PTX module", maxPTXBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +374,7 @@ func writeRunDir(dir string, o runOptions, in *runInputs, prep *launch.Prepared,
 }
 
 func readLaunchSpec(path string) (*launch.Spec, error) {
-	b, err := readCapped(path, "launch spec", maxSpecBytes)
+	b, err := readcap.ReadFile(path, "launch spec", maxSpecBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
+	"github.com/ptxtrace/ptxtrace/internal/readcap"
 	"github.com/urfave/cli/v2"
 )
 
@@ -48,7 +49,7 @@ func newVerifyCommand() *cli.Command {
 }
 
 func runVerify(ctx context.Context, o verifyOptions) error {
-	src, err := readCapped(o.File, "PTX module", maxPTXBytes)
+	src, err := readcap.ReadFile(o.File, "PTX module", maxPTXBytes)
 	if err != nil {
 		return err
 	}
