@@ -560,10 +560,10 @@ type groupPos struct {
 // group (2 per site) in the first site's probe.
 func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
 	fast := map[*ptx.Instruction]bool{}
-	other := map[*ptx.Instruction]bool{} // user region boundaries
+	regionAt := map[*ptx.Instruction]bool{} // user region boundaries
 	out := map[*ptx.Instruction]groupPos{}
 	for _, u := range k.regions {
-		other[u.beginAt], other[u.endAt] = true, true
+		regionAt[u.beginAt], regionAt[u.endAt] = true, true
 	}
 	for _, s := range k.sites {
 		// Fence probes and shared loads (which complete in about the time
@@ -594,7 +594,7 @@ func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
 				walk(st)
 				end()
 			case *ptx.Instruction:
-				if other[st] {
+				if regionAt[st] {
 					// A user region's record in between would take a
 					// later slot than the group's loads executed after it:
 					// the buffer's order would no longer nest the loads
@@ -604,7 +604,7 @@ func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
 				if fast[st] {
 					cur = append(cur, st)
 				}
-				if breaksGroup(st) || other[st] {
+				if breaksGroup(st) || regionAt[st] {
 					end()
 				}
 			}
