@@ -1,0 +1,197 @@
+package modern
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"io/fs"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ptxtrace/ptxtrace/launch"
+	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/ptx"
+	"github.com/ptxtrace/ptxtrace/replay"
+)
+
+func loadSpec(t *testing.T, k Kernel) *launch.Spec {
+	t.Helper()
+	b, err := fs.ReadFile(FS(), k.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := launch.ParseSpec(b)
+	if err != nil {
+		t.Fatalf("%s: %v", k.Spec, err)
+	}
+	return s
+}
+
+// run replays spec on the PTX at p (functional when ms is nil), checks the
+// outputs against the references and logs the largest errors.
+func run(t *testing.T, p string, spec *launch.Spec, ms *model.Spec) map[string][]byte {
+	t.Helper()
+	src, err := fs.ReadFile(FS(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ptx.ParseFile(token.NewFileSet(), p, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := replay.NewProgram(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := launch.PrepareOptions{Registry: Registry()}
+	if ms != nil {
+		o.NumSMs = ms.NumSMs
+	}
+	prep, err := spec.Prepare(prog, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := prep.Run(context.Background(), launch.ExecOptions{Model: ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range prep.Warnings() {
+		if !strings.Contains(w, "notice") {
+			t.Errorf("warning: %s", w)
+		}
+	}
+	rs := prep.Check(Registry(), "")
+	if len(rs) == 0 {
+		t.Errorf("%s: no checks", p)
+	}
+	for _, r := range rs {
+		if !r.OK {
+			t.Errorf("%s: check %s: %s", p, r.Buffer, r.Msg)
+		}
+	}
+	out := map[string][]byte{}
+	for _, c := range spec.Checks {
+		got := prep.Buffer(c.Buffer).Alloc.Data
+		out[c.Buffer] = append([]byte(nil), got...)
+		want, err := Expected(c.Reference, prep.RefInput())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := f32s(got)
+		maxAbs, maxRel, maxFrac := 0.0, 0.0, 0.0
+		for i, w := range want.Want {
+			d := math.Abs(float64(g[i]) - w)
+			maxAbs = max(maxAbs, d)
+			if w != 0 {
+				maxRel = max(maxRel, d/math.Abs(w))
+			}
+			if a := want.Allowed(i); a > 0 {
+				maxFrac = max(maxFrac, d/a)
+			}
+		}
+		mode := "functional"
+		if ms != nil {
+			mode = ms.Name + fmtCycles(res)
+		}
+		t.Logf("%s %s: %d elements, max |err| %.3g, max rel err %.3g, max err/allowed %.3g (tol rel %.3g)",
+			mode, c.Buffer, len(want.Want), maxAbs, maxRel, maxFrac, want.Tol.Rel)
+	}
+	return out
+}
+
+func fmtCycles(r *launch.SeqResult) string {
+	return fmt.Sprintf(" (%d cycles)", r.Cycles)
+}
+
+// presetFor is the model preset a sample's PTX target runs on.
+func presetFor(t *testing.T, p string) *model.Spec {
+	name := "a100"
+	if strings.Contains(p, "sm_90") {
+		name = "h100"
+	}
+	ms, ok := model.Preset(name)
+	if !ok {
+		t.Fatalf("no preset %s", name)
+	}
+	return &ms
+}
+
+// TestModern replays every sample functionally and on its preset (a100
+// for sm_80, h100 for sm_90a), with the spec's exact inputs and again
+// with full-precision inputs (exact: 0); every run passes the
+// reference and timing mode gives the functional bytes.
+func TestModern(t *testing.T) {
+	ks := List()
+	if len(ks) == 0 {
+		t.Fatal("no samples")
+	}
+	for _, k := range ks {
+		for _, p := range k.PTX {
+			for _, exact := range []string{"1", "0"} {
+				t.Run(strings.TrimSuffix(p[len(k.Name)+1:], ".ptx")+"/exact="+exact, func(t *testing.T) {
+					spec := loadSpec(t, k)
+					for i := range spec.Inputs {
+						spec.Inputs[i].Args["exact"] = exact
+					}
+					want := run(t, p, spec, nil)
+					got := run(t, p, spec, presetFor(t, p))
+					for b, w := range want {
+						if string(got[b]) != string(w) {
+							t.Errorf("timing mode: output %s differs from functional", b)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestVerifiersDetect: every check fails when one element of the checked
+// buffer changes by 2^-10 relative (exact inputs: any change fails; the
+// full-input tolerance is far below 2^-10 relative of Σ|a·b| for GEMMs).
+func TestVerifiersDetect(t *testing.T) {
+	reg := Registry()
+	for _, k := range List() {
+		for _, exact := range []string{"1", "0"} {
+			spec := loadSpec(t, k)
+			for i := range spec.Inputs {
+				spec.Inputs[i].Args["exact"] = exact
+			}
+			src, err := fs.ReadFile(FS(), k.PTX[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := ptx.ParseFile(token.NewFileSet(), k.PTX[0], src, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog, err := replay.NewProgram(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prep, err := spec.Prepare(prog, launch.PrepareOptions{Registry: reg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := prep.Run(context.Background(), launch.ExecOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range spec.Checks {
+				v := reg.Verify[c.Reference]
+				if v == nil {
+					t.Fatalf("%s: no verifier %q", k.Name, c.Reference)
+				}
+				got := append([]byte(nil), prep.Buffer(c.Buffer).Alloc.Data...)
+				if err := v(prep.RefInput(), got); err != nil {
+					t.Errorf("%s: %s: %v", k.Name, c.Reference, err)
+				}
+				// bit 13 of the f32 in the middle: a relative change of 2^-10
+				got[len(got)/2&^3+1] ^= 0x20
+				if err := v(prep.RefInput(), got); err == nil {
+					t.Errorf("%s exact=%s: %s accepts a changed element", k.Name, exact, c.Reference)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package ref
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Tensor-core samples (samples/modern): inputs and independent references.
+//
+// Inputs are f16 matrices in one of two distributions:
+//
+//   - exact (exact = 1): every element is n/8 with n an integer in
+//     [-8, 8]. Every product is a multiple of 2^-6 of magnitude ≤ 1, so any
+//     sum of at most 2^14 of them is a multiple of 2^-6 below 2^14 in
+//     magnitude: it fits a 24-bit significand. Every partial sum, in any
+//     order, with any intermediate precision of at least f32 (and any
+//     alignment truncation that keeps 24 bits), is therefore exact, and the
+//     f32 result must equal the float64 reference bit for bit.
+//   - full (exact = 0): sign, exponent and 10 mantissa bits drawn at
+//     random, magnitudes in [2^-10, 1): full 11-bit significands, so the
+//     f32 accumulations round. The references then allow the tolerance
+//     derived in MMAChainTol from the per-instruction bound of
+//     docs/launch.md.
+//
+// The references are float64 loops over the definitions in the kernels'
+// header comments; they decode f16 themselves (F16Bits), independent of
+// replay's conversion code.
+
+// F16Bits decodes an IEEE 754 binary16 bit pattern.
+func F16Bits(h uint16) float64 {
+	s := 1.0
+	if h&0x8000 != 0 {
+		s = -1
+	}
+	e, m := int(h>>10&0x1f), float64(h&0x3ff)
+	switch e {
+	case 0:
+		return s * math.Ldexp(m, -24)
+	case 31:
+		if m != 0 {
+			return math.NaN()
+		}
+		return s * math.Inf(1)
+	}
+	return s * math.Ldexp(1024+m, e-25)
+}
+
+// f16Of encodes v, which must be exactly representable in binary16 as a
+// normal number or zero (the generators only make such values).
+func f16Of(v float64) uint16 {
+	var s uint16
+	if math.Signbit(v) {
+		s, v = 0x8000, -v
+	}
+	if v == 0 {
+		return s
+	}
+	fr, e := math.Frexp(v) // v = fr·2^e, fr in [0.5, 1)
+	m := fr*2048 - 1024    // 10-bit mantissa
+	if m != math.Trunc(m) || e+14 < 1 || e+14 > 30 {
+		panic(fmt.Sprintf("f16Of(%v): not a normal binary16 value", v))
+	}
+	return s | uint16(e+14)<<10 | uint16(m)
+}
+
+// F16Matrix draws rows×cols f16 elements in the exact or full distribution.
+func F16Matrix(rows, cols int, seed uint64, exact bool) []uint16 {
+	r := newRNG(seed)
+	out := make([]uint16, rows*cols)
+	for i := range out {
+		if exact {
+			out[i] = f16Of(float64(r.intn(17)-8) / 8)
+			continue
+		}
+		x := r.next()
+		out[i] = uint16(x>>63)<<15 | uint16(5+x%10)<<10 | uint16(x>>20)&0x3ff
+	}
+	return out
+}
+
+func f16Buf(v []uint16, dims ...int) Buffer {
+	b := make([]byte, 2*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint16(b[2*i:], x)
+	}
+	return Buffer{Elem: "f16", Dims: dims, Data: b}
+}
+
+// F16s decodes little-endian f16 bytes.
+func F16s(b []byte) []float64 {
+	out := make([]float64, len(b)/2)
+	for i := range out {
+		out[i] = F16Bits(binary.LittleEndian.Uint16(b[2*i:]))
+	}
+	return out
+}
+
+// MMAChainTol is the relative tolerance (against Σ_k |a_k·b_k|) of an f32
+// dot product of length k computed as a chain of k/16 tensor-core steps of
+// 16 products each (mma.sync m16n8k16, wmma m16n16k16, wgmma k16), every
+// step adding the previous result as C. docs/launch.md bounds each step's
+// hardware result by 2 ulp of the replay result plus
+// 16·2^-23·(Σ|a·b| of the step + |c|), and replay's own step is within
+// 0.5 ulp of the exact value; ulp(x) ≤ 2^-23·|x|, and every |d| and |c| is
+// at most M = Σ_k |a_k b_k|. The step errors add up (the chain is linear):
+// (k/16)·2.5·2^-23·M + 16·2^-23·M (the products, once in all) +
+// (k/16)·16·2^-23·M (the carried C), i.e. 2^-23·M·(1.15625·k + 16); the
+// factor 1+2^-10 covers second-order terms (|d| exceeding M by the errors
+// themselves).
+func MMAChainTol(k int) float64 {
+	return 0x1p-23 * (1.15625*float64(k) + 16) * (1 + 0x1p-10)
+}
+
+// GemmF16 is C = A·B for f16 A (m×k row-major) and B (k×n row-major, or
+// n×k row-major when bt): the exact values, their Σ|a·b| scales and the
+// tolerance (exact: none; else MMAChainTol(k)).
+func GemmF16(a, b []float64, m, n, k int, bt, exact bool) Floats {
+	f := Floats{Want: make([]float64, m*n), Scale: make([]float64, m*n)}
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			s, mag := 0.0, 0.0
+			for kk := 0; kk < k; kk++ {
+				bv := b[kk*n+j]
+				if bt {
+					bv = b[j*k+kk]
+				}
+				p := a[i*k+kk] * bv
+				s += p
+				mag += math.Abs(p)
+			}
+			f.Want[i*n+j], f.Scale[i*n+j] = s, mag
+		}
+	}
+	if !exact {
+		f.Tol.Rel = MMAChainTol(k)
+	}
+	return f
+}
+
+// ModernGenerators returns the tensor-core samples' input generators by
+// name. Each call returns a fresh map.
+func ModernGenerators() map[string]Generator {
+	return map[string]Generator{
+		"gemm16": {"M, N, K, seed, exact (1: n/8 values, exact sums; 0: full f16 in ±[2^-10, 1)), bt (1: b stored N×K) → a (f16[M×K]), b (f16[K×N] or [N×K]); M, N, K, exact", func(a Args) (Inputs, error) {
+			v, err := a.ints("M:128", "N:128", "K:256", "seed:1", "exact:1", "bt:0")
+			if err != nil {
+				return Inputs{}, err
+			}
+			m, n, k, s, ex := v[0], v[1], v[2], uint64(v[3]), v[4] == 1
+			if m == 0 || n == 0 || k == 0 || k%16 != 0 {
+				return Inputs{}, fmt.Errorf("gemm16: M, N, K must be positive and K a multiple of 16 (got %d, %d, %d)", m, n, k)
+			}
+			bd := []int{k, n}
+			if v[5] == 1 {
+				bd = []int{n, k}
+			}
+			return inputs(bufs("a", f16Buf(F16Matrix(m, k, s, ex), m, k), "b", f16Buf(F16Matrix(k, n, s+1, ex), bd...)),
+				"M", m, "N", n, "K", k, "exact", v[4], "bt", v[5]), nil
+		}},
+	}
+}
