@@ -93,17 +93,18 @@ func Expected(name string, in launch.RefInput) (ref.Floats, error) {
 		return nil
 	}
 	// a kernel parameter of that name, else the generator's scalar
-	sc := func(n string) int {
+	scf := func(n string) float64 {
 		if v, ok := in.Scalars[n]; ok {
-			return int(v)
+			return v
 		}
 		for _, g := range in.Inputs {
 			if v, ok := g.Scalars[n]; ok {
-				return int(v)
+				return v
 			}
 		}
 		return 0
 	}
+	sc := func(n string) int { return int(scf(n)) }
 	switch name {
 	case "tiledmm", "wmmagemm", "wgmmagemm":
 		if err := need("a", "b"); err != nil {
@@ -118,13 +119,24 @@ func Expected(name string, in launch.RefInput) (ref.Floats, error) {
 			return ref.Floats{}, fmt.Errorf("a or b smaller than M×K, K×N")
 		}
 		return ref.GemmF16(a, b, m, n, k, sc("bt") == 1, sc("exact") == 1), nil
+	case "attention":
+		if err := need("q", "k", "v"); err != nil {
+			return ref.Floats{}, err
+		}
+		sq := sc("seq_q")
+		q, k, v := ref.F16s(in.Buffers["q"]), ref.F16s(in.Buffers["k"]), ref.F16s(in.Buffers["v"])
+		if sq <= 0 || len(q) < sq*64 || len(k) < 64*64 || len(v) < 64*64 {
+			return ref.Floats{}, fmt.Errorf("q, k, v smaller than seq_q×64, 64×64")
+		}
+		// the kernel's c is an f32 parameter
+		return ref.Attention(q, k, v, sq, 64, 64, float64(float32(scf("c"))), sc("exact") == 1), nil
 	}
 	return ref.Floats{}, fmt.Errorf("no reference %q", name)
 }
 
 func verifiers() map[string]launch.VerifyFunc {
 	v := map[string]launch.VerifyFunc{}
-	for _, name := range []string{"tiledmm", "wmmagemm", "wgmmagemm"} {
+	for _, name := range []string{"tiledmm", "wmmagemm", "wgmmagemm", "attention"} {
 		name := name
 		v[name] = func(in launch.RefInput, got []byte) error {
 			want, err := Expected(name, in)

@@ -158,5 +158,109 @@ func ModernGenerators() map[string]Generator {
 			return inputs(bufs("a", f16Buf(F16Matrix(m, k, s, ex), m, k), "b", f16Buf(F16Matrix(k, n, s+1, ex), bd...)),
 				"M", m, "N", n, "K", k, "exact", v[4], "bt", v[5]), nil
 		}},
+		"attn16": {"sq (multiple of 64), seed, exact (as gemm16) → q (f16[sq×64]), k, v (f16[64×64]); seq_q, c (f32 0.125·log2 e)", func(a Args) (Inputs, error) {
+			v, err := a.ints("sq:128", "seed:1", "exact:1")
+			if err != nil {
+				return Inputs{}, err
+			}
+			sq, s, ex := v[0], uint64(v[1]), v[2] == 1
+			if sq == 0 || sq%64 != 0 {
+				return Inputs{}, fmt.Errorf("attn16: sq = %d is not a positive multiple of 64", sq)
+			}
+			return inputs(bufs("q", f16Buf(F16Matrix(sq, 64, s, ex), sq, 64), "k", f16Buf(F16Matrix(64, 64, s+1, ex), 64, 64),
+				"v", f16Buf(F16Matrix(64, 64, s+2, ex), 64, 64)), "seq_q", sq, "c", float32(0.125*math.Log2E), "exact", v[2]), nil
+		}},
 	}
+}
+
+// RoundF16 rounds a non-negative finite v to the nearest binary16 value
+// (ties to even), subnormals included; v must be below 65520.
+func RoundF16(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	_, e := math.Frexp(v) // v in [2^(e-1), 2^e)
+	q := max(e-11, -24)   // ulp: 10 mantissa bits below 2^(e-1); subnormal ulp 2^-24
+	return math.Ldexp(math.RoundToEven(math.Ldexp(v, -q)), q)
+}
+
+// ulpF16 is the spacing of binary16 values at v ≥ 0.
+func ulpF16(v float64) float64 {
+	if v == 0 {
+		return 0x1p-24
+	}
+	_, e := math.Frexp(v)
+	return math.Ldexp(1, max(e-11, -24))
+}
+
+// Attention is the reference of samples/modern/attention: for query rows
+// q (sq×d), keys k and values v (sk×d), all row-major, and c (the f32
+// scale·log2 e the kernel is passed), out[i][t] = Σ_j h(p_ij)·v[j][t] / l_i
+// with s_ij = Σ q[i]·k[j], m_i = max_j s_ij, p_ij = 2^((s_ij − m_i)·c),
+// l_i = Σ_j p_ij and h the rounding to f16 (the kernel rounds P to f16 for
+// the second product). The values are computed in float64.
+//
+// Want holds those values, Scale the allowed |got − want| per element
+// (Tol.Rel = 1), a bound derived from the kernel's operations, not tuned:
+//   - S: exact with exact inputs, else within e_j = MMAChainTol(d)·Σ|q·k|;
+//     the computed row max within e_m = max_j e_j;
+//   - the exponent x = (s − m)·c: two f32 roundings (sub, mul) and the
+//     S errors, |Δx| ≤ c·(e_j + e_m) + 2·2^-24·|x|;
+//   - p: ex2.approx.f32 is within 2 ulp of the correctly rounded 2^x (PTX
+//     ISA) and ulp ≤ 2^-23·p, so p_hw/p − 1 ≤ δp = ln2·|Δx| + 2.5·2^-23
+//     (times 1+2^-10 for second-order terms);
+//   - h(p_hw) − h(p) ≤ δp·p + one f16 ulp (rounding may fall on either
+//     side of a tie point);
+//   - the numerator Σ_j h_j v_jt: those differences times |v|, plus the
+//     mma chain's MMAChainTol(sk)·Σ_j h_j|v_jt|;
+//   - l: the p errors plus γ_sk for the f32 additions (at most sk of them
+//     on any path), δl relative;
+//   - the quotient: |N|/l·δl/(1−δl) + E_N/(l·(1−δl)), plus 2^-24 for the
+//     division's rounding.
+func Attention(q, k, v []float64, sq, sk, d int, c float64, exact bool) Floats {
+	f := Floats{Want: make([]float64, sq*d), Scale: make([]float64, sq*d), Tol: Tolerance{Rel: 1}}
+	s, e, x, p, dp, h, dh := make([]float64, sk), make([]float64, sk), make([]float64, sk),
+		make([]float64, sk), make([]float64, sk), make([]float64, sk), make([]float64, sk)
+	for i := 0; i < sq; i++ {
+		m, em := math.Inf(-1), 0.0
+		for j := 0; j < sk; j++ {
+			dot, mag := 0.0, 0.0
+			for t := 0; t < d; t++ {
+				pr := q[i*d+t] * k[j*d+t]
+				dot += pr
+				mag += math.Abs(pr)
+			}
+			s[j], e[j] = dot, 0
+			if !exact {
+				e[j] = MMAChainTol(d) * mag
+			}
+			m, em = max(m, dot), max(em, e[j])
+		}
+		l, lerr := 0.0, 0.0
+		for j := 0; j < sk; j++ {
+			x[j] = (s[j] - m) * c
+			p[j] = math.Exp2(x[j])
+			dx := c*(e[j]+em) + 2*0x1p-24*math.Abs(x[j])
+			dp[j] = (math.Ln2*dx + 2.5*0x1p-23) * (1 + 0x1p-10)
+			h[j] = RoundF16(p[j])
+			dh[j] = dp[j]*p[j] + ulpF16(p[j]*(1+dp[j]))
+			l += p[j]
+			lerr += dp[j] * p[j]
+		}
+		dl := lerr/l + gamma(sk)*(1+lerr/l)
+		for t := 0; t < d; t++ {
+			num, en, hv := 0.0, 0.0, 0.0
+			for j := 0; j < sk; j++ {
+				num += h[j] * v[j*d+t]
+				en += dh[j] * math.Abs(v[j*d+t])
+				hv += (h[j] + dh[j]) * math.Abs(v[j*d+t])
+			}
+			en += MMAChainTol(sk) * hv
+			w := num / l
+			bound := math.Abs(num)/l*dl/(1-dl) + en/(l*(1-dl))
+			f.Want[i*d+t] = w
+			f.Scale[i*d+t] = bound + 0x1p-24*(math.Abs(w)+bound)
+		}
+	}
+	return f
 }
