@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/launch"
+	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/ptxtrace/ptxtrace/replay"
@@ -37,6 +39,12 @@ func run(t *testing.T, p string, spec *launch.Spec, ms *model.Spec) map[string][
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runSrc(t, p, src, nil, spec, ms)
+}
+
+// runSrc is run on the PTX src, with the manifest of an instrumented src.
+func runSrc(t *testing.T, p string, src []byte, man *manifest.Manifest, spec *launch.Spec, ms *model.Spec) map[string][]byte {
+	t.Helper()
 	f, err := ptx.ParseFile(token.NewFileSet(), p, src, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +53,7 @@ func run(t *testing.T, p string, spec *launch.Spec, ms *model.Spec) map[string][
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := launch.PrepareOptions{Registry: Registry()}
+	o := launch.PrepareOptions{Registry: Registry(), Manifest: man}
 	if ms != nil {
 		o.NumSMs = ms.NumSMs
 	}
@@ -92,8 +100,11 @@ func run(t *testing.T, p string, spec *launch.Spec, ms *model.Spec) map[string][
 			}
 		}
 		mode := "functional"
+		if man != nil {
+			mode = "instrumented " + mode
+		}
 		if ms != nil {
-			mode = ms.Name + fmtCycles(res)
+			mode = strings.TrimSuffix(mode, "functional") + ms.Name + fmtCycles(res)
 		}
 		t.Logf("%s %s: %d elements, max |err| %.3g, max rel err %.3g, max err/allowed %.3g (tol rel %.3g)",
 			mode, c.Buffer, len(want.Want), maxAbs, maxRel, maxFrac, want.Tol.Rel)
@@ -103,6 +114,15 @@ func run(t *testing.T, p string, spec *launch.Spec, ms *model.Spec) map[string][
 
 func fmtCycles(r *launch.SeqResult) string {
 	return fmt.Sprintf(" (%d cycles)", r.Cycles)
+}
+
+func same(t *testing.T, what string, want, got map[string][]byte) {
+	t.Helper()
+	for b, w := range want {
+		if string(got[b]) != string(w) {
+			t.Errorf("%s: output %s differs from the functional run", what, b)
+		}
+	}
 }
 
 // presetFor is the model preset a sample's PTX target runs on.
@@ -119,9 +139,10 @@ func presetFor(t *testing.T, p string) *model.Spec {
 }
 
 // TestModern replays every sample functionally and on its preset (a100
-// for sm_80, h100 for sm_90a), with the spec's exact inputs and again
-// with full-precision inputs (exact: 0); every run passes the
-// reference and timing mode gives the functional bytes.
+// for sm_80, h100 for sm_90a), original and instrumented in auto mode,
+// with the spec's exact inputs and again with full-precision inputs
+// (exact: 0); every run passes the reference and all four give the same
+// bytes.
 func TestModern(t *testing.T) {
 	ks := List()
 	if len(ks) == 0 {
@@ -137,11 +158,22 @@ func TestModern(t *testing.T) {
 					}
 					want := run(t, p, spec, nil)
 					got := run(t, p, spec, presetFor(t, p))
-					for b, w := range want {
-						if string(got[b]) != string(w) {
-							t.Errorf("timing mode: output %s differs from functional", b)
-						}
+					same(t, "timing mode", want, got)
+					src, err := fs.ReadFile(FS(), p)
+					if err != nil {
+						t.Fatal(err)
 					}
+					fset := token.NewFileSet()
+					f, err := ptx.ParseFile(fset, p, src, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := instrument.Instrument(fset, f, instrument.Options{Mode: "auto", Output: p})
+					if err != nil {
+						t.Fatalf("instrument: %v", err)
+					}
+					same(t, "instrumented, functional", want, runSrc(t, p, res.PTX, res.Manifest, spec, nil))
+					same(t, "instrumented, timing", want, runSrc(t, p, res.PTX, res.Manifest, spec, presetFor(t, p)))
 				})
 			}
 		}
