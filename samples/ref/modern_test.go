@@ -114,8 +114,10 @@ func TestHandAttention(t *testing.T) {
 	if want := (3 - 0.25) / 1.25; f.Want[0] != want {
 		t.Errorf("out = %v, want %v", f.Want[0], want)
 	}
-	// p = 0.3 is not an f16 value: h(p) rounds, so the reference uses it
-	c := math.Log2(0.3) / -1 // s = (1, 0): x = (0, -c)... p1 = 2^-c = 0.3
+	// s = (1, 0), m = 1, c = -log2(0.3): x = (0, -c), p = (1, 0.3); 0.3 is
+	// not an f16 value, so the reference must use h(0.3) in the numerator
+	// and 0.3 in l: out = (h(1)·0 + h(0.3)·1) / 1.3
+	c := -math.Log2(0.3)
 	g := Attention([]float64{1}, []float64{1, 0}, []float64{0, 1}, 1, 2, 1, c, true)
 	p1 := math.Exp2(-c)
 	if want := RoundF16(p1) / (1 + p1); g.Want[0] != want {
