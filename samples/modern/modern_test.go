@@ -106,8 +106,8 @@ func runSrc(t *testing.T, p string, src []byte, man *manifest.Manifest, spec *la
 		if ms != nil {
 			mode = strings.TrimSuffix(mode, "functional") + ms.Name + fmtCycles(res)
 		}
-		t.Logf("%s %s: %d elements, max |err| %.3g, max rel err %.3g, max err/allowed %.3g (tol rel %.3g)",
-			mode, c.Buffer, len(want.Want), maxAbs, maxRel, maxFrac, want.Tol.Rel)
+		t.Logf("%s %s %s: %d elements, max |err| %.3g, max rel err %.3g, max err/allowed %.3g (tol rel %.3g)",
+			p, mode, c.Buffer, len(want.Want), maxAbs, maxRel, maxFrac, want.Tol.Rel)
 	}
 	return out
 }
@@ -233,5 +233,48 @@ func TestVerifiersDetect(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkModern: prepare and run each sample's spec on its timing preset
+// (exact inputs).
+func BenchmarkModern(b *testing.B) {
+	for _, k := range List() {
+		p := k.PTX[0]
+		b.Run(k.Name, func(b *testing.B) {
+			src, err := fs.ReadFile(FS(), p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf, err := fs.ReadFile(FS(), k.Spec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ms, _ := model.Preset("a100")
+			if strings.Contains(p, "sm_90") {
+				ms, _ = model.Preset("h100")
+			}
+			for i := 0; i < b.N; i++ {
+				spec, err := launch.ParseSpec(buf)
+				if err != nil {
+					b.Fatal(err)
+				}
+				f, err := ptx.ParseFile(token.NewFileSet(), p, src, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				prog, err := replay.NewProgram(f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				prep, err := spec.Prepare(prog, launch.PrepareOptions{Registry: Registry(), NumSMs: ms.NumSMs})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := prep.Run(context.Background(), launch.ExecOptions{Model: &ms}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
