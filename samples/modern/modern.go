@@ -130,13 +130,23 @@ func Expected(name string, in launch.RefInput) (ref.Floats, error) {
 		}
 		// the kernel's c is an f32 parameter
 		return ref.Attention(q, k, v, sq, 64, 64, float64(float32(scf("c"))), sc("exact") == 1), nil
+	case "flashattn":
+		if err := need("q", "k", "v"); err != nil {
+			return ref.Floats{}, err
+		}
+		sq, sk := sc("seq_q"), sc("seq_k")
+		q, k, v := ref.F16s(in.Buffers["q"]), ref.F16s(in.Buffers["k"]), ref.F16s(in.Buffers["v"])
+		if sq <= 0 || sk <= 0 || sk%64 != 0 || len(q) < sq*64 || len(k) < sk*64 || len(v) < sk*64 {
+			return ref.Floats{}, fmt.Errorf("q, k, v smaller than seq_q×64, seq_k×64 (seq_k a multiple of 64)")
+		}
+		return ref.FlashAttention(q, k, v, sq, sk, 64, 64, float64(float32(scf("c"))), sc("exact") == 1), nil
 	}
 	return ref.Floats{}, fmt.Errorf("no reference %q", name)
 }
 
 func verifiers() map[string]launch.VerifyFunc {
 	v := map[string]launch.VerifyFunc{}
-	for _, name := range []string{"tiledmm", "wmmagemm", "wgmmagemm", "attention"} {
+	for _, name := range []string{"tiledmm", "wmmagemm", "wgmmagemm", "attention", "flashattn"} {
 		name := name
 		v[name] = func(in launch.RefInput, got []byte) error {
 			want, err := Expected(name, in)

@@ -170,6 +170,18 @@ func ModernGenerators() map[string]Generator {
 			return inputs(bufs("q", f16Buf(F16Matrix(sq, 64, s, ex), sq, 64), "k", f16Buf(F16Matrix(64, 64, s+1, ex), 64, 64),
 				"v", f16Buf(F16Matrix(64, 64, s+2, ex), 64, 64)), "seq_q", sq, "c", float32(0.125*math.Log2E), "exact", v[2]), nil
 		}},
+		"flash16": {"sq, sk (multiples of 64), seed, exact (as gemm16) → q (f16[sq×64]), k, v (f16[sk×64]); seq_q, seq_k, c (f32 0.125·log2 e)", func(a Args) (Inputs, error) {
+			v, err := a.ints("sq:128", "sk:256", "seed:1", "exact:1")
+			if err != nil {
+				return Inputs{}, err
+			}
+			sq, sk, s, ex := v[0], v[1], uint64(v[2]), v[3] == 1
+			if sq == 0 || sq%64 != 0 || sk == 0 || sk%64 != 0 {
+				return Inputs{}, fmt.Errorf("flash16: sq = %d and sk = %d must be positive multiples of 64", sq, sk)
+			}
+			return inputs(bufs("q", f16Buf(F16Matrix(sq, 64, s, ex), sq, 64), "k", f16Buf(F16Matrix(sk, 64, s+1, ex), sk, 64),
+				"v", f16Buf(F16Matrix(sk, 64, s+2, ex), sk, 64)), "seq_q", sq, "seq_k", sk, "c", float32(0.125*math.Log2E), "exact", v[3]), nil
+		}},
 	}
 }
 
@@ -258,6 +270,100 @@ func Attention(q, k, v []float64, sq, sk, d int, c float64, exact bool) Floats {
 			en += MMAChainTol(sk) * hv
 			w := num / l
 			bound := math.Abs(num)/l*dl/(1-dl) + en/(l*(1-dl))
+			f.Want[i*d+t] = w
+			f.Scale[i*d+t] = bound + 0x1p-24*(math.Abs(w)+bound)
+		}
+	}
+	return f
+}
+
+// FlashAttention is the reference of samples/modern/flashattn: the online
+// softmax recurrence of the kernel's header comment over key blocks of bn
+// keys, in float64: per row, m = −∞, l = 0, O = 0; for each block b,
+// m' = max(m, max_{j∈b} s_j), α = 2^((m − m')·c) (0 for the first
+// block), p_j = 2^((s_j − m')·c), l = l·α + Σ_{j∈b} p_j,
+// O = O·α + Σ_{j∈b} h(p_j)·v_j, m = m'; out = O / l.
+//
+// Scale holds the allowed |got − want| per element (Tol.Rel = 1), carried
+// through the recurrence as absolute error bounds E_O, E_l next to the
+// magnitudes T_O = Σ|terms| of O (a sum may cancel):
+//   - s, p, h(p) as in Attention, the max error e_m being the largest S
+//     error seen so far;
+//   - α: ex2.approx of (m − m')·c, both maxima within e_m, two f32
+//     roundings: δα = ln2·(c·2e_m + 2·2^-24·|x|) + 2.5·2^-23 (0 for the
+//     first block, where ex2(−∞) = 0 exactly);
+//   - l: E_l ← E_l·α(1+δα) + l·α·δα + Σ δp_j p_j + γ_bn·Σ p_j(1+δp_j)
+//   - 2^-23·(l' + E_l') for the f32 multiply and add;
+//   - O: E_O ← E_O·α(1+δα) + T_O·α·(δα + 2^-24) (the rescale and its
+//     rounding) + Σ dh_j|v_j| (the h differences) + the bn/16-step mma
+//     chain with every |c| ≤ T_O' : 2^-23·((bn/16)·18.5·T_O' + 16·M_b)
+//     (M_b = Σ_{j∈b} (h_j + dh_j)|v_j|, T_O' = T_O·α + M_b);
+//   - the quotient as in Attention.
+func FlashAttention(q, k, v []float64, sq, sk, d, bn int, c float64, exact bool) Floats {
+	f := Floats{Want: make([]float64, sq*d), Scale: make([]float64, sq*d), Tol: Tolerance{Rel: 1}}
+	O, EO, TO := make([]float64, d), make([]float64, d), make([]float64, d)
+	s, e, h, dh := make([]float64, bn), make([]float64, bn), make([]float64, bn), make([]float64, bn)
+	for i := 0; i < sq; i++ {
+		m, em, l, El := math.Inf(-1), 0.0, 0.0, 0.0
+		clear(O)
+		clear(EO)
+		clear(TO)
+		for b0 := 0; b0 < sk; b0 += bn {
+			mn, emPrev := m, em
+			for j := 0; j < bn; j++ {
+				dot, mag := 0.0, 0.0
+				for t := 0; t < d; t++ {
+					pr := q[i*d+t] * k[(b0+j)*d+t]
+					dot += pr
+					mag += math.Abs(pr)
+				}
+				s[j], e[j] = dot, 0
+				if !exact {
+					e[j] = MMAChainTol(d) * mag
+				}
+				mn, em = max(mn, dot), max(em, e[j])
+			}
+			alpha, dalpha := 0.0, 0.0
+			if b0 > 0 {
+				xa := (m - mn) * c
+				alpha = math.Exp2(xa)
+				dalpha = (math.Ln2*(c*(emPrev+em)+2*0x1p-24*math.Abs(xa)) + 2.5*0x1p-23) * (1 + 0x1p-10)
+			}
+			sum, perr, pmag := 0.0, 0.0, 0.0
+			for j := 0; j < bn; j++ {
+				x := (s[j] - mn) * c
+				p := math.Exp2(x)
+				dp := (math.Ln2*(c*(e[j]+em)+2*0x1p-24*math.Abs(x)) + 2.5*0x1p-23) * (1 + 0x1p-10)
+				h[j] = RoundF16(p)
+				dh[j] = dp*p + ulpF16(p*(1+dp))
+				sum += p
+				perr += dp * p
+				pmag += p * (1 + dp)
+			}
+			ln := l*alpha + sum
+			El = El*alpha*(1+dalpha) + l*alpha*dalpha + perr + gamma(bn)*pmag
+			El += 0x1p-23 * (ln + El)
+			l = ln
+			for t := 0; t < d; t++ {
+				num, hd, mb := 0.0, 0.0, 0.0
+				for j := 0; j < bn; j++ {
+					av := math.Abs(v[(b0+j)*d+t])
+					num += h[j] * v[(b0+j)*d+t]
+					hd += dh[j] * av
+					mb += (h[j] + dh[j]) * av
+				}
+				tn := TO[t]*alpha + mb
+				chain := 0x1p-23 * (float64(bn/16)*18.5*tn + 16*mb) * (1 + 0x1p-10)
+				EO[t] = EO[t]*alpha*(1+dalpha) + TO[t]*alpha*(dalpha+0x1p-24) + hd + chain
+				O[t] = O[t]*alpha + num
+				TO[t] = tn
+			}
+			m = mn
+		}
+		dl := El / l
+		for t := 0; t < d; t++ {
+			w := O[t] / l
+			bound := math.Abs(O[t])/l*dl/(1-dl) + EO[t]/(l*(1-dl))
 			f.Want[i*d+t] = w
 			f.Scale[i*d+t] = bound + 0x1p-24*(math.Abs(w)+bound)
 		}
