@@ -7,6 +7,8 @@
 //     pipeline, ldmatrix, mma.sync m16n8k16), CUDA with inline PTX.
 //   - attention: Q·Kᵀ, row softmax and ·V for one 16-row query block per
 //     warp with mma.sync, the score fragments reused as the A operand.
+//   - flashattn: the FlashAttention recurrence (online softmax) over key
+//     blocks streamed through two cp.async stages, with mma.sync.
 //   - wmmagemm: a GEMM with nvcuda::wmma 16×16×16 fragments.
 //   - wgmmagemm: an sm_90a GEMM with TMA (cp.async.bulk.tensor and an
 //     mbarrier) and wgmma.mma_async; hand-written PTX (CUDA 11.8 cannot
@@ -23,5 +25,6 @@
 // generators' exact inputs (n/8 values) every f32 sum is exact in any
 // order and the references compare bit for bit; with full-precision f16
 // inputs they allow the tolerance derived in ref.MMAChainTol (and, for
-// attention, ref.AttentionTol), never a tuned one.
+// the attention kernels, the per-element bounds of ref.Attention and
+// ref.FlashAttention), never a tuned one.
 package modern

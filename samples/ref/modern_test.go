@@ -128,3 +128,27 @@ func TestHandAttention(t *testing.T) {
 		t.Errorf("allowed %v outside [%v, %v]", a, ulpF16(p1)/(1+p1), 0.01*g.Want[0])
 	}
 }
+
+// TestHandFlashAttention: blocks of one key. s = (2, 0): block 2 keeps the
+// max (α = 1), out = (3 + 0.25·(−1))/1.25 = 2.2; s = (0, 2): block 2 raises
+// it (α = 2^-2), O = 0.25·3 + (−1), l = 0.25 + 1, out = −0.2. With one
+// block of every key the recurrence is Attention.
+func TestHandFlashAttention(t *testing.T) {
+	for _, c := range []struct {
+		k    []float64
+		want float64
+	}{{[]float64{2, 0}, 2.2}, {[]float64{0, 2}, -0.2}} {
+		f := FlashAttention([]float64{1}, c.k, []float64{3, -1}, 1, 2, 1, 1, 1, true)
+		if math.Abs(f.Want[0]-c.want) > 1e-15 {
+			t.Errorf("keys %v: out = %v, want %v", c.k, f.Want[0], c.want)
+		}
+	}
+	q, k, v := F16s(f16Buf(F16Matrix(4, 64, 1, false)).Data), F16s(f16Buf(F16Matrix(64, 64, 2, false)).Data), F16s(f16Buf(F16Matrix(64, 64, 3, false)).Data)
+	a := Attention(q, k, v, 4, 64, 64, 0.18, false)
+	fl := FlashAttention(q, k, v, 4, 64, 64, 64, 0.18, false)
+	for i := range a.Want {
+		if a.Want[i] != fl.Want[i] {
+			t.Fatalf("one block: element %d = %v, Attention %v", i, fl.Want[i], a.Want[i])
+		}
+	}
+}
