@@ -152,3 +152,54 @@ func TestHandFlashAttention(t *testing.T) {
 		}
 	}
 }
+
+// TestModernGenerators: defaults work, are repeatable, have the documented
+// sizes; unknown arguments and shapes the kernels cannot take are refused.
+func TestModernGenerators(t *testing.T) {
+	sizes := map[string]map[string]int{ // bytes per buffer at the defaults
+		"gemm16":  {"a": 2 * 128 * 256, "b": 2 * 256 * 128},
+		"attn16":  {"q": 2 * 128 * 64, "k": 2 * 64 * 64, "v": 2 * 64 * 64},
+		"flash16": {"q": 2 * 128 * 64, "k": 2 * 256 * 64, "v": 2 * 256 * 64},
+	}
+	gens := ModernGenerators()
+	if len(gens) != len(sizes) {
+		t.Errorf("%d generators, want %d", len(gens), len(sizes))
+	}
+	for name, g := range gens {
+		a, err := g.Make(Args{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		b, _ := g.Make(Args{})
+		for k, buf := range a.Buffers {
+			if len(buf.Data) != sizes[name][k] || string(buf.Data) != string(b.Buffers[k].Data) {
+				t.Errorf("%s.%s: %d bytes (want %d) or not repeatable", name, k, len(buf.Data), sizes[name][k])
+			}
+		}
+		if a.Scalars["exact"] != 1 {
+			t.Errorf("%s: exact = %v by default, want 1", name, a.Scalars["exact"])
+		}
+		if _, err := g.Make(Args{"bogus": "1"}); err == nil {
+			t.Errorf("%s accepts an unknown argument", name)
+		}
+	}
+	if in, _ := gens["attn16"].Make(Args{}); in.Scalars["c"] != float64(float32(0.125*math.Log2E)) {
+		t.Errorf("attn16: c = %v", in.Scalars["c"])
+	}
+	for _, bad := range []struct {
+		gen  string
+		args Args
+	}{
+		{"gemm16", Args{"K": "24"}}, {"attn16", Args{"sq": "100"}}, {"flash16", Args{"sk": "96"}},
+	} {
+		if _, err := gens[bad.gen].Make(bad.args); err == nil {
+			t.Errorf("%s accepts %v", bad.gen, bad.args)
+		}
+	}
+	// bt: 1 stores B as N×K
+	in, _ := gens["gemm16"].Make(Args{"N": "64", "bt": "1"})
+	if d := in.Buffers["b"].Dims; len(d) != 2 || d[0] != 64 || d[1] != 256 {
+		t.Errorf("bt: b dims %v, want [64 256]", d)
+	}
+}
