@@ -65,10 +65,17 @@ func runSrc(t *testing.T, p string, src []byte, man *manifest.Manifest, spec *la
 	if err != nil {
 		t.Fatal(err)
 	}
+	// every tensor-core instruction runs with replay's documented numerical
+	// model and must say so (a notice); nothing else may warn
+	notices := 0
 	for _, w := range prep.Warnings() {
 		if !strings.Contains(w, "notice") {
 			t.Errorf("warning: %s", w)
 		}
+		notices++
+	}
+	if notices == 0 {
+		t.Errorf("%s: no notice for its tensor-core instructions", p)
 	}
 	rs := prep.Check(Registry(), "")
 	if len(rs) == 0 {
