@@ -105,6 +105,10 @@ func load(name string) (Sample, bool) {
 	return s, true
 }
 
+// Describe returns the first paragraph of src's header comment (the leading
+// "//" lines up to the first empty one) without its "<name>: " prefix.
+func Describe(name, src string) string { return description(name, src) }
+
 // description joins the leading "//" comment lines up to the first empty one
 // and drops the "<name>: " prefix.
 func description(name, src string) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/ptxtrace/ptxtrace/model/specfile"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/ptxtrace/ptxtrace/replay"
+	"github.com/ptxtrace/ptxtrace/samples/catalog"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
 )
@@ -143,7 +144,7 @@ func runRun(ctx context.Context, o runOptions) error {
 		in.spec.MaxWarpInsts = o.MaxInsts
 	}
 	baseDir := filepath.Dir(o.Launch)
-	reg := launch.SampleRegistry()
+	reg := catalog.Registry() // every embedded sample's generators (samples extract)
 	popt := launch.PrepareOptions{BaseDir: baseDir, Manifest: in.man, Registry: reg}
 	if in.ms != nil {
 		popt.GPU = in.ms // SM count and shared staging for this GPU

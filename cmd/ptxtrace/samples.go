@@ -7,10 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
-	"github.com/ptxtrace/ptxtrace/launch"
-	"github.com/ptxtrace/ptxtrace/samples"
+	"github.com/ptxtrace/ptxtrace/samples/catalog"
 	"github.com/urfave/cli/v2"
 )
 
@@ -18,9 +18,11 @@ func newSamplesCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "samples",
 		Usage: "list or extract the embedded sample kernels",
-		Description: "samples gives access to the CUDA samples compiled into the binary (package\n" +
-			"samples: the .cu source and its sm_52/sm_80 PTX per sample).\n" +
-			"  ptxtrace samples list               one line per sample: name, kernels, description\n" +
+		Description: "samples gives access to the kernels compiled into the binary (package\n" +
+			"samples/catalog): the ten samples, the held-out kernels of the accuracy\n" +
+			"study and the tensor-core samples (GROUP samples, heldout, modern), each with\n" +
+			"its .cu source (when it has one), its PTX and a ready launch spec.\n" +
+			"  ptxtrace samples list               one line per sample: name, group, kernels, description\n" +
 			"  ptxtrace samples extract [NAME] [-o DIR]\n" +
 			"                                      write NAME's files (all samples without NAME)\n" +
 			"                                      to DIR/<name>/ (default DIR: the current directory),\n" +
@@ -62,45 +64,46 @@ func newSamplesCommand() *cli.Command {
 
 func listSamples(w io.Writer) error {
 	tw := newTable(w)
-	fmt.Fprintln(tw, "NAME\tKERNELS\tDESCRIPTION")
-	for _, s := range samples.List() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, strings.Join(s.Kernels, ","), s.Description)
+	fmt.Fprintln(tw, "NAME\tGROUP\tKERNELS\tDESCRIPTION")
+	for _, e := range catalog.List() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, e.Group, strings.Join(e.Kernels, ","), e.Description)
 	}
 	return tw.Flush()
 }
 
-// extractSamples writes the files of the sample name ("" = every sample)
-// under dir/<name>/ and lists them on stderr.
+// extractSamples writes the files of the sample name ("" = every sample of
+// every group) under dir/<name>/, each with its launch spec, and lists them
+// on stderr.
 func extractSamples(s streams, name, dir string) error {
 	if dir == "" || dir == "-" {
 		return usagef("samples extract: -o names a directory")
 	}
-	var list []samples.Sample
-	if name == "" {
-		list = samples.List()
-	} else {
-		sm, ok := samples.Lookup(name)
+	list := catalog.List()
+	if name != "" {
+		e, ok := catalog.Lookup(name)
 		if !ok {
 			var names []string
-			for _, x := range samples.List() {
+			for _, x := range list {
 				names = append(names, x.Name)
 			}
 			return usagef("samples extract: unknown sample %q (have %s)", name, strings.Join(names, ", "))
 		}
-		list = []samples.Sample{sm}
+		list = []catalog.Entry{e}
 	}
 	n := 0
-	for _, sm := range list {
-		files := sm.Files
-		if _, ok := launch.SampleSpec(sm.Name); ok {
-			files = append(files[:len(files):len(files)], path.Join(sm.Name, "launch.yaml"))
+	for _, e := range list {
+		spec, hasSpec := e.Spec()
+		files := e.Files
+		specPath := path.Join(e.Name, "launch.yaml")
+		if hasSpec && !slices.Contains(files, specPath) {
+			files = append(files[:len(files):len(files)], specPath)
 		}
 		for _, p := range files {
-			data, err := fs.ReadFile(samples.FS(), p)
-			if spec, ok := launch.SampleSpec(sm.Name); ok && p == path.Join(sm.Name, "launch.yaml") {
-				data, err = spec, nil
-			}
-			if err != nil {
+			var data []byte
+			var err error
+			if p == specPath && hasSpec {
+				data = spec
+			} else if data, err = fs.ReadFile(e.FS, p); err != nil {
 				return err
 			}
 			out := filepath.Join(dir, filepath.FromSlash(path.Clean(p)))

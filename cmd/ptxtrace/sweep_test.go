@@ -75,3 +75,33 @@ func TestSamplesCommand(t *testing.T) {
 		t.Errorf("extract nope: exit %d", r.code)
 	}
 }
+
+// TestSamplesOtherGroups extracts a held-out kernel and a tensor-core
+// sample and runs each as extracted: their launch specs name generators
+// and verifiers outside launch.SampleRegistry (run failed on them with an
+// unknown generator before the catalog's registry), and the run's checks
+// compare the outputs with the references.
+func TestSamplesOtherGroups(t *testing.T) {
+	r := runCLI(t, "", "samples", "list")
+	for _, want := range []string{"scan", "heldout", "tiledmm", "modern"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("samples list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ name, ptx string }{{"scan", "scan.sm_52.ptx"}, {"tiledmm", "tiledmm.sm_80.ptx"}} {
+		if r := runCLI(t, "", "samples", "extract", c.name, "-o", dir); r.code != 0 {
+			t.Fatalf("extract %s: exit %d\n%s", c.name, r.code, r.stderr)
+		}
+		d := filepath.Join(dir, c.name)
+		out := filepath.Join(t.TempDir(), c.name+".run")
+		r := runCLI(t, "", "run", "--functional", "-q", filepath.Join(d, c.ptx), "--launch", filepath.Join(d, "launch.yaml"), "-o", out)
+		if r.code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", c.name, r.code, r.stderr)
+		}
+		out2 := r.stdout + r.stderr
+		if n := strings.Count(out2, "check "); n == 0 || strings.Count(out2, ": ok (") != n {
+			t.Errorf("run %s: want every check ok:\n%s", c.name, out2)
+		}
+	}
+}
