@@ -61,7 +61,14 @@ type Index struct {
 	Rows    []Row
 	Nodes   []Node
 	Total   int64 // regions
-	rows    []rowData
+	// Origin is the ruler's zero: the kernel's start (0) for model runs,
+	// else the first region's start.
+	Origin int64
+	// Transfers of the launch (tracks.go); TransferNote says why they are
+	// not placed on the axis when it is not empty.
+	Transfers    []TransferSpan
+	TransferNote string
+	rows         []rowData
 }
 
 // Build reads src to the end and indexes it.
@@ -69,6 +76,7 @@ func Build(ctx context.Context, name string, src trace.RegionSource) (*Index, er
 	h := src.Header()
 	ix := &Index{Name: name, Kernel: h.Kernel, Timer: h.Timer.String(), ClockHz: h.Meta.ClockHz,
 		Regions: append([]trace.RegionInfo(nil), h.Regions...), T0: math.MaxInt64, T1: math.MinInt64}
+	ix.Transfers, ix.TransferNote = placeTransfers(h)
 	pos := map[int]int32{}
 	for i := range ix.Regions {
 		pos[ix.Regions[i].ID] = int32(i)
@@ -125,6 +133,10 @@ func Build(ctx context.Context, name string, src trace.RegionSource) (*Index, er
 	}
 	if ix.T1 <= ix.T0 {
 		ix.T1 = ix.T0 + 1
+	}
+	ix.Origin = ix.T0
+	if h.Meta.Source == "model" {
+		ix.Origin = 0
 	}
 	// Sort rows by (SM, CTA z, y, x, warp) so every tree node is a range.
 	perm := make([]int, len(ix.Rows))

@@ -43,6 +43,7 @@ func NewServer(runs []Run) *Server {
 	s.mux.HandleFunc("GET /api/source", s.handleSource)
 	s.mux.HandleFunc("GET /api/search", s.handleSearch)
 	s.mux.HandleFunc("GET /api/charts", s.handleCharts)
+	s.mux.HandleFunc("GET /api/tracks", s.handleTracks)
 	return s
 }
 
@@ -82,17 +83,24 @@ type runInfo struct {
 	Kernel  string  `json:"kernel"`
 	Timer   string  `json:"timer"`
 	ClockHz float64 `json:"clock_hz"`
-	T0      int64   `json:"t0"`
+	T0      int64   `json:"t0"` // the regions' range
 	T1      int64   `json:"t1"`
-	Warps   int     `json:"warps"`
-	Regions int64   `json:"regions"`
+	// X0, X1: the range of everything drawn (regions and transfers);
+	// Origin: the ruler's zero.
+	X0      int64 `json:"x0"`
+	X1      int64 `json:"x1"`
+	Origin  int64 `json:"origin"`
+	Warps   int   `json:"warps"`
+	Regions int64 `json:"regions"`
 }
 
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	out := []runInfo{}
 	for i, run := range s.runs {
 		ix := run.Index
-		out = append(out, runInfo{ID: i, Name: ix.Name, Kernel: ix.Kernel, Timer: ix.Timer, ClockHz: ix.ClockHz, T0: ix.T0, T1: ix.T1, Warps: len(ix.Rows), Regions: ix.Total})
+		x0, x1 := ix.Extent()
+		out = append(out, runInfo{ID: i, Name: ix.Name, Kernel: ix.Kernel, Timer: ix.Timer, ClockHz: ix.ClockHz, T0: ix.T0, T1: ix.T1,
+			X0: x0, X1: x1, Origin: ix.Origin, Warps: len(ix.Rows), Regions: ix.Total})
 	}
 	writeJSON(w, out)
 }
@@ -208,4 +216,24 @@ func (s *Server) handleCharts(w http.ResponseWriter, r *http.Request) {
 		c = []Chart{}
 	}
 	writeJSON(w, c)
+}
+
+// tracksInfo is the answer of /api/tracks: the run's tracks beside the
+// warp tree (all of them small: sent whole).
+type tracksInfo struct {
+	Transfers    []TransferSpan `json:"transfers"`
+	TransferNote string         `json:"transfer_note,omitempty"`
+}
+
+func (s *Server) handleTracks(w http.ResponseWriter, r *http.Request) {
+	run := s.run(w, r)
+	if run == nil {
+		return
+	}
+	ix := run.Index
+	out := tracksInfo{Transfers: ix.Transfers, TransferNote: ix.TransferNote}
+	if out.Transfers == nil {
+		out.Transfers = []TransferSpan{}
+	}
+	writeJSON(w, out)
 }

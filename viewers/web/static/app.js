@@ -16,21 +16,23 @@ function fmtT(run, t) {
 
 class Panel {
   constructor(run, host) {
-    this.run = run; this.v0 = run.t0; this.v1 = run.t1; this.sel = null; this.seq = 0;
+    this.run = run; this.v0 = run.x0; this.v1 = run.x1; this.sel = null; this.seq = 0; this.tracks = [];
     this.el = document.createElement("div"); this.el.className = "panel"; this.el.dataset.run = run.id;
     this.el.innerHTML = `<h4>${esc(run.name)} · kernel ${esc(run.kernel)} · ${run.warps} warps · ${run.regions} regions · timer ${esc(run.timer)}</h4>
 <div class="ruler"><div class="pad"></div><canvas></canvas></div>
+<div class="tracks"><div class="tracklabels"></div><div class="ttrack"><canvas></canvas></div></div><div class="tracknote"></div>
 <div class="body"><div class="rowlabels"></div><div class="track"><canvas></canvas></div></div><div class="legend"></div>`;
     host.appendChild(this.el);
     this.rulerC = this.el.querySelector(".ruler canvas"); this.labels = this.el.querySelector(".rowlabels");
     this.canvas = this.el.querySelector(".track canvas"); this.body = this.el.querySelector(".body");
+    this.tcanvas = this.el.querySelector(".ttrack canvas"); this.tlabels = this.el.querySelector(".tracklabels");
     this.el.querySelector(".legend").innerHTML = Object.keys(COLORS).filter(k => k !== "memory").map(k => `<span style="background:${COLORS[k]}"></span>${k}`).join("") + " · aggregated buckets: height = busy share, colour = memory share";
     this.expanded = new Set([0]);
     this.ready = api("tree", {run: run.id}).then(nodes => {
       this.nodes = nodes; this.kids = nodes.map(() => []); this.warpNode = {};
       for (const n of nodes) { if (n.parent >= 0) this.kids[n.parent].push(n.id); if (n.level === "warp") this.warpNode[n.lo] = n.id; }
       this.layout();
-    });
+    }).then(() => api("tracks", {run: run.id})).then(tr => { this.setTracks(tr); });
     this.bind();
   }
   visible() {
@@ -66,7 +68,39 @@ class Panel {
       this.lastQueryMs = performance.now() - t;
       this.draw(tiles, top, W, dpr, v0, v1);
     }).catch(e => { this.canvas.dataset.error = e.message; console.error(e); });
-    this.drawRuler();
+    this.drawRuler(); this.drawTracks();
+  }
+  // setTracks builds the rows above the warp tree from /api/tracks.
+  setTracks(tr) {
+    this.tracks = [];
+    if (tr.transfer_note) this.el.querySelector(".tracknote").textContent = tr.transfer_note;
+    else if (tr.transfers.length) this.tracks.push({kind: "transfer", label: "copy engine", items: tr.transfers});
+    if (this.tracks.some(t => t.kind === "transfer")) this.el.querySelector(".legend").insertAdjacentHTML("beforeend", ` · copy engine: <span style="background:#00897b"></span>h2d <span style="background:#5e35b1"></span>d2h`);
+    this.tlabels.innerHTML = this.tracks.map(t => `<div class="row trackrow ${t.kind}">${esc(t.label)}</div>`).join("");
+    this.tcanvas.style.height = (this.tracks.length * ROWH) + "px";
+    this.drawTracks();
+  }
+  drawTracks() {
+    const c = this.tcanvas; if (!c || !this.tracks.length) return;
+    const W = Math.max(50, c.clientWidth), dpr = window.devicePixelRatio || 1, H = this.tracks.length * ROWH;
+    c.width = W * dpr; c.height = H * dpr;
+    const g = c.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, H);
+    this.trackHits = [];
+    this.tracks.forEach((tk, k) => {
+      const y = k * ROWH; g.fillStyle = "#eef3f7"; g.fillRect(0, y, W, ROWH - 1);
+      if (tk.kind === "transfer") for (const t of tk.items) {
+        const x0 = Math.max(-1, this.x(t.start, W)), x1 = Math.min(W + 1, Math.max(x0 + 1, this.x(t.end, W)));
+        if (x1 < 0 || x0 > W) continue;
+        g.fillStyle = t.dir === "h2d" ? "#00897b" : "#5e35b1"; g.fillRect(x0, y + 2, x1 - x0, ROWH - 5);
+        if (x1 - x0 > 40) { g.save(); g.beginPath(); g.rect(x0, y, x1 - x0, ROWH); g.clip(); g.fillStyle = "#fff"; g.font = "11px system-ui"; g.fillText(t.name, x0 + 3, y + 13); g.restore(); }
+        this.trackHits.push({x0, x1, y, transfer: t});
+      }
+    });
+    c.dataset.drawn = String(this.trackHits.length);
+  }
+  trackClick(x, y) {
+    const h = (this.trackHits || []).find(h => y >= h.y && y < h.y + ROWH && x >= h.x0 - 2 && x <= h.x1 + 2);
+    if (h && h.transfer) showTransfer(this.run, h.transfer);
   }
   x(t, W) { return (t - this.v0) / (this.v1 - this.v0) * W; }
   draw(tiles, top, W, dpr, v0, v1) {
@@ -109,15 +143,16 @@ class Panel {
     g.fillStyle = "#333"; g.font = "11px system-ui"; g.strokeStyle = "#999";
     for (let t = Math.ceil(this.v0 / st) * st; t <= this.v1; t += st) {
       const x = this.x(t, W); g.beginPath(); g.moveTo(x, 22); g.lineTo(x, 34); g.stroke();
-      g.fillText(fmtT(this.run, t - this.run.t0), x + 2, 16);
+      g.fillText(fmtT(this.run, t - this.run.origin), x + 2, 16);
     }
   }
   zoom(f, at) { const W = this.canvas.clientWidth, t = this.v0 + (at === undefined ? 0.5 : at / W) * (this.v1 - this.v0);
-    let w = Math.max(10, (this.v1 - this.v0) * f); w = Math.min(w, (this.run.t1 - this.run.t0) * 4);
+    let w = Math.max(10, (this.v1 - this.v0) * f); w = Math.min(w, (this.run.x1 - this.run.x0) * 4);
     const a = at === undefined ? 0.5 : at / W; this.v0 = t - a * w; this.v1 = this.v0 + w; this.refresh(); }
   pan(f) { const d = (this.v1 - this.v0) * f; this.v0 += d; this.v1 += d; this.refresh(); }
   bind() {
-    this.canvas.addEventListener("wheel", e => { e.preventDefault(); focused = this; this.zoom(e.deltaY > 0 ? 1.25 : 0.8, e.offsetX); }, {passive: false});
+    for (const c of [this.canvas, this.tcanvas]) c.addEventListener("wheel", e => { e.preventDefault(); focused = this; this.zoom(e.deltaY > 0 ? 1.25 : 0.8, e.offsetX); }, {passive: false});
+    this.tcanvas.addEventListener("click", e => { focused = this; this.trackClick(e.offsetX, e.offsetY); });
     let drag = null;
     this.canvas.addEventListener("mousedown", e => { drag = {x: e.clientX, v0: this.v0, v1: this.v1, moved: false}; focused = this; });
     window.addEventListener("mousemove", e => { if (!drag) return; const dx = e.clientX - drag.x; if (Math.abs(dx) > 3) drag.moved = true;
@@ -157,6 +192,14 @@ function showDetail(run, d) {
     ["ground truth", d.truth === undefined ? "(none in this run)" : fmtT(run, d.truth)]];
   if (d.truth !== undefined) rows.push(["probe error", (d.measured - d.truth) + " cycles"]);
   $("detailBody").innerHTML = "<table id=detailTable>" + rows.map(r => `<tr><td><b>${esc(r[0])}</b></td><td>${esc(r[1])}</td></tr>`).join("") + "</table>";
+}
+
+function showTransfer(run, t) {
+  const ns = ps => (ps / 1000).toFixed(3) + " ns";
+  const rows = [["run", run.name], ["transfer", t.name], ["buffer", t.buffer], ["direction", t.dir === "h2d" ? "host → device (before the kernel)" : "device → host (after the kernel)"],
+    ["method", t.method], ["bytes", String(t.bytes)], ["start … end", `${ns(t.start_ps)} … ${ns(t.end_ps)} from the kernel's start`], ["duration", ns(t.end_ps - t.start_ps)],
+    ["on the axis", `${t.start} … ${t.end} ${run.timer === "globaltimer" ? "ns" : "cyc"}`]];
+  $("detailBody").innerHTML = "<table id=detailTable class=transfer>" + rows.map(r => `<tr><td><b>${esc(r[0])}</b></td><td>${esc(r[1])}</td></tr>`).join("") + "</table>";
 }
 
 function showTab(name) {
