@@ -271,17 +271,25 @@ func TestViewBrowserLarge(t *testing.T) {
 	s := tt.Synth{Warps: 2048, WarpsPerCTA: 8, Loads: 4, NumSMs: 16, Timer: 1}
 	s.Iters = int(max(1, regions/int64(s.Warps*(s.Loads+1))))
 	path := filepath.Join(t.TempDir(), "large.bundle")
-	writeBundle(t, path, s, trace.RunMeta{ClockHz: 1.4e9})
+	// A model run with a copy-in before the kernel (−20 µs … −2 µs) and a
+	// copy-out after it: the copy engine track.
+	xfers := []trace.Transfer{{Buffer: "vol", Dir: "h2d", Method: "dma", Bytes: 1 << 20, StartPs: -20_000_000, EndPs: -2_000_000},
+		{Buffer: "img", Dir: "d2h", Method: "iorw", Bytes: 4096, StartPs: 300_000_000, EndPs: 310_000_000}}
+	writeBundle(t, path, s, trace.RunMeta{Source: "model", ClockHz: 1.4e9, Transfers: xfers})
 	u := startView(t, path)
 	b.run(t, "load", chromedp.Navigate(u))
 	b.waitFor(t, `document.body.dataset.ready==="1" && +document.querySelector(".panel .track canvas").dataset.drawn > 0`)
 	if h := b.text(t, ".panel h4"); !strings.Contains(h, strconv.FormatInt(s.Regions(), 10)+" regions") {
 		t.Errorf("header %q, want %d regions", h, s.Regions())
 	}
+	checkTransferTrack(t, b)
 	b.run(t, "expand SM", chromedp.Click(chromedp.CSS(`.panel .rowlabels div.sm .tog`)))
 	b.waitFor(t, `document.querySelectorAll(".rowlabels div.cta").length === 2048/8/16`)
 	b.run(t, "expand CTA", chromedp.Click(chromedp.CSS(`.panel .rowlabels div.cta .tog`)))
 	b.waitFor(t, `document.querySelectorAll(".rowlabels div.warp").length === 8`)
+	// F fits the kernel's regions (the view starts with the transfers).
+	b.run(t, "fit", chromedp.KeyEvent("f"))
+	b.waitFor(t, fmt.Sprintf(`document.querySelector(".panel .track canvas").dataset.view === "%d,%d"`, eval[int64](t, b, "runs[0].t0"), eval[int64](t, b, "runs[0].t1")))
 	for i := 0; i < 25; i++ {
 		b.run(t, "zoom", chromedp.KeyEvent("w"))
 	}
@@ -291,4 +299,33 @@ func TestViewBrowserLarge(t *testing.T) {
 		t.Errorf("large timeline: %d colours", c)
 	}
 	checkRequests(t, b, u)
+}
+
+// checkTransferTrack: the copy engine row shows both transfers of
+// TestViewBrowserLarge's run, the view starts at the copy-in (−20 µs at
+// 1.4 GHz = −28000 cycles from the kernel's start), and clicking the
+// copy-in shows its details.
+func checkTransferTrack(t *testing.T, b *browser) {
+	t.Helper()
+	b.waitFor(t, `+(document.querySelector(".panel .ttrack canvas").dataset.drawn||0) === 2`)
+	if l := b.text(t, ".panel .tracklabels div.transfer"); l != "copy engine" {
+		t.Errorf("track label %q", l)
+	}
+	if v := eval[string](t, b, `document.querySelector(".panel .track canvas").dataset.view`); !strings.HasPrefix(v, "-28000,") {
+		t.Errorf("initial view %s, want it to start at the copy-in (-28000)", v)
+	}
+	img := b.screenshot(t, "viewer-transfers")
+	tr := b.rect(t, ".panel .ttrack canvas")
+	if c := colours(img, tr); c < 3 || tr.Dy() < 16 {
+		t.Errorf("copy engine track %v: %d colours", tr, c)
+	}
+	x := eval[float64](t, b, `(()=>{const h=panels[0].trackHits.find(h=>h.transfer.dir==="h2d");return (h.x0+h.x1)/2})()`)
+	b.run(t, "click transfer", chromedp.MouseClickXY(float64(tr.Min.X)+x, float64(tr.Min.Y)+9))
+	b.waitFor(t, `document.querySelector("#detailTable.transfer")`)
+	det := b.text(t, "#detailTable")
+	for _, want := range []string{"h2d vol (dma, 1048576 B)", "host → device", "-20000.000 ns", "-28000 … -2800 cyc"} {
+		if !strings.Contains(det, want) {
+			t.Errorf("transfer details lack %q: %s", want, det)
+		}
+	}
 }

@@ -149,6 +149,9 @@ class Panel {
   zoom(f, at) { const W = this.canvas.clientWidth, t = this.v0 + (at === undefined ? 0.5 : at / W) * (this.v1 - this.v0);
     let w = Math.max(10, (this.v1 - this.v0) * f); w = Math.min(w, (this.run.x1 - this.run.x0) * 4);
     const a = at === undefined ? 0.5 : at / W; this.v0 = t - a * w; this.v1 = this.v0 + w; this.refresh(); }
+  // fit shows the kernel's regions (F), or the whole launch with its
+  // transfers when the view already shows the kernel.
+  fit() { const r = this.run, k = this.v0 === r.t0 && this.v1 === r.t1; this.v0 = k ? r.x0 : r.t0; this.v1 = k ? r.x1 : r.t1; this.refresh(); }
   pan(f) { const d = (this.v1 - this.v0) * f; this.v0 += d; this.v1 += d; this.refresh(); }
   bind() {
     for (const c of [this.canvas, this.tcanvas]) c.addEventListener("wheel", e => { e.preventDefault(); focused = this; this.zoom(e.deltaY > 0 ? 1.25 : 0.8, e.offsetX); }, {passive: false});
@@ -256,7 +259,7 @@ window.addEventListener("keydown", e => {
   if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
   const p = focused || panels[0]; if (!p) return;
   const k = e.key.toLowerCase();
-  if (k === "w") p.zoom(0.8); else if (k === "s") p.zoom(1.25); else if (k === "a") p.pan(-0.1); else if (k === "d") p.pan(0.1); else return;
+  if (k === "w") p.zoom(0.8); else if (k === "s") p.zoom(1.25); else if (k === "a") p.pan(-0.1); else if (k === "d") p.pan(0.1); else if (k === "f") p.fit(); else return;
   e.preventDefault();
 });
 window.addEventListener("resize", () => panels.forEach(p => p.refresh()));
