@@ -88,7 +88,9 @@ func TestActivityCheck(t *testing.T) {
 		{"format", "format", func(a *trace.Activity) { a.Format = "x" }},
 		{"level", "unknown level", func(a *trace.Activity) { a.Blocks[1].Level = "chip" }},
 		{"sum", "want the launch's 100 cycles", func(a *trace.Activity) { a.Blocks[1].Busy = 21 }},
-		{"bin order", "increasing lengths", func(a *trace.Activity) { a.Blocks[1].Idle[0], a.Blocks[1].Idle[1] = a.Blocks[1].Idle[1], a.Blocks[1].Idle[0] }},
+		{"bin order", "increasing lengths", func(a *trace.Activity) {
+			a.Blocks[1].Idle[0], a.Blocks[1].Idle[1] = a.Blocks[1].Idle[1], a.Blocks[1].Idle[0]
+		}},
 		{"zero count", "counts > 0", func(a *trace.Activity) { a.Blocks[3].Idle[0][1] = 0 }},
 		{"runs", "busy runs sum", func(a *trace.Activity) { a.Blocks[0].Runs[0][1] = 80 }},
 		{"run past end", "past the end", func(a *trace.Activity) { a.Blocks[0].Runs[0][1] = 101 }},

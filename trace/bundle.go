@@ -376,8 +376,8 @@ func OpenBundle(r io.ReaderAt, size int64) (*Bundle, error) {
 	}
 	var (
 		meta, mani, cntr, actv []byte
-		seen             = map[string]bool{}
-		ended            bool
+		seen                   = map[string]bool{}
+		ended                  bool
 	)
 	off := int64(bundleHeaderBytes)
 	for !ended {
