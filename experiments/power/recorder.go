@@ -130,7 +130,9 @@ type smRecorder struct {
 	core     *track
 	units    [model.NumUnitKinds][]*track  // [kind][instance]
 	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
-	err      error
+	// busy unit cycles and busy lane cycles of each kind over time
+	useries, lseries [model.NumUnitKinds]series
+	err              error
 }
 
 func (s *smRecorder) CTAStart(e model.CTAEvent) {
@@ -158,6 +160,7 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 		return
 	}
 	s.units[e.Unit][e.Index].add(e.From, e.To)
+	s.useries[e.Unit].add(e.From, e.To, 1)
 	lm := &s.r.lanes[e.Unit]
 	if e.Split {
 		lm = &s.r.half[e.Unit]
@@ -169,6 +172,7 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 	if lm.passes == 1 && !s.r.Compact {
 		// every thread in the one pass (gtx480's sp and ldst)
 		lb := lm.busyLanes(e.Active, 0)
+		s.lseries[e.Unit].add(e.From, e.To, uint64(bits.OnesCount64(uint64(lb))))
 		for lb != 0 {
 			j := lb.TrailingZeros64()
 			lb &= lb - 1
@@ -187,6 +191,7 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 			lb = lm.busyLanes(e.Active, p)
 		}
 		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
+		s.lseries[e.Unit].add(from, to, uint64(bits.OnesCount64(uint64(lb))))
 		for lb != 0 {
 			j := lb.TrailingZeros64()
 			lb &= lb - 1
@@ -204,6 +209,20 @@ type Launch struct {
 	Core  []Block
 	Units [model.NumUnitKinds][]Block
 	Lanes [model.NumUnitKinds][]Block
+	// Series are the busy unit and lane cycles of each SM and unit kind
+	// with instances, SM-major, in buckets of 2^SeriesShift cycles
+	// (ceil(Cycles/2^SeriesShift) buckets; the last may be partial).
+	SeriesShift uint
+	Series      []Series
+}
+
+// Series is one SM's busy cycles of one unit kind over time.
+type Series struct {
+	SM           int
+	Unit         model.UnitKind
+	Units, Lanes int // instances, lanes of all instances
+	UnitCycles   []uint64
+	LaneCycles   []uint64
 }
 
 // Block is one gateable block's activity in a launch.
@@ -218,12 +237,28 @@ type Block struct {
 // returns the launch's activity.
 func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 	l := &Launch{Cycles: cycles, NumSMs: len(r.sms)}
+	var cut model.Time // busy cycles the last block's track cut at the end
 	block := func(sm, i int, t *track) (Block, error) {
-		if err := t.finish(cycles); err != nil {
+		var err error
+		if cut, err = t.finish(cycles); err != nil {
 			return Block{}, fmt.Errorf("power: SM %d: %w", sm, err)
 		}
 		return Block{SM: sm, Index: i, Busy: t.busy, Idle: t.idle.hist(), Runs: t.runs}, nil
 	}
+	// the series' common bucket width: the widest any series reached, and
+	// at most seriesCap buckets over the launch
+	for _, s := range r.sms {
+		if s == nil {
+			continue
+		}
+		for k := range s.units {
+			l.SeriesShift = max(l.SeriesShift, s.useries[k].shift, s.lseries[k].shift)
+		}
+	}
+	for cycles > 0 && uint64(cycles-1)>>l.SeriesShift >= seriesCap {
+		l.SeriesShift++
+	}
+	nb := int((uint64(cycles) + 1<<l.SeriesShift - 1) >> l.SeriesShift)
 	for i, s := range r.sms {
 		if s == nil {
 			return nil, fmt.Errorf("power: SM %d was not observed", i)
@@ -240,10 +275,18 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		}
 		l.Core = append(l.Core, b)
 		for k := range s.units {
+			if len(s.units[k]) == 0 {
+				continue
+			}
+			sr := Series{SM: i, Unit: model.UnitKind(k), Units: len(s.units[k]),
+				UnitCycles: s.useries[k].buckets(l.SeriesShift, nb), LaneCycles: s.lseries[k].buckets(l.SeriesShift, nb)}
 			for u, t := range s.units[k] {
 				b, err := block(i, u, t)
 				if err != nil {
 					return nil, err
+				}
+				if nb > 0 {
+					sr.UnitCycles[nb-1] -= uint64(cut)
 				}
 				l.Units[k] = append(l.Units[k], b)
 				for j := range s.lanes[k][u] {
@@ -251,9 +294,14 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 					if err != nil {
 						return nil, err
 					}
+					if nb > 0 {
+						sr.LaneCycles[nb-1] -= uint64(cut)
+					}
+					sr.Lanes++
 					l.Lanes[k] = append(l.Lanes[k], b)
 				}
 			}
+			l.Series = append(l.Series, sr)
 		}
 	}
 	return l, nil
