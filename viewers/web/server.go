@@ -145,7 +145,16 @@ func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "at most 4096 rows per query")
 		return
 	}
-	tiles, err := run.Index.Tiles(nodes, t0, t1, int(px))
+	bet := int64(DefaultBET)
+	if v := r.URL.Query().Get("bet"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			fail(w, http.StatusBadRequest, "bet must be a non-negative integer (cycles)")
+			return
+		}
+		bet = n
+	}
+	tiles, err := run.Index.TilesBET(nodes, t0, t1, int(px), bet)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
@@ -223,6 +232,10 @@ func (s *Server) handleCharts(w http.ResponseWriter, r *http.Request) {
 type tracksInfo struct {
 	Transfers    []TransferSpan `json:"transfers"`
 	TransferNote string         `json:"transfer_note,omitempty"`
+	// Activity: whether activity rows are in the tree, or why not.
+	Activity     bool   `json:"activity"`
+	ActivityNote string `json:"activity_note,omitempty"`
+	DefaultBET   int    `json:"default_bet"`
 }
 
 func (s *Server) handleTracks(w http.ResponseWriter, r *http.Request) {
@@ -231,7 +244,7 @@ func (s *Server) handleTracks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ix := run.Index
-	out := tracksInfo{Transfers: ix.Transfers, TransferNote: ix.TransferNote}
+	out := tracksInfo{Transfers: ix.Transfers, TransferNote: ix.TransferNote, Activity: ix.act != nil, ActivityNote: ix.ActivityNote, DefaultBET: DefaultBET}
 	if out.Transfers == nil {
 		out.Transfers = []TransferSpan{}
 	}
