@@ -329,3 +329,109 @@ func checkTransferTrack(t *testing.T, b *browser) {
 		}
 	}
 }
+
+// activitySynth is a model run of s's kind with hand-made recorded
+// activity over cycles [0, 12000) on SMs 0 … sms (SM sms has no warps):
+// SM k holds CTAs in [300k, 9000 + 100k), the last SM none; 2 sp units of
+// 16 lanes per SM, busy in a ramp.
+func activitySynth(sms int) *trace.Activity {
+	const cycles, w = 12000, 256
+	a := &trace.Activity{Format: trace.ActivityFormat, Cycles: cycles, Model: []byte(`{}`), SeriesWidth: w}
+	for k := 0; k <= sms; k++ {
+		b := trace.ActivityBlock{Level: trace.LevelCore, SM: k}
+		if k < sms {
+			from, to := uint64(300*k), uint64(9000+100*k)
+			b.Runs, b.Busy = [][2]uint64{{from, to}}, to-from
+			if from > 0 {
+				b.Idle = append(b.Idle, [2]uint64{from, 1})
+			}
+			b.Idle = append(b.Idle, [2]uint64{cycles - to, 1})
+			if from == cycles-to {
+				b.Idle = [][2]uint64{{from, 2}}
+			}
+		} else {
+			b.Idle = [][2]uint64{{cycles, 1}}
+		}
+		a.Blocks = append(a.Blocks, b)
+		if k == sms {
+			continue
+		}
+		s := trace.ActivitySeries{SM: k, Unit: "sp", Units: 2, Lanes: 32}
+		for i := 0; i < (cycles+w-1)/w; i++ {
+			u := uint64((i*37+k*11)%(2*w)) * uint64(min(w, cycles-i*w)) / w
+			s.UnitCycles, s.LaneCycles = append(s.UnitCycles, u), append(s.LaneCycles, u*12)
+		}
+		a.Series = append(a.Series, s)
+	}
+	return a
+}
+
+// TestViewBrowserActivity: a model run with recorded activity shows the
+// GPU's activity rows, an SM without warps (its power state gated for the
+// whole launch at the default BET), an SM's power-state and sp rows, and
+// their details on click; changing the BET redraws.
+func TestViewBrowserActivity(t *testing.T) {
+	b := newBrowser(t)
+	s := tt.Synth{Warps: 64, WarpsPerCTA: 4, Iters: 20, Loads: 2, NumSMs: 4, Timer: 1}
+	var raw bytes.Buffer
+	if _, err := s.WriteTo(&raw); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "act.bundle")
+	act := activitySynth(4)
+	if err := act.Check(); err != nil {
+		t.Fatal(err)
+	}
+	in := &trace.BundleInput{Raw: raw.Bytes(), Manifest: s.Manifest(), Meta: trace.RunMeta{Source: "model", ClockHz: 1.4e9}, Activity: act,
+		Counters: []trace.Counter{{Name: "cycles", SM: -1, Value: 1}}}
+	if err := trace.WriteBundleFile(path, in); err != nil {
+		t.Fatal(err)
+	}
+	u := startView(t, path)
+	b.run(t, "load", chromedp.Navigate(u))
+	b.waitFor(t, `document.body.dataset.ready==="1" && +document.querySelector(".panel .track canvas").dataset.drawn > 0`)
+	if n := b.evalInt(t, `document.querySelectorAll(".rowlabels div.act").length`); n != 2 {
+		t.Errorf("GPU activity rows: %d, want 2 (power, sp)", n)
+	}
+	if n := b.evalInt(t, `document.querySelectorAll(".rowlabels div.sm").length`); n != 5 {
+		t.Errorf("SM rows: %d, want 5 (SM 4 has activity but no warps)", n)
+	}
+	if l := b.text(t, ".rowlabels div.act.power"); l != "SMs with a CTA (of 5)" {
+		t.Errorf("GPU power row %q", l)
+	}
+	// Expand SM 0 and SM 4.
+	b.run(t, "expand SM 0", chromedp.Click(chromedp.CSS(`.rowlabels div.sm .tog`)))
+	b.waitFor(t, `document.querySelectorAll(".rowlabels div.act").length === 4`)
+	eval[bool](t, b, `(()=>{const r=[...document.querySelectorAll(".rowlabels div.sm")].pop(); r.querySelector(".tog").click(); return true})()`)
+	b.waitFor(t, `document.querySelectorAll(".rowlabels div.act").length === 5`)
+	b.waitFor(t, `panels[0].hitList.filter(h=>h.state).length === 3`)
+	// SM 4: one state over the launch, gated (12000 ≥ BET 100).
+	if st := eval[string](t, b, `panels[0].hitList.filter(h=>h.state && h.node.sm===4).map(h=>h.state.state+":"+h.state.s+"-"+h.state.e).join(",")`); st != "gated:0-12000" {
+		t.Errorf("SM 4 states %q", st)
+	}
+	// SM 0: active [0, 9000), then gated.
+	if st := eval[string](t, b, `panels[0].hitList.filter(h=>h.state && h.node.sm===0).map(h=>h.state.state).join(",")`); st != "active,gated" {
+		t.Errorf("SM 0 states %q", st)
+	}
+	img := b.screenshot(t, "viewer-activity")
+	if c := colours(img, b.rect(t, ".panel .track canvas")); c < 5 {
+		t.Errorf("activity timeline: %d colours", c)
+	}
+	// Click the GPU sp row in its middle: details of a unit bucket.
+	click := func(sel string) {
+		t.Helper()
+		r, c := b.rect(t, sel), b.rect(t, ".panel .track canvas")
+		b.run(t, "click "+sel, chromedp.MouseClickXY(float64(c.Min.X+c.Dx()/2), float64(r.Min.Y+r.Dy()/2)))
+	}
+	click(".rowlabels div.act.unit")
+	b.waitFor(t, `document.querySelector("#detailTable.activity")`)
+	if d := b.text(t, "#detailTable"); !strings.Contains(d, "mean busy units") || !strings.Contains(d, " of 8 (") {
+		t.Errorf("sp details: %s", d)
+	}
+	// A BET above SM 0's trailing idle interval (12000 − 9000 cycles)
+	// turns it from gated to idle.
+	b.run(t, "BET", chromedp.SetValue(chromedp.CSS(`#bet`), "5000"))
+	eval[bool](t, b, `document.querySelector("#bet").dispatchEvent(new Event("change"))`)
+	b.waitFor(t, `panels[0].hitList.filter(h=>h.state && h.node.sm===0).map(h=>h.state.state).join(",") === "active,idle"`)
+	checkRequests(t, b, u)
+}

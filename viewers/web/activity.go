@@ -102,7 +102,7 @@ func (ix *Index) actNodes(parent, sm int) {
 			Lo: ix.Nodes[parent].Lo, Hi: ix.Nodes[parent].Lo})
 	}
 	if sm < 0 {
-		add("power", "", fmt.Sprintf("SMs with a resident CTA (of %d)", len(d.runs)))
+		add("power", "", fmt.Sprintf("SMs with a CTA (of %d)", len(d.runs)))
 		for _, u := range d.units {
 			n, l := 0, 0
 			for _, s := range d.sms {
@@ -110,16 +110,16 @@ func (ix *Index) actNodes(parent, sm int) {
 					n, l = n+x.Units, l+x.Lanes
 				}
 			}
-			add("unit", u, fmt.Sprintf("%s busy: units (of %d), lanes (of %d)", u, n, l))
+			add("unit", u, fmt.Sprintf("%s busy (%d units, %d lanes)", u, n, l))
 		}
 		return
 	}
 	if _, ok := d.runs[sm]; ok {
-		add("power", "", "power state: active / idle / gated")
+		add("power", "", "power state")
 	}
 	for _, u := range d.units {
 		if x := d.series[actKey{sm, u}]; x != nil {
-			add("unit", u, fmt.Sprintf("%s busy: units (of %d), lanes (of %d)", u, x.Units, x.Lanes))
+			add("unit", u, fmt.Sprintf("%s busy (%d units, %d lanes)", u, x.Units, x.Lanes))
 		}
 	}
 }

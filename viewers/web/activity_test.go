@@ -77,6 +77,9 @@ func TestActivityTree(t *testing.T) {
 	if !reflect.DeepEqual(levels, want) {
 		t.Errorf("tree %v, want %v", levels, want)
 	}
+	if x0, x1 := ix.Extent(); x0 != 0 || x1 != max(20000, ix.T1) {
+		t.Errorf("extent [%d, %d), want the launch's [0, 20000) or wider", x0, x1)
+	}
 	last := ix.Nodes[len(ix.Nodes)-1]
 	if sm2 := ix.Nodes[last.Parent]; sm2.Label != "SM 2" || sm2.Lo != sm2.Hi {
 		t.Errorf("SM 2 node %+v", sm2)

@@ -57,9 +57,13 @@ func placeTransfers(h *trace.Header) (spans []TransferSpan, note string) {
 }
 
 // Extent is the time range of everything the timeline draws: the regions'
-// [T0, T1) widened by the placed transfers.
+// [T0, T1) widened by the placed transfers and the recorded activity's
+// [0, cycles).
 func (ix *Index) Extent() (int64, int64) {
 	lo, hi := ix.T0, ix.T1
+	if ix.act != nil {
+		lo, hi = min(lo, 0), max(hi, ix.act.cycles)
+	}
 	if ix.TransferNote == "" {
 		for _, t := range ix.Transfers {
 			lo, hi = min(lo, t.Start), max(hi, t.End)

@@ -4,6 +4,7 @@
 const ROWH = 18;
 const COLORS = {global: "#1e88e5", shared: "#43a047", local: "#fb8c00", const: "#8e24aa", param: "#6d4c41", tex: "#00acc1", memory: "#1e88e5", user: "#b0b0b0"};
 const colorOf = c => COLORS[c] || "#757575";
+const STATE = {active: "#43a047", idle: "#ffd54f", gated: "#546e7a"};
 const $ = id => document.getElementById(id);
 const api = (path, q) => fetch("api/" + path + "?" + new URLSearchParams(q)).then(r => r.ok ? r.json() : r.text().then(t => { throw new Error(t); }));
 let runs = [], panels = [], focused = null;
@@ -47,9 +48,11 @@ class Panel {
       const n = this.nodes[id], d = document.createElement("div");
       d.dataset.node = id; d.className = "row " + n.level;
       d.style.paddingLeft = (4 + depth * 12) + "px";
-      const tog = n.level === "warp" ? "<span class=tog></span>" : `<span class=tog>${this.expanded.has(id) ? "▾" : "▸"}</span>`;
-      d.innerHTML = tog + esc(n.label) + (n.level !== "warp" ? ` <small>(${n.hi - n.lo})</small>` : "");
-      if (n.level !== "warp") d.querySelector(".tog").onclick = () => { this.toggle(id); };
+      const leaf = n.level === "warp" || n.level === "act";
+      const tog = leaf ? "<span class=tog></span>" : `<span class=tog>${this.expanded.has(id) ? "▾" : "▸"}</span>`;
+      d.innerHTML = tog + esc(n.label) + (!leaf ? ` <small>(${n.hi - n.lo})</small>` : "");
+      if (n.level === "act") d.classList.add(n.track);
+      if (!leaf) d.querySelector(".tog").onclick = () => { this.toggle(id); };
       this.labels.appendChild(d);
     }
     this.canvas.style.height = (this.rows.length * ROWH) + "px";
@@ -63,7 +66,7 @@ class Panel {
     const vis = this.rows.slice(top, top + n);
     const v0 = Math.floor(this.v0), v1 = Math.max(Math.ceil(this.v1), v0 + 1), seq = ++this.seq;
     const t = performance.now();
-    api("tiles", {run: this.run.id, t0: v0, t1: v1, px: Math.min(8192, Math.round(W)), rows: vis.map(r => r[0]).join(",")}).then(tiles => {
+    api("tiles", {run: this.run.id, t0: v0, t1: v1, px: Math.min(8192, Math.round(W)), bet: betValue(), rows: vis.map(r => r[0]).join(",")}).then(tiles => {
       if (seq !== this.seq) return;
       this.lastQueryMs = performance.now() - t;
       this.draw(tiles, top, W, dpr, v0, v1);
@@ -73,6 +76,8 @@ class Panel {
   // setTracks builds the rows above the warp tree from /api/tracks.
   setTracks(tr) {
     this.tracks = [];
+    if (tr.activity_note) this.el.querySelector(".tracknote").textContent = tr.activity_note;
+    if (tr.activity) this.el.querySelector(".legend").insertAdjacentHTML("beforeend", ` · SM power state: ${Object.keys(STATE).map(k => `<span style="background:${STATE[k]}"></span>${k}`).join(" ")} · units busy: <span style="background:#fb8c00"></span>units <span style="background:#bf360c"></span>lanes`);
     if (tr.transfer_note) this.el.querySelector(".tracknote").textContent = tr.transfer_note;
     else if (tr.transfers.length) this.tracks.push({kind: "transfer", label: "copy engine", items: tr.transfers});
     if (this.tracks.some(t => t.kind === "transfer")) this.el.querySelector(".legend").insertAdjacentHTML("beforeend", ` · copy engine: <span style="background:#00897b"></span>h2d <span style="background:#5e35b1"></span>d2h`);
@@ -121,6 +126,21 @@ class Panel {
         g.fillRect(x0, y + ROWH - 1 - h, x1 - x0, h);
         this.hitList.push({x0, x1, y, bucket: b});
       }
+      if (tile.mode === "activity") for (let j = 0; j < tile.t0.length; j++) {
+        const b = {t0: tile.t0[j], t1: tile.t1[j], busy: tile.busy[j], cap: tile.cap[j], lanes: tile.lanes[j], lanecap: tile.lanecap[j]};
+        if (!b.cap) continue;
+        const x0 = this.x(b.t0, W), x1 = Math.max(x0 + 1, this.x(b.t1, W)), share = b.busy / b.cap;
+        const h = share * (ROWH - 3);
+        g.fillStyle = n.track === "power" ? STATE.active : "#fb8c00"; g.fillRect(x0, y + ROWH - 1 - h, x1 - x0, h);
+        if (b.lanecap) { const hl = b.lanes / b.lanecap * (ROWH - 3); g.fillStyle = "#bf360c"; g.fillRect(x0, y + ROWH - 2 - hl, x1 - x0, 2); }
+        this.hitList.push({x0, x1, y, act: b, node: n});
+      }
+      for (const st of tile.states || []) {
+        const s = {s: st[0], e: st[1], state: st[2]};
+        const x0 = Math.max(-1, this.x(s.s, W)), x1 = Math.min(W + 1, Math.max(x0 + 1, this.x(s.e, W)));
+        g.fillStyle = STATE[s.state]; g.fillRect(x0, y + 3, x1 - x0, ROWH - 7);
+        this.hitList.push({x0, x1, y, state: s, node: n});
+      }
       for (const a of tile.spans || []) {
         const s = {row: a[0], i: a[1], s: a[2], e: a[3], c: a[4]};
         const x0 = Math.max(-1, this.x(s.s, W)), x1 = Math.min(W + 1, Math.max(x0 + 1, this.x(s.e, W)));
@@ -167,6 +187,8 @@ class Panel {
     const h = (this.hitList || []).filter(h => y >= h.y && y < h.y + ROWH && x >= h.x0 - 2 && x <= h.x1 + 2);
     const sp = h.find(h => h.span && h.span.c !== "user") || h.find(h => h.span);
     if (sp) { this.select(sp.span.row, sp.span.i); return; }
+    const ac = h.find(h => h.act || h.state);
+    if (ac) { showActivity(this.run, ac); return; }
     if (h.length) { const b = h[0].bucket; const m = (b.t1 - b.t0) * 0.5; this.v0 = b.t0 - m; this.v1 = b.t1 + m; this.refresh(); }
   }
   select(row, i) {
@@ -203,6 +225,21 @@ function showTransfer(run, t) {
     ["method", t.method], ["bytes", String(t.bytes)], ["start … end", `${ns(t.start_ps)} … ${ns(t.end_ps)} from the kernel's start`], ["duration", ns(t.end_ps - t.start_ps)],
     ["on the axis", `${t.start} … ${t.end} ${run.timer === "globaltimer" ? "ns" : "cyc"}`]];
   $("detailBody").innerHTML = "<table id=detailTable class=transfer>" + rows.map(r => `<tr><td><b>${esc(r[0])}</b></td><td>${esc(r[1])}</td></tr>`).join("") + "</table>";
+}
+
+function betValue() { const v = Math.round(+($("bet").value)); return v >= 0 ? v : 0; }
+
+function showActivity(run, h) {
+  const n = h.node, where = n.sm < 0 ? "GPU" : "SM " + n.sm, cyc = (a, b) => `${a} … ${b} cyc (${b - a} cycles)`;
+  let rows;
+  if (h.state) rows = [["run", run.name], ["row", where + " power state"], ["state", h.state.state + (h.state.state === "active" ? " (a CTA is resident)" : h.state.state === "gated" ? ` (idle ≥ BET ${betValue()} cycles: gated under ideal power gating)` : ` (idle < BET ${betValue()} cycles: not worth gating)`)],
+    ["interval", cyc(h.state.s, h.state.e)]];
+  else if (n.track === "power") rows = [["run", run.name], ["row", where + (n.sm < 0 ? ": SMs with a resident CTA" : " power state")], ["interval", cyc(h.act.t0, h.act.t1)],
+    [n.sm < 0 ? "mean SMs active" : "active share", n.sm < 0 ? (h.act.busy / (h.act.t1 - h.act.t0)).toFixed(2) + " of " + Math.round(h.act.cap / (h.act.t1 - h.act.t0)) : (100 * h.act.busy / h.act.cap).toFixed(1) + " %"]];
+  else { const w = h.act.t1 - h.act.t0; rows = [["run", run.name], ["row", `${where}: ${n.unit} units`], ["interval", cyc(h.act.t0, h.act.t1)],
+    ["mean busy units", `${(h.act.busy / w).toFixed(2)} of ${h.act.cap / w} (${(100 * h.act.busy / h.act.cap).toFixed(1)} %)`],
+    ["mean busy lanes", `${(h.act.lanes / w).toFixed(2)} of ${h.act.lanecap / w} (${(100 * h.act.lanes / (h.act.lanecap || 1)).toFixed(1)} %)`]]; }
+  $("detailBody").innerHTML = "<table id=detailTable class=activity>" + rows.map(r => `<tr><td><b>${esc(r[0])}</b></td><td>${esc(r[1])}</td></tr>`).join("") + "</table>";
 }
 
 function showTab(name) {
@@ -264,6 +301,7 @@ window.addEventListener("keydown", e => {
 });
 window.addEventListener("resize", () => panels.forEach(p => p.refresh()));
 document.querySelectorAll(".tab").forEach(b => b.onclick = () => showTab(b.dataset.tab));
+$("bet").addEventListener("change", () => panels.forEach(p => p.refresh()));
 
 api("runs", {}).then(rs => {
   runs = rs;
