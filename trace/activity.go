@@ -1,8 +1,11 @@
 package trace
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 )
 
 // Activity is the timing model's recorded activity of one launch, for
@@ -156,4 +159,44 @@ func (b *ActivityBlock) check(cycles uint64) error {
 		}
 	}
 	return nil
+}
+
+// maxActivityJSON bounds the decompressed ACTV payload.
+const maxActivityJSON = 1 << 30
+
+// encodeActivity is the ACTV payload: a's JSON, gzip-compressed (no name,
+// no time: the bytes depend only on a).
+func encodeActivity(a *Activity) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.NewEncoder(zw).Encode(a); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeActivity reads and checks an ACTV payload.
+func decodeActivity(p []byte) (*Activity, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(p))
+	if err != nil {
+		return nil, err
+	}
+	js, err := io.ReadAll(io.LimitReader(zr, maxActivityJSON+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(js) > maxActivityJSON {
+		return nil, fmt.Errorf("more than %d bytes of JSON", maxActivityJSON)
+	}
+	a := &Activity{}
+	if err := json.Unmarshal(js, a); err != nil {
+		return nil, err
+	}
+	return a, a.Check()
 }

@@ -38,7 +38,7 @@ const (
 	tagTruth    = "TRUT"
 	tagStamps   = "STMP" // minor 1: Begin, End of each TRUT record, same order
 	tagCounters = "CNTR"
-	tagActivity = "ACTV" // minor 2: Activity as JSON
+	tagActivity = "ACTV" // minor 2: Activity as gzip-compressed JSON
 	tagEnd      = "END."
 )
 
@@ -135,7 +135,7 @@ func WriteBundle(w io.Writer, in *BundleInput) error {
 		if err := in.Activity.Check(); err != nil {
 			return fmt.Errorf("trace: WriteBundle: %w", err)
 		}
-		if ajson, err = json.Marshal(in.Activity); err != nil {
+		if ajson, err = encodeActivity(in.Activity); err != nil {
 			return fmt.Errorf("trace: WriteBundle: activity: %w", err)
 		}
 	}
@@ -479,8 +479,7 @@ func OpenBundle(r io.ReaderAt, size int64) (*Bundle, error) {
 		}
 	}
 	if actv != nil {
-		b.Activity = &Activity{}
-		if err := json.Unmarshal(actv, b.Activity); err != nil {
+		if b.Activity, err = decodeActivity(actv); err != nil {
 			return nil, bundleErr(-1, "activity: %v", err)
 		}
 		if err := b.Activity.Check(); err != nil {

@@ -76,3 +76,55 @@ func TestPower(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerFromBundle: `run --activity` stores the activity in every
+// bundle of a multi-launch run (hotspot: 4 launches), and
+// `power --from` gives identical numbers (table, and JSON with the ideal
+// curves, at two BETs) from the run directory and from the Parquet that
+// `export -f activity` writes (and activity-csv has every launch). A run
+// without --activity is refused by name.
+func TestPowerFromBundle(t *testing.T) {
+	d := t.TempDir()
+	inst := filepath.Join(d, "hotspot.ptx")
+	spec := "../../launch/testdata/samples/hotspot/launch.yaml"
+	if r := runCLI(t, "", "instrument", "--no-ptxas", "-o", inst, "../../samples/hotspot/hotspot.sm_52.ptx"); r.code != 0 {
+		t.Fatalf("instrument: %s", r.stderr)
+	}
+	runDir, plainDir := filepath.Join(d, "hotspot.run"), filepath.Join(d, "plain.run")
+	if r := runCLI(t, "", "run", "-q", "--activity", "--launch", spec, "-o", runDir, inst); r.code != 0 {
+		t.Fatalf("run --activity: %s", r.stderr)
+	}
+	pq, csvPath := filepath.Join(d, "hotspot.parquet"), filepath.Join(d, "hotspot.csv")
+	if r := runCLI(t, "", "export", "-f", "activity", "-o", pq, runDir); r.code != 0 {
+		t.Fatalf("export -f activity: %s", r.stderr)
+	}
+	if r := runCLI(t, "", "export", "-f", "activity-csv", "-o", csvPath, runDir); r.code != 0 {
+		t.Fatalf("export -f activity-csv: %s", r.stderr)
+	}
+	if b, err := os.ReadFile(csvPath); err != nil || !strings.HasPrefix(string(b), "launch,cycles,level,unit,sm,index,row,len,count,from,to\n") ||
+		!strings.Contains(string(b), "\n3,") {
+		t.Errorf("activity CSV: %v %.80q", err, b)
+	}
+	for _, args := range [][]string{{}, {"--json"}, {"--bet", "37", "--core-bet", "5"}} {
+		a := runCLI(t, "", append([]string{"power", "--from", runDir}, args...)...)
+		b := runCLI(t, "", append([]string{"power", "--from", pq}, args...)...)
+		if a.code != 0 || b.code != 0 {
+			t.Fatalf("power --from %v: exit %d, %d: %s%s", args, a.code, b.code, a.stderr, b.stderr)
+		}
+		if a.stdout != b.stdout {
+			t.Errorf("power --from %v: run directory and exported Parquet differ:\n%s\n%s", args, a.stdout, b.stdout)
+		}
+		if len(args) == 0 && !strings.Contains(a.stdout, "4 launch(es)") {
+			t.Errorf("power --from the run: not all 4 launches:\n%s", a.stdout)
+		}
+	}
+	if r := runCLI(t, "", "run", "-q", "--launch", spec, "-o", plainDir, inst); r.code != 0 {
+		t.Fatalf("run: %s", r.stderr)
+	}
+	if r := runCLI(t, "", "power", "--from", plainDir); r.code == 0 || !strings.Contains(r.stderr, "run --activity") {
+		t.Errorf("power --from a run without activity: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "", "run", "--activity", "--launch", spec, "-o", plainDir, "../../samples/hotspot/hotspot.sm_52.ptx"); r.code != 2 || !strings.Contains(r.stderr, "instrumented") {
+		t.Errorf("run --activity without a manifest: exit %d: %s", r.code, r.stderr)
+	}
+}
