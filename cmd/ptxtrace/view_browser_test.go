@@ -435,3 +435,36 @@ func TestViewBrowserActivity(t *testing.T) {
 	b.waitFor(t, `panels[0].hitList.filter(h=>h.state && h.node.sm===0).map(h=>h.state.state).join(",") === "active,idle"`)
 	checkRequests(t, b, u)
 }
+
+// TestViewBrowserActivityRun: a real model run recorded with
+// `run --activity` (hotspot, 4 launches) shows activity rows for every
+// launch: the GPU's power and unit rows and, expanded, an SM's power
+// state with at least one active interval.
+func TestViewBrowserActivityRun(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	inst := filepath.Join(dir, "hotspot.ptx")
+	if r := runCLI(t, "", "instrument", "--mode", "auto", "--no-ptxas", "-o", inst, "../../samples/hotspot/hotspot.sm_52.ptx"); r.code != 0 {
+		t.Fatalf("instrument: %s", r.stderr)
+	}
+	run := filepath.Join(dir, "hotspot")
+	if r := runCLI(t, "", "run", "--activity", "--launch", "../../launch/testdata/samples/hotspot/launch.yaml", "-o", run, inst); r.code != 0 {
+		t.Fatalf("run: %s", r.stderr)
+	}
+	u := startView(t, run)
+	b.run(t, "load", chromedp.Navigate(u))
+	b.waitFor(t, `document.body.dataset.ready==="1" && +document.querySelector(".panel .track canvas").dataset.drawn > 0`)
+	if n := b.evalInt(t, `document.querySelectorAll("#runA option").length`); n != 4 {
+		t.Errorf("%d runs listed, want hotspot's 4 launches", n)
+	}
+	if n := b.evalInt(t, `document.querySelectorAll(".rowlabels div.act.unit").length`); n < 2 {
+		t.Errorf("%d GPU unit rows, want at least sp and ldst", n)
+	}
+	b.run(t, "expand SM 0", chromedp.Click(chromedp.CSS(`.rowlabels div.sm .tog`)))
+	b.waitFor(t, `panels[0].hitList.some(h=>h.state && h.node.sm===0 && h.state.state==="active")`)
+	img := b.screenshot(t, "viewer-activity-run")
+	if c := colours(img, b.rect(t, ".panel .track canvas")); c < 5 {
+		t.Errorf("activity timeline: %d colours", c)
+	}
+	checkRequests(t, b, u)
+}

@@ -132,7 +132,7 @@ class Panel {
         const x0 = this.x(b.t0, W), x1 = Math.max(x0 + 1, this.x(b.t1, W)), share = b.busy / b.cap;
         const h = share * (ROWH - 3);
         g.fillStyle = n.track === "power" ? STATE.active : "#fb8c00"; g.fillRect(x0, y + ROWH - 1 - h, x1 - x0, h);
-        if (b.lanecap) { const hl = b.lanes / b.lanecap * (ROWH - 3); g.fillStyle = "#bf360c"; g.fillRect(x0, y + ROWH - 2 - hl, x1 - x0, 2); }
+        if (b.lanecap && b.lanes > 0) { const hl = b.lanes / b.lanecap * (ROWH - 3); g.fillStyle = "#bf360c"; g.fillRect(x0, y + ROWH - 2 - hl, x1 - x0, 2); }
         this.hitList.push({x0, x1, y, act: b, node: n});
       }
       for (const st of tile.states || []) {
