@@ -231,11 +231,31 @@ func TestViewBrowser(t *testing.T) {
 	b.run(t, "search", chromedp.SetValue(chromedp.CSS(`#search`), "tex"), chromedp.Click(chromedp.CSS(`#searchForm button`)))
 	b.waitFor(t, `document.querySelector("#hits h3") && document.querySelector("#hits h3").textContent.includes("tex")`)
 
-	// Charts tab: the report's charts for both runs.
+	// Charts tab: across the runs Fig. 5 (a bar pair per run) and the
+	// probe error; per run the report's charts, the probe error per
+	// region, Fig. 10 and Fig. 11.
 	b.run(t, "charts tab", chromedp.Click(chromedp.CSS(`#tab-charts`)))
-	b.waitFor(t, `document.querySelectorAll(".chart svg").length >= 4`)
+	b.waitFor(t, `document.querySelector("#chartsBody").dataset.ready === "1"`)
+	ids := eval[string](t, b, `[...document.querySelectorAll("#compareCharts .chart")].map(c=>c.dataset.id).join(",")`)
+	if ids != "fig5,probe_error" {
+		t.Errorf("charts across runs: %s", ids)
+	}
+	if n := b.evalInt(t, `document.querySelectorAll('#compareCharts .chart[data-id="fig5"] rect.bar').length`); n != 4 {
+		t.Errorf("Fig. 5: %d bars, want 2 runs × (memory, other)", n)
+	}
+	for _, run := range []string{"0", "1"} {
+		ids := eval[string](t, b, `[...document.querySelectorAll('.runCharts[data-run="`+run+`"] .chart')].map(c=>c.dataset.id).join(",")`)
+		for _, want := range []string{"probe_error_regions", "fig10", "fig11", "stalls"} {
+			if !strings.Contains(ids, want) {
+				t.Errorf("run %s charts %s lack %s", run, ids, want)
+			}
+		}
+	}
+	if n := b.evalInt(t, `(document.querySelector('.runCharts[data-run="1"] .chart[data-id="fig11"] path.line').getAttribute("d").match(/[ML]/g)||[]).length`); n < 2 {
+		t.Errorf("Fig. 11 of the auto run: a line of %d vertices", n)
+	}
 	ch := b.screenshot(t, "viewer-charts")
-	if c := colours(ch, b.rect(t, ".chart svg")); c < 4 {
+	if c := colours(ch, b.rect(t, `.chart[data-id="fig5"] svg`)); c < 4 {
 		t.Errorf("chart: %d colours", c)
 	}
 	checkRequests(t, b, u)

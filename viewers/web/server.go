@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed static
@@ -14,20 +15,29 @@ var staticFS embed.FS
 
 // Chart is one prepared SVG chart of a run.
 type Chart struct {
+	ID    string `json:"id"` // e.g. "fig5", "fig10", "probe_error"
 	Title string `json:"title"`
+	Text  string `json:"text,omitempty"` // what the chart shows
 	SVG   string `json:"svg"`
 }
 
-// Run is one run the server shows.
+// Run is one run the server shows: its index, its charts (RunCharts) and
+// the statistics the charts across runs are drawn from (nil: the run is
+// left out of them).
 type Run struct {
 	Index  *Index
 	Charts []Chart
+	Stats  *Stats
 }
 
 // Server serves the viewer over the runs it was built with.
 type Server struct {
 	runs []Run
 	mux  *http.ServeMux
+	// The charts across runs, made on first request.
+	cmpOnce sync.Once
+	cmp     []Chart
+	cmpErr  error
 }
 
 // NewServer returns a handler over runs (addressed by their position).
@@ -44,6 +54,7 @@ func NewServer(runs []Run) *Server {
 	s.mux.HandleFunc("GET /api/search", s.handleSearch)
 	s.mux.HandleFunc("GET /api/charts", s.handleCharts)
 	s.mux.HandleFunc("GET /api/tracks", s.handleTracks)
+	s.mux.HandleFunc("GET /api/compare", s.handleCompare)
 	return s
 }
 
@@ -249,4 +260,26 @@ func (s *Server) handleTracks(w http.ResponseWriter, r *http.Request) {
 		out.Transfers = []TransferSpan{}
 	}
 	writeJSON(w, out)
+}
+
+// handleCompare answers the charts across all runs (CompareCharts).
+func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+	s.cmpOnce.Do(func() {
+		var sts []*Stats
+		for _, run := range s.runs {
+			if run.Stats != nil {
+				sts = append(sts, run.Stats)
+			}
+		}
+		s.cmp, s.cmpErr = CompareCharts(sts)
+	})
+	if s.cmpErr != nil {
+		fail(w, http.StatusInternalServerError, s.cmpErr.Error())
+		return
+	}
+	c := s.cmp
+	if c == nil {
+		c = []Chart{}
+	}
+	writeJSON(w, c)
 }

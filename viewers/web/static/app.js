@@ -269,10 +269,14 @@ function loadSource() {
   });
 }
 
+function chartHTML(c) { return `<div class="chart" data-id="${esc(c.id)}"><h4>${esc(c.title)}</h4>${c.text ? `<p>${esc(c.text)}</p>` : ""}<div>${c.svg}</div></div>`; }
+
 function loadCharts() {
   const ids = selectedRuns();
-  Promise.all(ids.map(id => api("charts", {run: id}))).then(all => {
-    $("chartsBody").innerHTML = all.map((cs, k) => `<h3>${esc(runs[ids[k]].name)}</h3>` + (cs.length ? cs.map(c => `<div class="chart"><div>${c.svg}</div></div>`).join("") : "<p>no charts</p>")).join("");
+  Promise.all([api("compare", {}), ...ids.map(id => api("charts", {run: id}))]).then(([cmp, ...all]) => {
+    $("chartsBody").innerHTML = `<section id="compareCharts"><h3>All ${runs.length} run(s)</h3>` + (cmp.length ? cmp.map(chartHTML).join("") : "<p>no charts</p>") + "</section>" +
+      all.map((cs, k) => `<section class="runCharts" data-run="${ids[k]}"><h3>${esc(runs[ids[k]].name)}</h3>` + (cs.length ? cs.map(chartHTML).join("") : "<p>no charts</p>") + "</section>").join("");
+    $("chartsBody").dataset.ready = "1";
   });
 }
 
