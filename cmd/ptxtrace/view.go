@@ -40,7 +40,9 @@ func newViewCommand() *cli.Command {
 			"is embedded in the binary and loads nothing from the network; the server\n" +
 			"serves only the runs named here. The timeline asks the server for buckets\n" +
 			"at the screen's resolution, so runs of tens of millions of regions stay\n" +
-			"interactive. Two runs can be compared side by side.\n\n" +
+			"interactive. Two runs can be compared side by side. Transfers of the launch\n" +
+			"show on a copy engine row; a run recorded with run --activity adds each\n" +
+			"SM's power state and its units' activity.\n\n" +
 			"--listen HOST:PORT binds another address. An address on every interface\n" +
 			"(\":8080\", 0.0.0.0, ::) is refused; a named non-loopback address is served\n" +
 			"with a warning, since the traces become readable from the network.",
