@@ -130,6 +130,21 @@ func colours(img image.Image, r image.Rectangle) int {
 	return len(seen)
 }
 
+// pixels counts the pixels of colour (r, g, b) in rect of img.
+func pixels(img image.Image, rect image.Rectangle, r, g, b uint32) int {
+	n := 0
+	rect = rect.Intersect(img.Bounds())
+	for y := rect.Min.Y; y < rect.Max.Y; y++ {
+		for x := rect.Min.X; x < rect.Max.X; x++ {
+			c0, c1, c2, _ := img.At(x, y).RGBA()
+			if c0>>8 == r && c1>>8 == g && c2>>8 == b {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // eval evaluates a JS expression.
 func eval[T any](t *testing.T, b *browser, expr string) T {
 	t.Helper()
@@ -227,9 +242,22 @@ func TestViewBrowser(t *testing.T) {
 		t.Errorf("timeline canvas %v too small", r)
 	}
 
-	// Search box: text search.
+	// Search box: text search; the first tex load is revealed.
 	b.run(t, "search", chromedp.SetValue(chromedp.CSS(`#search`), "tex"), chromedp.Click(chromedp.CSS(`#searchForm button`)))
 	b.waitFor(t, `document.querySelector("#hits h3") && document.querySelector("#hits h3").textContent.includes("tex")`)
+	b.waitFor(t, `panels[0].hitList.some(h=>h.span && h.span.m==="naive")`)
+
+	// Colour by probe mode: the naive run's load spans turn red
+	// (#e53935), which no state space uses.
+	b.run(t, "colour by mode", chromedp.SetValue(chromedp.CSS(`#colorBy`), "mode"))
+	eval[bool](t, b, `document.querySelector("#colorBy").dispatchEvent(new Event("change"))`)
+	b.waitFor(t, `document.querySelector(".panel .legend").textContent.includes("probe mode:naive")`)
+	b.waitFor(t, `+document.querySelector(".panel .track canvas").dataset.drawn > 0`)
+	if n := pixels(b.screenshot(t, "viewer-modes"), b.rect(t, ".panel .track canvas"), 0xe5, 0x39, 0x35); n == 0 {
+		t.Error("no naive-coloured pixel in the naive run's timeline")
+	}
+	b.run(t, "colour by space", chromedp.SetValue(chromedp.CSS(`#colorBy`), "space"))
+	eval[bool](t, b, `document.querySelector("#colorBy").dispatchEvent(new Event("change"))`)
 
 	// Charts tab: across the runs Fig. 5 (a bar pair per run) and the
 	// probe error; per run the report's charts, the probe error per

@@ -235,6 +235,7 @@ type Span struct {
 	Start int64  `json:"s"`
 	End   int64  `json:"e"`
 	Class string `json:"c"`
+	Mode  string `json:"m,omitempty"` // probe mode of a load region
 }
 
 // Tile is the answer for one node.
@@ -338,7 +339,12 @@ func (ix *Index) spans(row int, t0, t1 int64) []Span {
 		if i < lo && d.end[i] <= t0 {
 			continue
 		}
-		out = append(out, Span{Row: row, I: i, Start: d.start[i], End: d.end[i], Class: Class(&ix.Regions[d.rid[i]])})
+		in := &ix.Regions[d.rid[i]]
+		sp := Span{Row: row, I: i, Start: d.start[i], End: d.end[i], Class: Class(in)}
+		if in.Memory() {
+			sp.Mode = in.Mode
+		}
+		out = append(out, sp)
 	}
 	return out
 }
@@ -558,7 +564,8 @@ func (ix *Index) Search(line int, q string, limit int) ([]Hit, int64) {
 
 // MarshalJSON writes a tile compactly: {"node":N,"mode":M} plus, for
 // buckets, the columns "t0", "t1", "n", "busy", "mem" of the non-empty
-// buckets, and for spans, rows of [row, i, start, end, class].
+// buckets, and for spans, rows of [row, i, start, end, class] with the
+// probe mode appended for load regions.
 func (t Tile) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, 64+len(t.Buckets)*40+len(t.Spans)*48)
 	b = append(b, `{"node":`...)
@@ -639,6 +646,10 @@ func (t Tile) MarshalJSON() ([]byte, error) {
 			b = strconv.AppendInt(b, s.End, 10)
 			b = append(b, ',')
 			b = strconv.AppendQuote(b, s.Class)
+			if s.Mode != "" {
+				b = append(b, ',')
+				b = strconv.AppendQuote(b, s.Mode)
+			}
 			b = append(b, ']')
 		}
 		b = append(b, ']')

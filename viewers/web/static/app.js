@@ -5,6 +5,12 @@ const ROWH = 18;
 const COLORS = {global: "#1e88e5", shared: "#43a047", local: "#fb8c00", const: "#8e24aa", param: "#6d4c41", tex: "#00acc1", memory: "#1e88e5", user: "#b0b0b0"};
 const colorOf = c => COLORS[c] || "#757575";
 const STATE = {active: "#43a047", idle: "#ffd54f", gated: "#546e7a"};
+const MODES = {naive: "#e53935", fence: "#fdd835", dummy: "#3949ab"};
+const byMode = () => $("colorBy").value === "mode";
+function legendHTML() {
+  const cs = byMode() ? Object.assign({}, MODES, {user: COLORS.user}) : Object.fromEntries(Object.entries(COLORS).filter(([k]) => k !== "memory"));
+  return `<b class="kinds">${byMode() ? "probe mode:" : "state space:"}${Object.keys(cs).map(k => `<span style="background:${cs[k]}"></span>${k}`).join("")}</b> · aggregated buckets: height = busy share, colour = memory share`;
+}
 const $ = id => document.getElementById(id);
 const api = (path, q) => fetch("api/" + path + "?" + new URLSearchParams(q)).then(r => r.ok ? r.json() : r.text().then(t => { throw new Error(t); }));
 let runs = [], panels = [], focused = null;
@@ -27,7 +33,7 @@ class Panel {
     this.rulerC = this.el.querySelector(".ruler canvas"); this.labels = this.el.querySelector(".rowlabels");
     this.canvas = this.el.querySelector(".track canvas"); this.body = this.el.querySelector(".body");
     this.tcanvas = this.el.querySelector(".ttrack canvas"); this.tlabels = this.el.querySelector(".tracklabels");
-    this.el.querySelector(".legend").innerHTML = Object.keys(COLORS).filter(k => k !== "memory").map(k => `<span style="background:${COLORS[k]}"></span>${k}`).join("") + " · aggregated buckets: height = busy share, colour = memory share";
+    this.el.querySelector(".legend").innerHTML = legendHTML();
     this.expanded = new Set([0]);
     this.ready = api("tree", {run: run.id}).then(nodes => {
       this.nodes = nodes; this.kids = nodes.map(() => []); this.warpNode = {};
@@ -142,10 +148,10 @@ class Panel {
         this.hitList.push({x0, x1, y, state: s, node: n});
       }
       for (const a of tile.spans || []) {
-        const s = {row: a[0], i: a[1], s: a[2], e: a[3], c: a[4]};
+        const s = {row: a[0], i: a[1], s: a[2], e: a[3], c: a[4], m: a[5]};
         const x0 = Math.max(-1, this.x(s.s, W)), x1 = Math.min(W + 1, Math.max(x0 + 1, this.x(s.e, W)));
         const user = s.c === "user";
-        g.fillStyle = colorOf(s.c); g.fillRect(x0, user ? y + 1 : y + 4, x1 - x0, user ? 3 : ROWH - 6);
+        g.fillStyle = byMode() && s.m ? (MODES[s.m] || "#757575") : colorOf(s.c); g.fillRect(x0, user ? y + 1 : y + 4, x1 - x0, user ? 3 : ROWH - 6);
         if (this.sel && this.sel.row === s.row && this.sel.i === s.i) { g.strokeStyle = "#d50000"; g.lineWidth = 2; g.strokeRect(x0, y + 2, x1 - x0, ROWH - 4); }
         this.hitList.push({x0, x1, y, span: s});
       }
@@ -306,6 +312,7 @@ window.addEventListener("keydown", e => {
 window.addEventListener("resize", () => panels.forEach(p => p.refresh()));
 document.querySelectorAll(".tab").forEach(b => b.onclick = () => showTab(b.dataset.tab));
 $("bet").addEventListener("change", () => panels.forEach(p => p.refresh()));
+$("colorBy").addEventListener("change", () => panels.forEach(p => { p.el.querySelector(".legend .kinds").outerHTML = legendHTML().split(" · ")[0]; p.refresh(); }));
 
 api("runs", {}).then(rs => {
   runs = rs;
