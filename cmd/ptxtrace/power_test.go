@@ -153,6 +153,24 @@ func TestPowerFromBundle(t *testing.T) {
 			t.Errorf("launch %d: activity added %d counter tracks, want 63", l, d)
 		}
 	}
+	// report --html: a power section on each launch's page of the run
+	// with activity, none without.
+	for _, c := range []struct {
+		dir  string
+		want bool
+	}{{runDir, true}, {plainDir, false}} {
+		page := filepath.Join(d, filepath.Base(c.dir)+".html")
+		if r := runCLI(t, "", "report", "--html", page, c.dir); r.code != 0 {
+			t.Fatalf("report --html %s: %s", c.dir, r.stderr)
+		}
+		b, err := os.ReadFile(strings.TrimSuffix(page, ".html") + ".003.html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), "Power gating: busy and idle per level") && strings.Contains(string(b), "lane sp"); got != c.want {
+			t.Errorf("report --html %s: power section %v, want %v", c.dir, got, c.want)
+		}
+	}
 	if r := runCLI(t, "", "power", "--from", plainDir); r.code == 0 || !strings.Contains(r.stderr, "run --activity") {
 		t.Errorf("power --from a run without activity: exit %d: %s", r.code, r.stderr)
 	}
