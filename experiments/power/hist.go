@@ -81,6 +81,16 @@ func (m *histBuilder) add(n model.Time, count uint64) {
 	m.large[n] += count
 }
 
+// merge adds o's intervals to m.
+func (m *histBuilder) merge(o *histBuilder) {
+	for l, c := range o.small {
+		m.add(model.Time(l), c)
+	}
+	for l, c := range o.large {
+		m.add(l, c)
+	}
+}
+
 func (m *histBuilder) hist() Hist {
 	h := Hist{}
 	for l, c := range m.small {

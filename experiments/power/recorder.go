@@ -115,6 +115,7 @@ func (r *Recorder) Observe(part int) model.Observer {
 			s.units[k] = append(s.units[k], newTrack(false))
 			ls := make([]track, r.lanes[k].lanes)
 			s.lanes[k] = append(s.lanes[k], ls)
+			s.groups[k] = append(s.groups[k], laneGroup{sync: true, full: laneBits(uint64(1)<<len(ls) - 1)})
 		}
 	}
 	r.sms[part] = s
@@ -130,6 +131,7 @@ type smRecorder struct {
 	core     *track
 	units    [model.NumUnitKinds][]*track  // [kind][instance]
 	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
+	groups   [model.NumUnitKinds][]laneGroup // [kind][instance]
 	// busy unit cycles and busy lane cycles of each kind over time
 	useries, lseries [model.NumUnitKinds]series
 	err              error
@@ -169,17 +171,27 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 		}
 	}
 	lanes := s.lanes[e.Unit][e.Index]
+	g := &s.groups[e.Unit][e.Index]
 	if lm.passes == 1 && !s.r.Compact {
 		// every thread in the one pass (gtx480's sp and ldst)
 		lb := lm.busyLanes(e.Active, 0)
 		s.lseries[e.Unit].add(e.From, e.To, uint64(bits.OnesCount64(uint64(lb))))
-		for lb != 0 {
-			j := lb.TrailingZeros64()
-			lb &= lb - 1
+		if lb == g.full && g.sync {
+			g.t.add(e.From, e.To) // every lane alike: one update
+			return
+		}
+		g.desync(lanes)
+		for b := lb; b != 0; {
+			j := b.TrailingZeros64()
+			b &= b - 1
 			lanes[j].add(e.From, e.To)
+		}
+		if lb == g.full {
+			g.resync(lanes)
 		}
 		return
 	}
+	g.desync(lanes)
 	occ := e.To - e.From
 	P := model.Time(lm.passes)
 	n := bits.OnesCount32(e.Active)
@@ -198,6 +210,71 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 			lanes[j].add(from, to)
 		}
 	}
+}
+
+// laneGroup is the lanes of one unit instance. While sync is set, every
+// lane's timeline since the group last synced is the same, kept once in t
+// (the lanes' own tracks are stale): a warp-instruction with every lane
+// active, the common case, costs one track update instead of one per
+// lane. A partial mask desyncs the group (each lane continues from t's
+// state on its own); an issue with every lane active after which all
+// lanes agree resyncs it. A lane's activity is its own track's plus t's
+// (busy cycles and idle intervals are counted in whichever track saw the
+// busy run that ended them).
+type laneGroup struct {
+	sync bool
+	full laneBits
+	t    track
+}
+
+// desync hands t's current state to every lane's own track.
+func (g *laneGroup) desync(lanes []track) {
+	if !g.sync {
+		return
+	}
+	g.sync = false
+	for j := range lanes {
+		lanes[j].cur, lanes[j].from = g.t.cur, g.t.from
+	}
+}
+
+// resync syncs the group when every lane's state is the same.
+func (g *laneGroup) resync(lanes []track) {
+	cur, from := lanes[0].cur, lanes[0].from
+	for j := range lanes {
+		if lanes[j].cur != cur || lanes[j].from != from {
+			return
+		}
+	}
+	g.sync, g.t.cur, g.t.from = true, cur, from
+}
+
+// finish closes the group's lanes at end and adds t's counts to each;
+// it returns the busy cycles cut from each lane.
+func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, error) {
+	cuts := make([]model.Time, len(lanes))
+	if g.sync {
+		c, err := g.t.finish(end)
+		if err != nil {
+			return nil, err
+		}
+		for j := range cuts {
+			cuts[j] = c
+		}
+	} else {
+		for j := range lanes {
+			c, err := lanes[j].finish(end)
+			if err != nil {
+				return nil, err
+			}
+			cuts[j] = c
+		}
+	}
+	for j := range lanes {
+		lanes[j].busy += g.t.busy
+		lanes[j].idle.merge(&g.t.idle)
+	}
+	return cuts, nil
 }
 
 // Launch is the activity of one run: per-SM tracks closed at Cycles.
@@ -289,16 +366,17 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 					sr.UnitCycles[nb-1] -= uint64(cut)
 				}
 				l.Units[k] = append(l.Units[k], b)
+				cuts, err := s.groups[k][u].finish(s.lanes[k][u], cycles)
+				if err != nil {
+					return nil, fmt.Errorf("power: SM %d: %w", i, err)
+				}
 				for j := range s.lanes[k][u] {
-					b, err := block(i, u*len(s.lanes[k][u])+j, &s.lanes[k][u][j])
-					if err != nil {
-						return nil, err
-					}
+					lt := &s.lanes[k][u][j]
+					l.Lanes[k] = append(l.Lanes[k], Block{SM: i, Index: u*len(s.lanes[k][u]) + j, Busy: lt.busy, Idle: lt.idle.hist()})
 					if nb > 0 {
-						sr.LaneCycles[nb-1] -= uint64(cut)
+						sr.LaneCycles[nb-1] -= uint64(cuts[j])
 					}
 					sr.Lanes++
-					l.Lanes[k] = append(l.Lanes[k], b)
 				}
 			}
 			l.Series = append(l.Series, sr)
