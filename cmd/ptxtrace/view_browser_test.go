@@ -516,3 +516,47 @@ func TestViewBrowserActivityRun(t *testing.T) {
 	}
 	checkRequests(t, b, u)
 }
+
+// TestViewBrowserSweepCharts: three runs of one probe mode with the
+// model's texture hit rate and cycles (as a sweep's entries have) get the
+// frequency-vs-hit-rate and frequency-vs-frame-rate charts across runs,
+// one point per run and Pearson's r in the legend.
+func TestViewBrowserSweepCharts(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	var paths []string
+	for i, warps := range []int{8, 16, 24} {
+		s := tt.Synth{Warps: warps, WarpsPerCTA: 4, Iters: 3 + i, Loads: 2, NumSMs: 2, Timer: 1}
+		var raw bytes.Buffer
+		if _, err := s.WriteTo(&raw); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("shape%d.bundle", i))
+		in := &trace.BundleInput{Raw: raw.Bytes(), Manifest: s.Manifest(),
+			Meta: trace.RunMeta{Source: "model", ClockHz: 1.4e9, Labels: map[string]string{"mode": "auto"}},
+			Counters: []trace.Counter{{Name: trace.CounterTexHitRate, SM: -1, Value: 0.5 + 0.1*float64(i)}, {Name: trace.CounterKernelCycles, SM: -1, Value: float64(5000 * (i + 1))}}}
+		if err := trace.WriteBundleFile(p, in); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	u := startView(t, paths...)
+	b.run(t, "load", chromedp.Navigate(u))
+	b.waitFor(t, `document.body.dataset.ready==="1"`)
+	b.run(t, "charts tab", chromedp.Click(chromedp.CSS(`#tab-charts`)))
+	b.waitFor(t, `document.querySelector("#chartsBody").dataset.ready === "1"`)
+	if ids := eval[string](t, b, `[...document.querySelectorAll("#compareCharts .chart")].map(c=>c.dataset.id).join(",")`); ids != "fig5,corr_hitrate,corr_fps" {
+		t.Errorf("charts across runs: %s (no ground truth: no probe error chart)", ids)
+	}
+	for _, id := range []string{"corr_hitrate", "corr_fps"} {
+		sel := `#compareCharts .chart[data-id="` + id + `"]`
+		if n := b.evalInt(t, `document.querySelectorAll('`+sel+` path.mark').length`); n != 3 {
+			t.Errorf("%s: %d points, want 3", id, n)
+		}
+		if l := b.text(t, sel+" svg"); !strings.Contains(l, "auto (r = ") || !strings.Contains(l, "n = 3") {
+			t.Errorf("%s legend lacks r: %.200s", id, l)
+		}
+	}
+	b.screenshot(t, "viewer-sweep-charts")
+	checkRequests(t, b, u)
+}
