@@ -533,7 +533,7 @@ func TestViewBrowserSweepCharts(t *testing.T) {
 		}
 		p := filepath.Join(dir, fmt.Sprintf("shape%d.bundle", i))
 		in := &trace.BundleInput{Raw: raw.Bytes(), Manifest: s.Manifest(),
-			Meta: trace.RunMeta{Source: "model", ClockHz: 1.4e9, Labels: map[string]string{"mode": "auto"}},
+			Meta:     trace.RunMeta{Source: "model", ClockHz: 1.4e9, Labels: map[string]string{"mode": "auto"}},
 			Counters: []trace.Counter{{Name: trace.CounterTexHitRate, SM: -1, Value: 0.5 + 0.1*float64(i)}, {Name: trace.CounterKernelCycles, SM: -1, Value: float64(5000 * (i + 1))}}}
 		if err := trace.WriteBundleFile(p, in); err != nil {
 			t.Fatal(err)
