@@ -21,7 +21,7 @@ import (
 const (
 	BundleMagic = "PTXTBNDL"
 	BundleMajor = 1
-	BundleMinor = 1 // 1: optional STMP chunk (truth stamps)
+	BundleMinor = 2 // 1: optional STMP chunk (truth stamps); 2: optional ACTV chunk (activity)
 
 	bundleHeaderBytes = 16
 	chunkHeaderBytes  = 16
@@ -38,6 +38,7 @@ const (
 	tagTruth    = "TRUT"
 	tagStamps   = "STMP" // minor 1: Begin, End of each TRUT record, same order
 	tagCounters = "CNTR"
+	tagActivity = "ACTV" // minor 2: Activity as gzip-compressed JSON
 	tagEnd      = "END."
 )
 
@@ -59,6 +60,9 @@ type BundleInput struct {
 	Meta     RunMeta
 	Truth    []TruthAccess // any order; stored sorted by warp (stable)
 	Counters []Counter     // stored in the given order
+	// Activity is the model's recorded activity of the launch (optional:
+	// nil writes no ACTV chunk).
+	Activity *Activity
 }
 
 // bundleMeta is the META chunk's JSON.
@@ -126,6 +130,15 @@ func WriteBundle(w io.Writer, in *BundleInput) error {
 	if err != nil {
 		return fmt.Errorf("trace: WriteBundle: counters: %w", err)
 	}
+	var ajson []byte
+	if in.Activity != nil {
+		if err := in.Activity.Check(); err != nil {
+			return fmt.Errorf("trace: WriteBundle: %w", err)
+		}
+		if ajson, err = encodeActivity(in.Activity); err != nil {
+			return fmt.Errorf("trace: WriteBundle: activity: %w", err)
+		}
+	}
 
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var hdr [bundleHeaderBytes]byte
@@ -163,6 +176,11 @@ func WriteBundle(w io.Writer, in *BundleInput) error {
 	}
 	if err := put(tagCounters, int64(len(cjson)), bytes.NewReader(cjson)); err != nil {
 		return err
+	}
+	if ajson != nil {
+		if err := put(tagActivity, int64(len(ajson)), bytes.NewReader(ajson)); err != nil {
+			return err
+		}
 	}
 	if err := put(tagEnd, 0, bytes.NewReader(nil)); err != nil {
 		return err
@@ -306,6 +324,9 @@ type Bundle struct {
 	ManifestJSON []byte
 	Manifest     *manifest.Manifest
 	Counters     []Counter
+	// Activity is the ACTV chunk (minor 2), checked; nil when the bundle
+	// has none (older bundles, runs without --activity).
+	Activity *Activity
 
 	r          io.ReaderAt
 	raw, truth section
@@ -354,9 +375,9 @@ func OpenBundle(r io.ReaderAt, size int64) (*Bundle, error) {
 		return nil, bundleErr(8, "version %d.%d is not supported (this ptxtrace reads major version %d)", b.Major, b.Minor, BundleMajor)
 	}
 	var (
-		meta, mani, cntr []byte
-		seen             = map[string]bool{}
-		ended            bool
+		meta, mani, cntr, actv []byte
+		seen                   = map[string]bool{}
+		ended                  bool
 	)
 	off := int64(bundleHeaderBytes)
 	for !ended {
@@ -404,6 +425,8 @@ func OpenBundle(r io.ReaderAt, size int64) (*Bundle, error) {
 			mani, err = small()
 		case tagCounters:
 			cntr, err = small()
+		case tagActivity:
+			actv, err = small()
 		case tagRaw:
 			b.raw = s
 		case tagTruth:
@@ -453,6 +476,14 @@ func OpenBundle(r io.ReaderAt, size int64) (*Bundle, error) {
 	if cntr != nil {
 		if err := json.Unmarshal(cntr, &b.Counters); err != nil {
 			return nil, bundleErr(-1, "counters: %v", err)
+		}
+	}
+	if actv != nil {
+		if b.Activity, err = decodeActivity(actv); err != nil {
+			return nil, bundleErr(-1, "activity: %v", err)
+		}
+		if err := b.Activity.Check(); err != nil {
+			return nil, bundleErr(-1, "%v", err)
 		}
 	}
 	return b, nil
@@ -590,7 +621,7 @@ func (b *Bundle) Regions() (*Decoder, error) {
 	if b.TruthCount() > 0 {
 		tr = b
 	}
-	return NewDecoder(b.Raw(), b.raw.size, b.Manifest, b.Kernel, Options{Meta: b.Meta, ManifestJSON: b.ManifestJSON, Truth: tr})
+	return NewDecoder(b.Raw(), b.raw.size, b.Manifest, b.Kernel, Options{Meta: b.Meta, ManifestJSON: b.ManifestJSON, Truth: tr, Activity: b.Activity})
 }
 
 // Trace decodes the whole bundle into memory.

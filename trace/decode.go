@@ -95,6 +95,8 @@ type Options struct {
 	ManifestJSON []byte
 	// Truth supplies ground truth per warp (optional).
 	Truth TruthReader
+	// Activity is stored in Header.Activity (optional).
+	Activity *Activity
 }
 
 // Decode decodes a whole raw buffer in memory. kernel names the launched
@@ -187,6 +189,7 @@ func NewDecoder(r io.ReaderAt, size int64, m *manifest.Manifest, kernel string, 
 		InstrumentationID: id,
 		Meta:              o.Meta,
 		ManifestJSON:      o.ManifestJSON,
+		Activity:          o.Activity,
 	}
 	d.h.Probes, d.h.Regions = tables(k)
 	d.index()

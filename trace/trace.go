@@ -114,6 +114,9 @@ type Header struct {
 	// ManifestJSON is the manifest as stored (for exporters that embed it,
 	// e.g. Parquet key/value metadata); nil if unknown.
 	ManifestJSON []byte
+	// Activity is the model's recorded activity of the launch (the
+	// bundle's ACTV chunk), for exporters that draw it; nil if none.
+	Activity *Activity
 }
 
 // IDHex returns the instrumentation id as 16 hex digits.

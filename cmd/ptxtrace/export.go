@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptxtrace/ptxtrace/experiments/power"
 	"github.com/ptxtrace/ptxtrace/exporters/formats"
 	"github.com/ptxtrace/ptxtrace/exporters/otlp"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
@@ -57,12 +58,15 @@ func newExportCommand() *cli.Command {
 			"traced launch (NNN = launch index): csv writes every launch into one table with\n" +
 			"a leading launch column; the other formats write one file per launch, -o FILE.EXT\n" +
 			"becoming FILE.NNN.EXT. Formats: " + formatNames() + ".\n" +
+			"activity (Parquet) and activity-csv write the model's recorded activity of every\n" +
+			"launch into one file (the bundles' ACTV chunks, ptxtrace run --activity; rows of\n" +
+			"docs/power.md, which ptxtrace power --from reads).\n" +
 			"otlp writes OTLP/JSON lines (the OpenTelemetry Collector's file exporter format).\n" +
 			"Model runs have no recorded wall-clock start: --base-time anchors kernel start\n" +
 			"(otlp* default: now; give an RFC 3339 time for byte-reproducible output); the\n" +
 			"launches of a multi-launch model run follow each other from it, back to back.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + formatNames(), Value: "csv"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + formatNames() + "|activity|activity-csv", Value: "csv"},
 			&cli.StringFlag{Name: "o", Usage: "write to `FILE` (\"-\" = standard output)", Value: "-"},
 			&cli.StringFlag{Name: "endpoint", Usage: "OTLP collector for otlp-grpc/otlp-http: `HOST:PORT` (plain text) or a URL (https:// for TLS); default $OTEL_EXPORTER_OTLP_ENDPOINT"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up sending to the collector after `DURATION`", Value: 10 * time.Second},
@@ -106,6 +110,9 @@ func otlpError(o exportOptions, err error) error {
 }
 
 func runExport1(ctx context.Context, o exportOptions) error {
+	if o.Format == "activity" || o.Format == "activity-csv" {
+		return exportActivity(o)
+	}
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
@@ -191,4 +198,22 @@ func writeExport(o exportOptions, out string, write func(io.Writer) error) error
 		return err
 	}
 	return atomicfile.WriteFile(out, 0o644, write)
+}
+
+// exportActivity writes the run's activity (every bundle's ACTV chunk) as
+// power.ActivityRows: Parquet, or CSV for activity-csv.
+func exportActivity(o exportOptions) error {
+	act, err := power.ReadRun(o.Run)
+	if err != nil {
+		return err
+	}
+	if o.Format == "activity" && o.Out == "-" && isTerminal(o.Stdout) {
+		return usagef("export: activity is binary Parquet: give -o FILE.parquet")
+	}
+	return writeExport(o, o.Out, func(w io.Writer) error {
+		if o.Format == "activity-csv" {
+			return act.WriteCSV(w)
+		}
+		return act.WriteParquet(w)
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ptxtrace/ptxtrace/experiments/power"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
 )
 
@@ -35,7 +36,7 @@ func newPowerCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "power",
 		Usage:     "ideal power-gating analysis (seed 000) of a kernel on the timing model",
-		ArgsUsage: "--launch L.yaml [--model NAME|FILE] [--bet N] [--policies | --consolidate] [--csv | --json] [--svg FILE] KERNEL.ptx  |  --from FILE.parquet",
+		ArgsUsage: "--launch L.yaml [--model NAME|FILE] [--bet N] [--policies | --consolidate] [--csv | --json] [--svg FILE] KERNEL.ptx  |  --from FILE.parquet|RUN_DIR",
 		Description: "power runs every launch of the spec on the timing model (default " + defaultRunModel + ")\n" +
 			"recording when each SM (core), each execution-unit instance and each lane is busy,\n" +
 			"checks the outputs, and prints per level the busy and idle shares, the number of\n" +
@@ -60,7 +61,7 @@ func newPowerCommand() *cli.Command {
 			&cli.IntFlag{Name: "slice", Value: int(power.DefaultIssueControl().Slice), Usage: "issue control's time slice T, `CYCLES` (with --policies)"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained report page to `FILE` (tables and charts of the analysis, consolidation, policies)"},
 			&cli.StringFlag{Name: "activity", Usage: "also write the recorded activity (busy cycles, idle-interval histograms, core busy intervals per block) to `FILE`: Parquet, or CSV when FILE ends in .csv"},
-			&cli.StringFlag{Name: "from", Usage: "analyse the activity Parquet `FILE` written by --activity instead of running a kernel"},
+			&cli.StringFlag{Name: "from", Usage: "analyse recorded activity instead of running a kernel: `PATH` = a Parquet file written by --activity or 'export -f activity', or a run directory or bundle of 'run --activity'"},
 			&cli.IntFlag{Name: "workers", Usage: "model worker goroutines (0: all cores); results do not depend on it"},
 		},
 		Action: func(c *cli.Context) error {
@@ -107,18 +108,9 @@ func runPower(ctx context.Context, o powerOptions) error {
 	cfg := power.DefaultConfig().WithBET(model.Time(o.BET))
 	cfg.CoreBET = model.Time(o.CoreBET)
 	if o.From != "" {
-		f, err := os.Open(o.From)
+		act, err := readActivity(o.From)
 		if err != nil {
 			return err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		act, err := power.ReadParquet(f, st.Size())
-		if err != nil {
-			return fmt.Errorf("%s: %w", o.From, err)
 		}
 		r, err := act.Summarise(cfg)
 		if err != nil {
@@ -254,4 +246,31 @@ func writePowerHTML(o powerOptions, r *power.Result, cons *power.Consolidation, 
 		return err
 	}
 	return atomicfile.WriteFile(o.HTML, 0o644, page.Render)
+}
+
+// readActivity reads --from: a run directory or bundle (ptxtrace run
+// --activity), or an activity Parquet file (--activity, ptxtrace export -f
+// activity).
+func readActivity(path string) (*power.Activity, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var magic [len(trace.BundleMagic)]byte
+	if st.IsDir() {
+		return power.ReadRun(path)
+	}
+	if n, _ := f.ReadAt(magic[:], 0); n == len(magic) && string(magic[:]) == trace.BundleMagic {
+		return power.ReadRun(path)
+	}
+	act, err := power.ReadParquet(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return act, nil
 }

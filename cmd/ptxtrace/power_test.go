@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptxtrace/ptxtrace/exporters/perfetto"
 )
 
 func TestPower(t *testing.T) {
@@ -74,5 +77,104 @@ func TestPower(t *testing.T) {
 		if r := runCLI(t, "", args...); r.code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestPowerFromBundle: `run --activity` stores the activity in every
+// bundle of a multi-launch run (hotspot: 4 launches), and
+// `power --from` gives identical numbers (table, and JSON with the ideal
+// curves, at two BETs) from the run directory and from the Parquet that
+// `export -f activity` writes (and activity-csv has every launch). A run
+// without --activity is refused by name.
+func TestPowerFromBundle(t *testing.T) {
+	d := t.TempDir()
+	inst := filepath.Join(d, "hotspot.ptx")
+	spec := "../../launch/testdata/samples/hotspot/launch.yaml"
+	if r := runCLI(t, "", "instrument", "--no-ptxas", "-o", inst, "../../samples/hotspot/hotspot.sm_52.ptx"); r.code != 0 {
+		t.Fatalf("instrument: %s", r.stderr)
+	}
+	runDir, plainDir := filepath.Join(d, "hotspot.run"), filepath.Join(d, "plain.run")
+	if r := runCLI(t, "", "run", "-q", "--activity", "--launch", spec, "-o", runDir, inst); r.code != 0 {
+		t.Fatalf("run --activity: %s", r.stderr)
+	}
+	pq, csvPath := filepath.Join(d, "hotspot.parquet"), filepath.Join(d, "hotspot.csv")
+	if r := runCLI(t, "", "export", "-f", "activity", "-o", pq, runDir); r.code != 0 {
+		t.Fatalf("export -f activity: %s", r.stderr)
+	}
+	if r := runCLI(t, "", "export", "-f", "activity-csv", "-o", csvPath, runDir); r.code != 0 {
+		t.Fatalf("export -f activity-csv: %s", r.stderr)
+	}
+	if b, err := os.ReadFile(csvPath); err != nil || !strings.HasPrefix(string(b), "launch,cycles,level,unit,sm,index,row,len,count,from,to\n") ||
+		!strings.Contains(string(b), "\n3,") {
+		t.Errorf("activity CSV: %v %.80q", err, b)
+	}
+	for _, args := range [][]string{{}, {"--json"}, {"--bet", "37", "--core-bet", "5"}} {
+		a := runCLI(t, "", append([]string{"power", "--from", runDir}, args...)...)
+		b := runCLI(t, "", append([]string{"power", "--from", pq}, args...)...)
+		if a.code != 0 || b.code != 0 {
+			t.Fatalf("power --from %v: exit %d, %d: %s%s", args, a.code, b.code, a.stderr, b.stderr)
+		}
+		if a.stdout != b.stdout {
+			t.Errorf("power --from %v: run directory and exported Parquet differ:\n%s\n%s", args, a.stdout, b.stdout)
+		}
+		if len(args) == 0 && !strings.Contains(a.stdout, "4 launch(es)") {
+			t.Errorf("power --from the run: not all 4 launches:\n%s", a.stdout)
+		}
+	}
+	// Perfetto: every launch's file passes the checker and has an active
+	// track per SM, and sp and ldst unit and lane tracks on each SM that
+	// ran a CTA (hotspot: 12 CTAs per launch, round robin on SMs 0…11, no
+	// sfu use): 15 + 12 × 4 counter tracks more than without.
+	pf := filepath.Join(d, "hs.pftrace")
+	if r := runCLI(t, "", "export", "-f", "perfetto", "-o", pf, runDir); r.code != 0 {
+		t.Fatalf("export -f perfetto: %s", r.stderr)
+	}
+	if r := runCLI(t, "", "run", "-q", "--launch", spec, "-o", plainDir, inst); r.code != 0 {
+		t.Fatalf("run: %s", r.stderr)
+	}
+	pf0 := filepath.Join(d, "plain.pftrace")
+	if r := runCLI(t, "", "export", "-f", "perfetto", "-o", pf0, plainDir); r.code != 0 {
+		t.Fatalf("export -f perfetto: %s", r.stderr)
+	}
+	for l := range 4 {
+		var sum [2]*perfetto.Summary
+		for i, p := range []string{pf, pf0} {
+			f, err := os.Open(strings.TrimSuffix(p, ".pftrace") + fmt.Sprintf(".%03d.pftrace", l))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum[i], err = perfetto.Check(f)
+			f.Close()
+			if err != nil {
+				t.Fatalf("launch %d: perfetto.Check: %v", l, err)
+			}
+		}
+		if d := sum[0].CounterTrack - sum[1].CounterTrack; d != 15+12*4 {
+			t.Errorf("launch %d: activity added %d counter tracks, want 63", l, d)
+		}
+	}
+	// report --html: a power section on each launch's page of the run
+	// with activity, none without.
+	for _, c := range []struct {
+		dir  string
+		want bool
+	}{{runDir, true}, {plainDir, false}} {
+		page := filepath.Join(d, filepath.Base(c.dir)+".html")
+		if r := runCLI(t, "", "report", "--html", page, c.dir); r.code != 0 {
+			t.Fatalf("report --html %s: %s", c.dir, r.stderr)
+		}
+		b, err := os.ReadFile(strings.TrimSuffix(page, ".html") + ".003.html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), "Power gating: busy and idle per level") && strings.Contains(string(b), "lane sp"); got != c.want {
+			t.Errorf("report --html %s: power section %v, want %v", c.dir, got, c.want)
+		}
+	}
+	if r := runCLI(t, "", "power", "--from", plainDir); r.code == 0 || !strings.Contains(r.stderr, "run --activity") {
+		t.Errorf("power --from a run without activity: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "", "run", "--activity", "--launch", spec, "-o", plainDir, "../../samples/hotspot/hotspot.sm_52.ptx"); r.code != 2 || !strings.Contains(r.stderr, "instrumented") {
+		t.Errorf("run --activity without a manifest: exit %d: %s", r.code, r.stderr)
 	}
 }

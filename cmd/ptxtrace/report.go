@@ -48,7 +48,8 @@ func newReportCommand() *cli.Command {
 			"cost (docs/model.md) + excess (JSON: \"decomposition\").\n\n" +
 			"--html OUT.html also writes one self-contained static page: the summary, the\n" +
 			"region statistics, memory vs other time per warp, the slowest lines and a\n" +
-			"timeline of every warp's regions (charts inlined; no script, nothing fetched).",
+			"timeline of every warp's regions (charts inlined; no script, nothing fetched) and,\n" +
+			"for a run recorded with 'run --activity', the power-gating analysis (docs/power.md).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON", DisableDefaultText: true},
 			&cli.IntFlag{Name: "top", Usage: "list the `N` slowest source lines", Value: 10},

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptxtrace/ptxtrace/experiments/power"
 	"github.com/ptxtrace/ptxtrace/internal/readcap"
 	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
@@ -39,6 +40,7 @@ type runOptions struct {
 	Quiet      bool          // no progress line
 	Timeout    time.Duration // wall-clock limit of the execution (0: none)
 	MaxInsts   uint64        // per-warp instruction budget (0: the spec's, else replay's default)
+	Activity   bool          // record the model's activity into the bundles (docs/power.md)
 }
 
 func newRunCommand() *cli.Command {
@@ -68,6 +70,7 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "functional", Usage: "functional execution only (no timing model)", DisableDefaultText: true},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line on stderr (it appears only on a terminal, after 2 s)", DisableDefaultText: true},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the execution after `DURATION` of wall-clock time (0: none)"},
+			&cli.BoolFlag{Name: "activity", Usage: "record when each SM, execution unit and lane is busy (power gating, docs/power.md) into every bundle's ACTV chunk; timing runs of instrumented kernels only", DisableDefaultText: true},
 			&cli.Uint64Flag{Name: "max-warp-insts", Usage: "fault a warp that executes more than `N` instructions, reporting its PC, CTA, warp and source line (default: the spec's max_warp_insts, else 200000000)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -80,10 +83,13 @@ func newRunCommand() *cli.Command {
 			if c.Bool("functional") && c.String("model") != "" {
 				return usagef("run: --functional and --model exclude each other")
 			}
+			if c.Bool("functional") && c.Bool("activity") {
+				return usagef("run: --activity records the timing model's activity; drop --functional")
+			}
 			return runRun(c.Context, runOptions{streams: streamsOf(c), PTX: c.Args().First(),
 				Launch: c.String("launch"), OutDir: c.String("o"), Manifest: c.String("manifest"),
 				Workers: c.Int("workers"), Functional: c.Bool("functional"), Model: c.String("model"),
-				Quiet: c.Bool("quiet"), Timeout: c.Duration("timeout"), MaxInsts: c.Uint64("max-warp-insts")})
+				Quiet: c.Bool("quiet"), Timeout: c.Duration("timeout"), MaxInsts: c.Uint64("max-warp-insts"), Activity: c.Bool("activity")})
 		},
 	}
 }
@@ -133,6 +139,7 @@ type runInputs struct {
 	spec *launch.Spec
 	ms   *model.Spec
 	man  *manifest.Manifest
+	act  *power.Session // --activity: the recorded launches
 }
 
 func runRun(ctx context.Context, o runOptions) error {
@@ -142,6 +149,9 @@ func runRun(ctx context.Context, o runOptions) error {
 	}
 	if o.MaxInsts > 0 {
 		in.spec.MaxWarpInsts = o.MaxInsts
+	}
+	if o.Activity && in.man == nil {
+		return usagef("run: --activity stores the activity in the run bundle, which only an instrumented kernel has (no manifest %s)", manifestPath(o.PTX))
 	}
 	baseDir := filepath.Dir(o.Launch)
 	reg := catalog.Registry() // every embedded sample's generators (samples extract)
@@ -284,8 +294,22 @@ func executeRun(ctx context.Context, o runOptions, in *runInputs, prep *launch.P
 		eo.Transfer = &ts
 	}
 	eo.ModelOpt.Progress = pr.cycles
+	var aerr error
+	if o.Activity && in.ms != nil {
+		in.act = power.NewSession(in.ms)
+		eo.ModelOpt.Observe = in.act.Observe
+		eo.OnLaunch = func(i int, lr *launch.LaunchResult) {
+			if err := in.act.Finish(i, lr); err != nil && aerr == nil {
+				aerr = err
+			}
+			pr.launch(i, lr)
+		}
+	}
 	res, err := prep.Run(ctx, eo)
 	pr.finish()
+	if err == nil && aerr != nil {
+		return nil, fmt.Errorf("run: --activity: %w", aerr)
+	}
 	if err != nil {
 		var fault *replay.Fault
 		if errors.As(err, &fault) {
@@ -357,6 +381,11 @@ func writeRunDir(dir string, o runOptions, in *runInputs, prep *launch.Prepared,
 		bin, err := lr.Bundle(in.man, in.ms, meta)
 		if err != nil {
 			return err
+		}
+		if in.act != nil {
+			if bin.Activity, err = in.act.Chunk(lr.Index); err != nil {
+				return err
+			}
 		}
 		tname, _, err := w.WriteTrace(lr.Index, len(traced) > 1, bin)
 		if err != nil {

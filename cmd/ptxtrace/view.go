@@ -4,19 +4,15 @@ package main
 // the interactive viewer on a loopback address until interrupted.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
 	"time"
 
-	"github.com/ptxtrace/ptxtrace/analysis"
 	"github.com/ptxtrace/ptxtrace/trace"
-	"github.com/ptxtrace/ptxtrace/viewers/runreport"
 	"github.com/ptxtrace/ptxtrace/viewers/web"
 	"github.com/urfave/cli/v2"
 )
@@ -44,7 +40,9 @@ func newViewCommand() *cli.Command {
 			"is embedded in the binary and loads nothing from the network; the server\n" +
 			"serves only the runs named here. The timeline asks the server for buckets\n" +
 			"at the screen's resolution, so runs of tens of millions of regions stay\n" +
-			"interactive. Two runs can be compared side by side.\n\n" +
+			"interactive. Two runs can be compared side by side. Transfers of the launch\n" +
+			"show on a copy engine row; a run recorded with run --activity adds each\n" +
+			"SM's power state and its units' activity.\n\n" +
 			"--listen HOST:PORT binds another address. An address on every interface\n" +
 			"(\":8080\", 0.0.0.0, ::) is refused; a named non-loopback address is served\n" +
 			"with a warning, since the traces become readable from the network.",
@@ -160,27 +158,15 @@ func loadViewRun(ctx context.Context, name, path string) (web.Run, error) {
 	if err != nil {
 		return web.Run{}, err
 	}
-	d, err = b.Regions()
+	st, err := web.Analyze(ctx, name, func() (trace.RegionSource, error) { return b.Regions() }, b.Counters)
 	if err != nil {
 		return web.Run{}, err
 	}
-	rep, err := analysis.AnalyzeContext(ctx, d, analysis.Options{Top: 10})
+	charts, err := web.RunCharts(ix, st)
 	if err != nil {
-		return web.Run{}, err
+		return web.Run{}, fmt.Errorf("view: %s: %w", name, err)
 	}
-	rc, _ := runreport.RegionSection(rep)
-	var charts []web.Chart
-	for _, ch := range []struct {
-		title string
-		c     interface{ Render(io.Writer) error }
-	}{{"Region durations", rc}, {"Memory vs other time per warp", runreport.WarpChart(rep)}} {
-		var buf bytes.Buffer
-		if err := ch.c.Render(&buf); err != nil {
-			return web.Run{}, fmt.Errorf("view: %s: %s: %w", name, ch.title, err)
-		}
-		charts = append(charts, web.Chart{Title: ch.title, SVG: buf.String()})
-	}
-	return web.Run{Index: ix, Charts: charts}, nil
+	return web.Run{Index: ix, Charts: charts, Stats: st}, nil
 }
 
 // hostGuard answers only requests whose Host header names the bound

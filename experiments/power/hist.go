@@ -81,6 +81,16 @@ func (m *histBuilder) add(n model.Time, count uint64) {
 	m.large[n] += count
 }
 
+// merge adds o's intervals to m.
+func (m *histBuilder) merge(o *histBuilder) {
+	for l, c := range o.small {
+		m.add(model.Time(l), c)
+	}
+	for l, c := range o.large {
+		m.add(l, c)
+	}
+}
+
 func (m *histBuilder) hist() Hist {
 	h := Hist{}
 	for l, c := range m.small {
@@ -172,12 +182,14 @@ func (t *track) add(from, to model.Time) {
 // A busy run that outlasts end (an issue in the last cycles whose unit
 // stays occupied after the last warp retired) is cut at end; one that
 // starts at or after end is an error.
-func (t *track) finish(end model.Time) error {
+// It returns the busy cycles it cut.
+func (t *track) finish(end model.Time) (cut model.Time, err error) {
 	if t.cur > end {
 		if t.from >= end {
-			return fmt.Errorf("busy from cycle %d, at or past the run's end %d", t.from, end)
+			return 0, fmt.Errorf("busy from cycle %d, at or past the run's end %d", t.from, end)
 		}
-		t.busy -= t.cur - end
+		cut = t.cur - end
+		t.busy -= cut
 		if n := len(t.runs); n > 0 {
 			t.runs[n-1].To = end
 		}
@@ -187,7 +199,7 @@ func (t *track) finish(end model.Time) error {
 		t.idle.add(end-t.cur, 1)
 		t.cur = end
 	}
-	return nil
+	return cut, nil
 }
 
 func log10(v float64) float64 { return math.Log10(v) }

@@ -82,7 +82,7 @@ func TestTrack(t *testing.T) {
 		for _, b := range tc.busy {
 			tr.add(b.From, b.To)
 		}
-		if err := tr.finish(tc.end); err != nil {
+		if _, err := tr.finish(tc.end); err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 		if tr.busy != tc.sum || !reflect.DeepEqual(tr.idle.hist(), tc.idle) || !reflect.DeepEqual(tr.runs, tc.runs) {
@@ -96,7 +96,7 @@ func TestTrackPastEnd(t *testing.T) {
 	tr := newTrack(false)
 	tr.add(5, 10)
 	tr.add(100, 101)
-	if err := tr.finish(100); err == nil {
+	if _, err := tr.finish(100); err == nil {
 		t.Error("busy run starting at the end accepted")
 	}
 }

@@ -67,3 +67,21 @@ func HTML(r *Result, cons *Consolidation, cmp *Comparison, generated string) (*r
 	}
 	return rep, nil
 }
+
+// Sections are the power sections of another report page (ptxtrace
+// report --html on a run recorded with --activity): r's level table and
+// its ideal curve.
+func Sections(r *Result) ([]report.Section, error) {
+	var b bytes.Buffer
+	if err := r.Chart().Render(&b); err != nil {
+		return nil, err
+	}
+	return []report.Section{
+		{Title: "Power gating: busy and idle per level (seed 000)", Table: levelTable(r, ""),
+			Text: fmt.Sprintf("Model activity recorded by ptxtrace run --activity: %d launch(es), %d cycles, %d SMs, active cycles Σ %d. "+
+				"Net %% is Σ(idle intervals ≥ BET) − gates × BET over blocks × cycles (docs/power.md); BET %d for units and lanes, core by active cycles.",
+				r.Launches, r.Cycles, r.NumSMs, r.ActiveCycles, SeedBET)},
+		{Title: "Power gating: ideal curve", SVG: b.Bytes(),
+			Text: "Net gateable share of every level against the break-even time, 1 … 10,000 cycles."},
+	}, nil
+}

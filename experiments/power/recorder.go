@@ -115,6 +115,7 @@ func (r *Recorder) Observe(part int) model.Observer {
 			s.units[k] = append(s.units[k], newTrack(false))
 			ls := make([]track, r.lanes[k].lanes)
 			s.lanes[k] = append(s.lanes[k], ls)
+			s.groups[k] = append(s.groups[k], laneGroup{sync: true, full: laneBits(uint64(1)<<len(ls) - 1)})
 		}
 	}
 	r.sms[part] = s
@@ -130,7 +131,10 @@ type smRecorder struct {
 	core     *track
 	units    [model.NumUnitKinds][]*track  // [kind][instance]
 	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
-	err      error
+	groups   [model.NumUnitKinds][]laneGroup // [kind][instance]
+	// busy unit cycles and busy lane cycles of each kind over time
+	useries, lseries [model.NumUnitKinds]series
+	err              error
 }
 
 func (s *smRecorder) CTAStart(e model.CTAEvent) {
@@ -158,6 +162,7 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 		return
 	}
 	s.units[e.Unit][e.Index].add(e.From, e.To)
+	s.useries[e.Unit].add(e.From, e.To, 1)
 	lm := &s.r.lanes[e.Unit]
 	if e.Split {
 		lm = &s.r.half[e.Unit]
@@ -166,16 +171,27 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 		}
 	}
 	lanes := s.lanes[e.Unit][e.Index]
+	g := &s.groups[e.Unit][e.Index]
 	if lm.passes == 1 && !s.r.Compact {
 		// every thread in the one pass (gtx480's sp and ldst)
 		lb := lm.busyLanes(e.Active, 0)
-		for lb != 0 {
-			j := lb.TrailingZeros64()
-			lb &= lb - 1
+		s.lseries[e.Unit].add(e.From, e.To, uint64(bits.OnesCount64(uint64(lb))))
+		if lb == g.full && g.sync {
+			g.t.add(e.From, e.To) // every lane alike: one update
+			return
+		}
+		g.desync(lanes)
+		for b := lb; b != 0; {
+			j := b.TrailingZeros64()
+			b &= b - 1
 			lanes[j].add(e.From, e.To)
+		}
+		if lb == g.full {
+			g.resync(lanes)
 		}
 		return
 	}
+	g.desync(lanes)
 	occ := e.To - e.From
 	P := model.Time(lm.passes)
 	n := bits.OnesCount32(e.Active)
@@ -187,12 +203,78 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 			lb = lm.busyLanes(e.Active, p)
 		}
 		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
+		s.lseries[e.Unit].add(from, to, uint64(bits.OnesCount64(uint64(lb))))
 		for lb != 0 {
 			j := lb.TrailingZeros64()
 			lb &= lb - 1
 			lanes[j].add(from, to)
 		}
 	}
+}
+
+// laneGroup is the lanes of one unit instance. While sync is set, every
+// lane's timeline since the group last synced is the same, kept once in t
+// (the lanes' own tracks are stale): a warp-instruction with every lane
+// active, the common case, costs one track update instead of one per
+// lane. A partial mask desyncs the group (each lane continues from t's
+// state on its own); an issue with every lane active after which all
+// lanes agree resyncs it. A lane's activity is its own track's plus t's
+// (busy cycles and idle intervals are counted in whichever track saw the
+// busy run that ended them).
+type laneGroup struct {
+	sync bool
+	full laneBits
+	t    track
+}
+
+// desync hands t's current state to every lane's own track.
+func (g *laneGroup) desync(lanes []track) {
+	if !g.sync {
+		return
+	}
+	g.sync = false
+	for j := range lanes {
+		lanes[j].cur, lanes[j].from = g.t.cur, g.t.from
+	}
+}
+
+// resync syncs the group when every lane's state is the same.
+func (g *laneGroup) resync(lanes []track) {
+	cur, from := lanes[0].cur, lanes[0].from
+	for j := range lanes {
+		if lanes[j].cur != cur || lanes[j].from != from {
+			return
+		}
+	}
+	g.sync, g.t.cur, g.t.from = true, cur, from
+}
+
+// finish closes the group's lanes at end and adds t's counts to each;
+// it returns the busy cycles cut from each lane.
+func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, error) {
+	cuts := make([]model.Time, len(lanes))
+	if g.sync {
+		c, err := g.t.finish(end)
+		if err != nil {
+			return nil, err
+		}
+		for j := range cuts {
+			cuts[j] = c
+		}
+	} else {
+		for j := range lanes {
+			c, err := lanes[j].finish(end)
+			if err != nil {
+				return nil, err
+			}
+			cuts[j] = c
+		}
+	}
+	for j := range lanes {
+		lanes[j].busy += g.t.busy
+		lanes[j].idle.merge(&g.t.idle)
+	}
+	return cuts, nil
 }
 
 // Launch is the activity of one run: per-SM tracks closed at Cycles.
@@ -204,6 +286,20 @@ type Launch struct {
 	Core  []Block
 	Units [model.NumUnitKinds][]Block
 	Lanes [model.NumUnitKinds][]Block
+	// Series are the busy unit and lane cycles of each SM and unit kind
+	// with instances, SM-major, in buckets of 2^SeriesShift cycles
+	// (ceil(Cycles/2^SeriesShift) buckets; the last may be partial).
+	SeriesShift uint
+	Series      []Series
+}
+
+// Series is one SM's busy cycles of one unit kind over time.
+type Series struct {
+	SM           int
+	Unit         model.UnitKind
+	Units, Lanes int // instances, lanes of all instances
+	UnitCycles   []uint64
+	LaneCycles   []uint64
 }
 
 // Block is one gateable block's activity in a launch.
@@ -218,12 +314,28 @@ type Block struct {
 // returns the launch's activity.
 func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 	l := &Launch{Cycles: cycles, NumSMs: len(r.sms)}
+	var cut model.Time // busy cycles the last block's track cut at the end
 	block := func(sm, i int, t *track) (Block, error) {
-		if err := t.finish(cycles); err != nil {
+		var err error
+		if cut, err = t.finish(cycles); err != nil {
 			return Block{}, fmt.Errorf("power: SM %d: %w", sm, err)
 		}
 		return Block{SM: sm, Index: i, Busy: t.busy, Idle: t.idle.hist(), Runs: t.runs}, nil
 	}
+	// the series' common bucket width: the widest any series reached, and
+	// at most seriesCap buckets over the launch
+	for _, s := range r.sms {
+		if s == nil {
+			continue
+		}
+		for k := range s.units {
+			l.SeriesShift = max(l.SeriesShift, s.useries[k].shift, s.lseries[k].shift)
+		}
+	}
+	for cycles > 0 && uint64(cycles-1)>>l.SeriesShift >= seriesCap {
+		l.SeriesShift++
+	}
+	nb := int((uint64(cycles) + 1<<l.SeriesShift - 1) >> l.SeriesShift)
 	for i, s := range r.sms {
 		if s == nil {
 			return nil, fmt.Errorf("power: SM %d was not observed", i)
@@ -240,20 +352,34 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		}
 		l.Core = append(l.Core, b)
 		for k := range s.units {
+			if len(s.units[k]) == 0 {
+				continue
+			}
+			sr := Series{SM: i, Unit: model.UnitKind(k), Units: len(s.units[k]),
+				UnitCycles: s.useries[k].buckets(l.SeriesShift, nb), LaneCycles: s.lseries[k].buckets(l.SeriesShift, nb)}
 			for u, t := range s.units[k] {
 				b, err := block(i, u, t)
 				if err != nil {
 					return nil, err
 				}
+				if nb > 0 {
+					sr.UnitCycles[nb-1] -= uint64(cut)
+				}
 				l.Units[k] = append(l.Units[k], b)
+				cuts, err := s.groups[k][u].finish(s.lanes[k][u], cycles)
+				if err != nil {
+					return nil, fmt.Errorf("power: SM %d: %w", i, err)
+				}
 				for j := range s.lanes[k][u] {
-					b, err := block(i, u*len(s.lanes[k][u])+j, &s.lanes[k][u][j])
-					if err != nil {
-						return nil, err
+					lt := &s.lanes[k][u][j]
+					l.Lanes[k] = append(l.Lanes[k], Block{SM: i, Index: u*len(s.lanes[k][u]) + j, Busy: lt.busy, Idle: lt.idle.hist()})
+					if nb > 0 {
+						sr.LaneCycles[nb-1] -= uint64(cuts[j])
 					}
-					l.Lanes[k] = append(l.Lanes[k], b)
+					sr.Lanes++
 				}
 			}
+			l.Series = append(l.Series, sr)
 		}
 	}
 	return l, nil

@@ -491,16 +491,20 @@ func (e *Exporter) End() error {
 			return err
 		}
 	}
+	act, err := e.activityEvents()
+	if err != nil {
+		return err
+	}
 	// Every counter at the first timestamp, then every one at the last,
-	// and the transfers: time order on the kernel's sequence.
-	err := e.writeTransfersAndCounters(func(ts uint64) error {
+	// the activity and the transfers: time order on the kernel's sequence.
+	err = e.writeTransfersAndCounters(func(ts uint64) error {
 		for i, c := range e.opt.Counters {
 			if err := e.w.Counter(ts, uuidCounter|uint64(i), c.Value); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
+	}, act)
 	if err != nil {
 		return err
 	}

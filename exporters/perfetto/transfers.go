@@ -41,15 +41,19 @@ func (t *timeline) transferTs(i int) (uint64, uint64) {
 	return b + s, b + e
 }
 
-// writeTransfersAndCounters writes, on the kernel's sequence, the copy
-// engine track, its slices and the counters at minTs and maxTs, all in
-// time order (stable: a slice ending where the next begins ends first).
-func (e *Exporter) writeTransfersAndCounters(counters func(ts uint64) error) error {
-	type ev struct {
-		ts uint64
-		fn func() error
-	}
-	var evs []ev
+// timedEv is one event of the kernel's sequence, written by fn at ts.
+type timedEv struct {
+	ts uint64
+	fn func() error
+}
+
+// writeTransfersAndCounters writes, on the kernel's sequence, the extra
+// events (activity counters), the copy engine track, its slices and the
+// counters at minTs and maxTs, all in time order (stable: extra events
+// first at equal times, a slice ending where the next begins ends first).
+func (e *Exporter) writeTransfersAndCounters(counters func(ts uint64) error, extra []timedEv) error {
+	type ev = timedEv
+	evs := extra
 	if n := len(e.h.Meta.Transfers); n > 0 {
 		if err := e.w.Track(&Track{UUID: uuidTransfer, Name: trace.TransferTrack, Description: "host↔device transfers of the launch (transfer model)", SiblingRank: -2}); err != nil {
 			return err

@@ -22,6 +22,25 @@
 // those buckets carry their own edges (bin edges), so every count is exact
 // for the edges it is given with — nothing is interpolated.
 //
+// Beside the warps (tracks.go, activity.go): the launch's host↔device
+// transfers (trace.RunMeta.Transfers, ps from the kernel's start) are
+// placed on the regions' axis only for model runs with a known clock rate
+// (rounded to the nearest timer unit), else listed with a note; the
+// model's recorded activity (trace.Activity, model cycles from the launch)
+// becomes tree rows of level "act" only on a model run's %clock/%clock64
+// axis: per SM a power state (active while a CTA is resident, idle
+// intervals "gated" when at least the BET long, "idle" otherwise) and per
+// unit kind the busy units and lanes from the recorded series, whose
+// power-of-two buckets are grouped, never split, so values stay exact for
+// their edges; the GPU row sums the SMs.
+//
+// Charts (charts.go): per run (RunCharts) region durations, memory vs
+// other time per warp, probe error per region over the instances with
+// ground truth, Fig. 10, Fig. 11 and stall cycles per SM; across runs
+// (CompareCharts) Fig. 5, probe error per run and, for a probe mode with
+// at least MinCorrelationRuns runs with the model's counters, frequency vs
+// the run's own texture hit rate and frame rate with Pearson's r.
+//
 // On the wire (Tile.MarshalJSON) buckets travel as columns t0, t1, n, busy,
 // mem of the non-empty buckets only, spans as [row, i, start, end, class].
 //

@@ -37,7 +37,12 @@ type Node struct {
 	Label  string `json:"label"`
 	Lo     int    `json:"lo"`
 	Hi     int    `json:"hi"`
-	hist   *pyramid
+	// Activity rows (Level "act", activity.go): Track "power" or "unit",
+	// the unit kind, and the SM (−1 for the GPU).
+	Track string `json:"track,omitempty"`
+	Unit  string `json:"unit,omitempty"`
+	SM    int    `json:"sm"`
+	hist  *pyramid
 }
 
 // rowData is one row's regions in start order.
@@ -61,7 +66,17 @@ type Index struct {
 	Rows    []Row
 	Nodes   []Node
 	Total   int64 // regions
-	rows    []rowData
+	// Origin is the ruler's zero: the kernel's start (0) for model runs,
+	// else the first region's start.
+	Origin int64
+	// Transfers of the launch (tracks.go); TransferNote says why they are
+	// not placed on the axis when it is not empty.
+	Transfers    []TransferSpan
+	TransferNote string
+	// ActivityNote says why the run's recorded activity is not drawn.
+	ActivityNote string
+	act          *actData
+	rows         []rowData
 }
 
 // Build reads src to the end and indexes it.
@@ -69,6 +84,8 @@ func Build(ctx context.Context, name string, src trace.RegionSource) (*Index, er
 	h := src.Header()
 	ix := &Index{Name: name, Kernel: h.Kernel, Timer: h.Timer.String(), ClockHz: h.Meta.ClockHz,
 		Regions: append([]trace.RegionInfo(nil), h.Regions...), T0: math.MaxInt64, T1: math.MinInt64}
+	ix.Transfers, ix.TransferNote = placeTransfers(h)
+	ix.act, ix.ActivityNote = placeActivity(h)
 	pos := map[int]int32{}
 	for i := range ix.Regions {
 		pos[ix.Regions[i].ID] = int32(i)
@@ -126,6 +143,10 @@ func Build(ctx context.Context, name string, src trace.RegionSource) (*Index, er
 	if ix.T1 <= ix.T0 {
 		ix.T1 = ix.T0 + 1
 	}
+	ix.Origin = ix.T0
+	if h.Meta.Source == "model" {
+		ix.Origin = 0
+	}
 	// Sort rows by (SM, CTA z, y, x, warp) so every tree node is a range.
 	perm := make([]int, len(ix.Rows))
 	for i := range perm {
@@ -151,16 +172,31 @@ func Build(ctx context.Context, name string, src trace.RegionSource) (*Index, er
 }
 
 func (ix *Index) buildTree() {
-	gpu := Node{ID: 0, Parent: -1, Level: "gpu", Label: "GPU · kernel " + ix.Kernel, Lo: 0, Hi: len(ix.Rows)}
+	gpu := Node{ID: 0, Parent: -1, Level: "gpu", Label: "GPU · kernel " + ix.Kernel, Lo: 0, Hi: len(ix.Rows), SM: -1}
 	ix.Nodes = []Node{gpu}
-	for lo := 0; lo < len(ix.Rows); {
-		sm := ix.Rows[lo].SM
+	ix.actNodes(0, -1)
+	// SMs with warps, and those with only recorded activity (no CTA ran
+	// there: their rows show the power state alone).
+	var sms []int
+	if ix.act != nil {
+		sms = append(sms, ix.act.sms...)
+	}
+	for _, r := range ix.Rows {
+		sms = append(sms, int(r.SM))
+	}
+	sort.Ints(sms)
+	lo := 0
+	for i, sm := range sms {
+		if i > 0 && sms[i-1] == sm {
+			continue
+		}
 		hi := lo
-		for hi < len(ix.Rows) && ix.Rows[hi].SM == sm {
+		for hi < len(ix.Rows) && int(ix.Rows[hi].SM) == sm {
 			hi++
 		}
 		smID := len(ix.Nodes)
-		ix.Nodes = append(ix.Nodes, Node{ID: smID, Parent: 0, Level: "sm", Label: fmt.Sprintf("SM %d", sm), Lo: lo, Hi: hi})
+		ix.Nodes = append(ix.Nodes, Node{ID: smID, Parent: 0, Level: "sm", Label: fmt.Sprintf("SM %d", sm), Lo: lo, Hi: hi, SM: sm})
+		ix.actNodes(smID, sm)
 		for clo := lo; clo < hi; {
 			cta := ix.Rows[clo].CTA
 			chi := clo
@@ -168,9 +204,9 @@ func (ix *Index) buildTree() {
 				chi++
 			}
 			ctaID := len(ix.Nodes)
-			ix.Nodes = append(ix.Nodes, Node{ID: ctaID, Parent: smID, Level: "cta", Label: fmt.Sprintf("CTA %d,%d,%d", cta[0], cta[1], cta[2]), Lo: clo, Hi: chi})
+			ix.Nodes = append(ix.Nodes, Node{ID: ctaID, Parent: smID, Level: "cta", Label: fmt.Sprintf("CTA %d,%d,%d", cta[0], cta[1], cta[2]), Lo: clo, Hi: chi, SM: sm})
 			for r := clo; r < chi; r++ {
-				ix.Nodes = append(ix.Nodes, Node{ID: len(ix.Nodes), Parent: ctaID, Level: "warp", Label: fmt.Sprintf("warp %d", ix.Rows[r].Warp), Lo: r, Hi: r + 1})
+				ix.Nodes = append(ix.Nodes, Node{ID: len(ix.Nodes), Parent: ctaID, Level: "warp", Label: fmt.Sprintf("warp %d", ix.Rows[r].Warp), Lo: r, Hi: r + 1, SM: sm})
 			}
 			clo = chi
 		}
@@ -199,6 +235,7 @@ type Span struct {
 	Start int64  `json:"s"`
 	End   int64  `json:"e"`
 	Class string `json:"c"`
+	Mode  string `json:"m,omitempty"` // probe mode of a load region
 }
 
 // Tile is the answer for one node.
@@ -209,6 +246,10 @@ type Tile struct {
 	Mode    string   `json:"mode"`
 	Buckets []Bucket `json:"buckets,omitempty"`
 	Spans   []Span   `json:"spans,omitempty"`
+	// Activity rows: "activity" (Act buckets) or "states" (an SM's power
+	// states).
+	Act    []ActBucket `json:"act,omitempty"`
+	States []State     `json:"states,omitempty"`
 }
 
 // Class is the colour class of region info r: the state space of a load
@@ -238,8 +279,17 @@ func lowerBound(a []int64, t int64) int {
 // regions starting in it is answered with spans.
 const DetailLimit = 3
 
-// Tiles answers node ids over [t0, t1) at px pixels (1 ≤ px ≤ 8192).
+// Tiles answers node ids over [t0, t1) at px pixels (1 ≤ px ≤ 8192),
+// power rows at DefaultBET.
 func (ix *Index) Tiles(nodes []int, t0, t1 int64, px int) ([]Tile, error) {
+	return ix.TilesBET(nodes, t0, t1, px, DefaultBET)
+}
+
+// TilesBET is Tiles with the power rows' break-even time bet (cycles ≥ 0).
+func (ix *Index) TilesBET(nodes []int, t0, t1 int64, px int, bet int64) ([]Tile, error) {
+	if bet < 0 {
+		return nil, fmt.Errorf("bet %d is negative", bet)
+	}
 	if t1 <= t0 {
 		return nil, fmt.Errorf("t1 (%d) must exceed t0 (%d)", t1, t0)
 	}
@@ -254,6 +304,8 @@ func (ix *Index) Tiles(nodes []int, t0, t1 int64, px int) ([]Tile, error) {
 		n := &ix.Nodes[id]
 		t := Tile{Node: id}
 		switch {
+		case n.Level == "act":
+			t = ix.actTile(n, t0, t1, px, bet)
 		case n.Level == "warp":
 			d := &ix.rows[n.Lo]
 			if c := lowerBound(d.start, t1) - lowerBound(d.start, t0); c <= px/DetailLimit {
@@ -287,7 +339,12 @@ func (ix *Index) spans(row int, t0, t1 int64) []Span {
 		if i < lo && d.end[i] <= t0 {
 			continue
 		}
-		out = append(out, Span{Row: row, I: i, Start: d.start[i], End: d.end[i], Class: Class(&ix.Regions[d.rid[i]])})
+		in := &ix.Regions[d.rid[i]]
+		sp := Span{Row: row, I: i, Start: d.start[i], End: d.end[i], Class: Class(in)}
+		if in.Memory() {
+			sp.Mode = in.Mode
+		}
+		out = append(out, sp)
 	}
 	return out
 }
@@ -507,7 +564,8 @@ func (ix *Index) Search(line int, q string, limit int) ([]Hit, int64) {
 
 // MarshalJSON writes a tile compactly: {"node":N,"mode":M} plus, for
 // buckets, the columns "t0", "t1", "n", "busy", "mem" of the non-empty
-// buckets, and for spans, rows of [row, i, start, end, class].
+// buckets, and for spans, rows of [row, i, start, end, class] with the
+// probe mode appended for load regions.
 func (t Tile) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, 64+len(t.Buckets)*40+len(t.Spans)*48)
 	b = append(b, `{"node":`...)
@@ -531,13 +589,48 @@ func (t Tile) MarshalJSON() ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
-	if t.Mode != "spans" {
+	switch t.Mode {
+	case "activity":
+		acol := func(name string, f func(*ActBucket) int64) {
+			b = append(b, `,"`...)
+			b = append(b, name...)
+			b = append(b, `":[`...)
+			for i := range t.Act {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, f(&t.Act[i]), 10)
+			}
+			b = append(b, ']')
+		}
+		acol("t0", func(x *ActBucket) int64 { return x.T0 })
+		acol("t1", func(x *ActBucket) int64 { return x.T1 })
+		acol("busy", func(x *ActBucket) int64 { return x.Busy })
+		acol("cap", func(x *ActBucket) int64 { return x.Cap })
+		acol("lanes", func(x *ActBucket) int64 { return x.Lanes })
+		acol("lanecap", func(x *ActBucket) int64 { return x.LaneCap })
+	case "states":
+		b = append(b, `,"states":[`...)
+		for i, s := range t.States {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, s.Start, 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, s.End, 10)
+			b = append(b, ',')
+			b = strconv.AppendQuote(b, s.State)
+			b = append(b, ']')
+		}
+		b = append(b, ']')
+	case "buckets", "bins":
 		col("t0", func(x *Bucket) int64 { return x.T0 })
 		col("t1", func(x *Bucket) int64 { return x.T1 })
 		col("n", func(x *Bucket) int64 { return x.Count })
 		col("busy", func(x *Bucket) int64 { return x.Busy })
 		col("mem", func(x *Bucket) int64 { return x.Memory })
-	} else {
+	default:
 		b = append(b, `,"spans":[`...)
 		for i, s := range t.Spans {
 			if i > 0 {
@@ -553,6 +646,10 @@ func (t Tile) MarshalJSON() ([]byte, error) {
 			b = strconv.AppendInt(b, s.End, 10)
 			b = append(b, ',')
 			b = strconv.AppendQuote(b, s.Class)
+			if s.Mode != "" {
+				b = append(b, ',')
+				b = strconv.AppendQuote(b, s.Mode)
+			}
 			b = append(b, ']')
 		}
 		b = append(b, ']')

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:embed static
@@ -14,20 +15,29 @@ var staticFS embed.FS
 
 // Chart is one prepared SVG chart of a run.
 type Chart struct {
+	ID    string `json:"id"` // e.g. "fig5", "fig10", "probe_error"
 	Title string `json:"title"`
+	Text  string `json:"text,omitempty"` // what the chart shows
 	SVG   string `json:"svg"`
 }
 
-// Run is one run the server shows.
+// Run is one run the server shows: its index, its charts (RunCharts) and
+// the statistics the charts across runs are drawn from (nil: the run is
+// left out of them).
 type Run struct {
 	Index  *Index
 	Charts []Chart
+	Stats  *Stats
 }
 
 // Server serves the viewer over the runs it was built with.
 type Server struct {
 	runs []Run
 	mux  *http.ServeMux
+	// The charts across runs, made on first request.
+	cmpOnce sync.Once
+	cmp     []Chart
+	cmpErr  error
 }
 
 // NewServer returns a handler over runs (addressed by their position).
@@ -43,6 +53,8 @@ func NewServer(runs []Run) *Server {
 	s.mux.HandleFunc("GET /api/source", s.handleSource)
 	s.mux.HandleFunc("GET /api/search", s.handleSearch)
 	s.mux.HandleFunc("GET /api/charts", s.handleCharts)
+	s.mux.HandleFunc("GET /api/tracks", s.handleTracks)
+	s.mux.HandleFunc("GET /api/compare", s.handleCompare)
 	return s
 }
 
@@ -82,17 +94,24 @@ type runInfo struct {
 	Kernel  string  `json:"kernel"`
 	Timer   string  `json:"timer"`
 	ClockHz float64 `json:"clock_hz"`
-	T0      int64   `json:"t0"`
+	T0      int64   `json:"t0"` // the regions' range
 	T1      int64   `json:"t1"`
-	Warps   int     `json:"warps"`
-	Regions int64   `json:"regions"`
+	// X0, X1: the range of everything drawn (regions and transfers);
+	// Origin: the ruler's zero.
+	X0      int64 `json:"x0"`
+	X1      int64 `json:"x1"`
+	Origin  int64 `json:"origin"`
+	Warps   int   `json:"warps"`
+	Regions int64 `json:"regions"`
 }
 
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	out := []runInfo{}
 	for i, run := range s.runs {
 		ix := run.Index
-		out = append(out, runInfo{ID: i, Name: ix.Name, Kernel: ix.Kernel, Timer: ix.Timer, ClockHz: ix.ClockHz, T0: ix.T0, T1: ix.T1, Warps: len(ix.Rows), Regions: ix.Total})
+		x0, x1 := ix.Extent()
+		out = append(out, runInfo{ID: i, Name: ix.Name, Kernel: ix.Kernel, Timer: ix.Timer, ClockHz: ix.ClockHz, T0: ix.T0, T1: ix.T1,
+			X0: x0, X1: x1, Origin: ix.Origin, Warps: len(ix.Rows), Regions: ix.Total})
 	}
 	writeJSON(w, out)
 }
@@ -137,7 +156,16 @@ func (s *Server) handleTiles(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "at most 4096 rows per query")
 		return
 	}
-	tiles, err := run.Index.Tiles(nodes, t0, t1, int(px))
+	bet := int64(DefaultBET)
+	if v := r.URL.Query().Get("bet"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			fail(w, http.StatusBadRequest, "bet must be a non-negative integer (cycles)")
+			return
+		}
+		bet = n
+	}
+	tiles, err := run.Index.TilesBET(nodes, t0, t1, int(px), bet)
 	if err != nil {
 		fail(w, http.StatusBadRequest, err.Error())
 		return
@@ -204,6 +232,52 @@ func (s *Server) handleCharts(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := run.Charts
+	if c == nil {
+		c = []Chart{}
+	}
+	writeJSON(w, c)
+}
+
+// tracksInfo is the answer of /api/tracks: the run's tracks beside the
+// warp tree (all of them small: sent whole).
+type tracksInfo struct {
+	Transfers    []TransferSpan `json:"transfers"`
+	TransferNote string         `json:"transfer_note,omitempty"`
+	// Activity: whether activity rows are in the tree, or why not.
+	Activity     bool   `json:"activity"`
+	ActivityNote string `json:"activity_note,omitempty"`
+	DefaultBET   int    `json:"default_bet"`
+}
+
+func (s *Server) handleTracks(w http.ResponseWriter, r *http.Request) {
+	run := s.run(w, r)
+	if run == nil {
+		return
+	}
+	ix := run.Index
+	out := tracksInfo{Transfers: ix.Transfers, TransferNote: ix.TransferNote, Activity: ix.act != nil, ActivityNote: ix.ActivityNote, DefaultBET: DefaultBET}
+	if out.Transfers == nil {
+		out.Transfers = []TransferSpan{}
+	}
+	writeJSON(w, out)
+}
+
+// handleCompare answers the charts across all runs (CompareCharts).
+func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+	s.cmpOnce.Do(func() {
+		var sts []*Stats
+		for _, run := range s.runs {
+			if run.Stats != nil {
+				sts = append(sts, run.Stats)
+			}
+		}
+		s.cmp, s.cmpErr = CompareCharts(sts)
+	})
+	if s.cmpErr != nil {
+		fail(w, http.StatusInternalServerError, s.cmpErr.Error())
+		return
+	}
+	c := s.cmp
 	if c == nil {
 		c = []Chart{}
 	}

@@ -73,6 +73,13 @@ func TestAPI(t *testing.T) {
 	if n != ix.Total {
 		t.Errorf("GPU buckets count %d regions, want %d", n, ix.Total)
 	}
+	// A warp's spans: its user region (no mode), then its 20 loads with
+	// the synth's probe mode.
+	for k, sp := range tiles[2].Spans {
+		if want := map[bool]int{true: 5, false: 6}[k == 0]; len(sp) != want || (k > 0 && sp[5] != "naive") {
+			t.Errorf("span %d: %v", k, sp)
+		}
+	}
 	var d Detail
 	if get(t, srv.URL+"/api/region?run=0&row=2&i=2", &d) != 200 || d.Line != 30 || d.Class != "shared" {
 		t.Errorf("region %+v", d)

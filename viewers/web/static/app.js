@@ -4,6 +4,13 @@
 const ROWH = 18;
 const COLORS = {global: "#1e88e5", shared: "#43a047", local: "#fb8c00", const: "#8e24aa", param: "#6d4c41", tex: "#00acc1", memory: "#1e88e5", user: "#b0b0b0"};
 const colorOf = c => COLORS[c] || "#757575";
+const STATE = {active: "#43a047", idle: "#ffd54f", gated: "#546e7a"};
+const MODES = {naive: "#e53935", fence: "#fdd835", dummy: "#3949ab"};
+const byMode = () => $("colorBy").value === "mode";
+function legendHTML() {
+  const cs = byMode() ? Object.assign({}, MODES, {user: COLORS.user}) : Object.fromEntries(Object.entries(COLORS).filter(([k]) => k !== "memory"));
+  return `<b class="kinds">${byMode() ? "probe mode:" : "state space:"}${Object.keys(cs).map(k => `<span style="background:${cs[k]}"></span>${k}`).join("")}</b> · aggregated buckets: height = busy share, colour = memory share`;
+}
 const $ = id => document.getElementById(id);
 const api = (path, q) => fetch("api/" + path + "?" + new URLSearchParams(q)).then(r => r.ok ? r.json() : r.text().then(t => { throw new Error(t); }));
 let runs = [], panels = [], focused = null;
@@ -16,21 +23,23 @@ function fmtT(run, t) {
 
 class Panel {
   constructor(run, host) {
-    this.run = run; this.v0 = run.t0; this.v1 = run.t1; this.sel = null; this.seq = 0;
+    this.run = run; this.v0 = run.x0; this.v1 = run.x1; this.sel = null; this.seq = 0; this.tracks = [];
     this.el = document.createElement("div"); this.el.className = "panel"; this.el.dataset.run = run.id;
     this.el.innerHTML = `<h4>${esc(run.name)} · kernel ${esc(run.kernel)} · ${run.warps} warps · ${run.regions} regions · timer ${esc(run.timer)}</h4>
 <div class="ruler"><div class="pad"></div><canvas></canvas></div>
+<div class="tracks"><div class="tracklabels"></div><div class="ttrack"><canvas></canvas></div></div><div class="tracknote"></div>
 <div class="body"><div class="rowlabels"></div><div class="track"><canvas></canvas></div></div><div class="legend"></div>`;
     host.appendChild(this.el);
     this.rulerC = this.el.querySelector(".ruler canvas"); this.labels = this.el.querySelector(".rowlabels");
     this.canvas = this.el.querySelector(".track canvas"); this.body = this.el.querySelector(".body");
-    this.el.querySelector(".legend").innerHTML = Object.keys(COLORS).filter(k => k !== "memory").map(k => `<span style="background:${COLORS[k]}"></span>${k}`).join("") + " · aggregated buckets: height = busy share, colour = memory share";
+    this.tcanvas = this.el.querySelector(".ttrack canvas"); this.tlabels = this.el.querySelector(".tracklabels");
+    this.el.querySelector(".legend").innerHTML = legendHTML();
     this.expanded = new Set([0]);
     this.ready = api("tree", {run: run.id}).then(nodes => {
       this.nodes = nodes; this.kids = nodes.map(() => []); this.warpNode = {};
       for (const n of nodes) { if (n.parent >= 0) this.kids[n.parent].push(n.id); if (n.level === "warp") this.warpNode[n.lo] = n.id; }
       this.layout();
-    });
+    }).then(() => api("tracks", {run: run.id})).then(tr => { this.setTracks(tr); });
     this.bind();
   }
   visible() {
@@ -45,9 +54,11 @@ class Panel {
       const n = this.nodes[id], d = document.createElement("div");
       d.dataset.node = id; d.className = "row " + n.level;
       d.style.paddingLeft = (4 + depth * 12) + "px";
-      const tog = n.level === "warp" ? "<span class=tog></span>" : `<span class=tog>${this.expanded.has(id) ? "▾" : "▸"}</span>`;
-      d.innerHTML = tog + esc(n.label) + (n.level !== "warp" ? ` <small>(${n.hi - n.lo})</small>` : "");
-      if (n.level !== "warp") d.querySelector(".tog").onclick = () => { this.toggle(id); };
+      const leaf = n.level === "warp" || n.level === "act";
+      const tog = leaf ? "<span class=tog></span>" : `<span class=tog>${this.expanded.has(id) ? "▾" : "▸"}</span>`;
+      d.innerHTML = tog + esc(n.label) + (!leaf ? ` <small>(${n.hi - n.lo})</small>` : "");
+      if (n.level === "act") d.classList.add(n.track);
+      if (!leaf) d.querySelector(".tog").onclick = () => { this.toggle(id); };
       this.labels.appendChild(d);
     }
     this.canvas.style.height = (this.rows.length * ROWH) + "px";
@@ -61,12 +72,46 @@ class Panel {
     const vis = this.rows.slice(top, top + n);
     const v0 = Math.floor(this.v0), v1 = Math.max(Math.ceil(this.v1), v0 + 1), seq = ++this.seq;
     const t = performance.now();
-    api("tiles", {run: this.run.id, t0: v0, t1: v1, px: Math.min(8192, Math.round(W)), rows: vis.map(r => r[0]).join(",")}).then(tiles => {
+    api("tiles", {run: this.run.id, t0: v0, t1: v1, px: Math.min(8192, Math.round(W)), bet: betValue(), rows: vis.map(r => r[0]).join(",")}).then(tiles => {
       if (seq !== this.seq) return;
       this.lastQueryMs = performance.now() - t;
       this.draw(tiles, top, W, dpr, v0, v1);
     }).catch(e => { this.canvas.dataset.error = e.message; console.error(e); });
-    this.drawRuler();
+    this.drawRuler(); this.drawTracks();
+  }
+  // setTracks builds the rows above the warp tree from /api/tracks.
+  setTracks(tr) {
+    this.tracks = [];
+    if (tr.activity_note) this.el.querySelector(".tracknote").textContent = tr.activity_note;
+    if (tr.activity) this.el.querySelector(".legend").insertAdjacentHTML("beforeend", ` · SM power state: ${Object.keys(STATE).map(k => `<span style="background:${STATE[k]}"></span>${k}`).join(" ")} · units busy: <span style="background:#fb8c00"></span>units <span style="background:#bf360c"></span>lanes`);
+    if (tr.transfer_note) this.el.querySelector(".tracknote").textContent = tr.transfer_note;
+    else if (tr.transfers.length) this.tracks.push({kind: "transfer", label: "copy engine", items: tr.transfers});
+    if (this.tracks.some(t => t.kind === "transfer")) this.el.querySelector(".legend").insertAdjacentHTML("beforeend", ` · copy engine: <span style="background:#00897b"></span>h2d <span style="background:#5e35b1"></span>d2h`);
+    this.tlabels.innerHTML = this.tracks.map(t => `<div class="row trackrow ${t.kind}">${esc(t.label)}</div>`).join("");
+    this.tcanvas.style.height = (this.tracks.length * ROWH) + "px";
+    this.drawTracks();
+  }
+  drawTracks() {
+    const c = this.tcanvas; if (!c || !this.tracks.length) return;
+    const W = Math.max(50, c.clientWidth), dpr = window.devicePixelRatio || 1, H = this.tracks.length * ROWH;
+    c.width = W * dpr; c.height = H * dpr;
+    const g = c.getContext("2d"); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, W, H);
+    this.trackHits = [];
+    this.tracks.forEach((tk, k) => {
+      const y = k * ROWH; g.fillStyle = "#eef3f7"; g.fillRect(0, y, W, ROWH - 1);
+      if (tk.kind === "transfer") for (const t of tk.items) {
+        const x0 = Math.max(-1, this.x(t.start, W)), x1 = Math.min(W + 1, Math.max(x0 + 1, this.x(t.end, W)));
+        if (x1 < 0 || x0 > W) continue;
+        g.fillStyle = t.dir === "h2d" ? "#00897b" : "#5e35b1"; g.fillRect(x0, y + 2, x1 - x0, ROWH - 5);
+        if (x1 - x0 > 40) { g.save(); g.beginPath(); g.rect(x0, y, x1 - x0, ROWH); g.clip(); g.fillStyle = "#fff"; g.font = "11px system-ui"; g.fillText(t.name, x0 + 3, y + 13); g.restore(); }
+        this.trackHits.push({x0, x1, y, transfer: t});
+      }
+    });
+    c.dataset.drawn = String(this.trackHits.length);
+  }
+  trackClick(x, y) {
+    const h = (this.trackHits || []).find(h => y >= h.y && y < h.y + ROWH && x >= h.x0 - 2 && x <= h.x1 + 2);
+    if (h && h.transfer) showTransfer(this.run, h.transfer);
   }
   x(t, W) { return (t - this.v0) / (this.v1 - this.v0) * W; }
   draw(tiles, top, W, dpr, v0, v1) {
@@ -87,11 +132,26 @@ class Panel {
         g.fillRect(x0, y + ROWH - 1 - h, x1 - x0, h);
         this.hitList.push({x0, x1, y, bucket: b});
       }
+      if (tile.mode === "activity") for (let j = 0; j < tile.t0.length; j++) {
+        const b = {t0: tile.t0[j], t1: tile.t1[j], busy: tile.busy[j], cap: tile.cap[j], lanes: tile.lanes[j], lanecap: tile.lanecap[j]};
+        if (!b.cap) continue;
+        const x0 = this.x(b.t0, W), x1 = Math.max(x0 + 1, this.x(b.t1, W)), share = b.busy / b.cap;
+        const h = share * (ROWH - 3);
+        g.fillStyle = n.track === "power" ? STATE.active : "#fb8c00"; g.fillRect(x0, y + ROWH - 1 - h, x1 - x0, h);
+        if (b.lanecap && b.lanes > 0) { const hl = b.lanes / b.lanecap * (ROWH - 3); g.fillStyle = "#bf360c"; g.fillRect(x0, y + ROWH - 2 - hl, x1 - x0, 2); }
+        this.hitList.push({x0, x1, y, act: b, node: n});
+      }
+      for (const st of tile.states || []) {
+        const s = {s: st[0], e: st[1], state: st[2]};
+        const x0 = Math.max(-1, this.x(s.s, W)), x1 = Math.min(W + 1, Math.max(x0 + 1, this.x(s.e, W)));
+        g.fillStyle = STATE[s.state]; g.fillRect(x0, y + 3, x1 - x0, ROWH - 7);
+        this.hitList.push({x0, x1, y, state: s, node: n});
+      }
       for (const a of tile.spans || []) {
-        const s = {row: a[0], i: a[1], s: a[2], e: a[3], c: a[4]};
+        const s = {row: a[0], i: a[1], s: a[2], e: a[3], c: a[4], m: a[5]};
         const x0 = Math.max(-1, this.x(s.s, W)), x1 = Math.min(W + 1, Math.max(x0 + 1, this.x(s.e, W)));
         const user = s.c === "user";
-        g.fillStyle = colorOf(s.c); g.fillRect(x0, user ? y + 1 : y + 4, x1 - x0, user ? 3 : ROWH - 6);
+        g.fillStyle = byMode() && s.m ? (MODES[s.m] || "#757575") : colorOf(s.c); g.fillRect(x0, user ? y + 1 : y + 4, x1 - x0, user ? 3 : ROWH - 6);
         if (this.sel && this.sel.row === s.row && this.sel.i === s.i) { g.strokeStyle = "#d50000"; g.lineWidth = 2; g.strokeRect(x0, y + 2, x1 - x0, ROWH - 4); }
         this.hitList.push({x0, x1, y, span: s});
       }
@@ -109,15 +169,19 @@ class Panel {
     g.fillStyle = "#333"; g.font = "11px system-ui"; g.strokeStyle = "#999";
     for (let t = Math.ceil(this.v0 / st) * st; t <= this.v1; t += st) {
       const x = this.x(t, W); g.beginPath(); g.moveTo(x, 22); g.lineTo(x, 34); g.stroke();
-      g.fillText(fmtT(this.run, t - this.run.t0), x + 2, 16);
+      g.fillText(fmtT(this.run, t - this.run.origin), x + 2, 16);
     }
   }
   zoom(f, at) { const W = this.canvas.clientWidth, t = this.v0 + (at === undefined ? 0.5 : at / W) * (this.v1 - this.v0);
-    let w = Math.max(10, (this.v1 - this.v0) * f); w = Math.min(w, (this.run.t1 - this.run.t0) * 4);
+    let w = Math.max(10, (this.v1 - this.v0) * f); w = Math.min(w, (this.run.x1 - this.run.x0) * 4);
     const a = at === undefined ? 0.5 : at / W; this.v0 = t - a * w; this.v1 = this.v0 + w; this.refresh(); }
+  // fit shows the kernel's regions (F), or the whole launch with its
+  // transfers when the view already shows the kernel.
+  fit() { const r = this.run, k = this.v0 === r.t0 && this.v1 === r.t1; this.v0 = k ? r.x0 : r.t0; this.v1 = k ? r.x1 : r.t1; this.refresh(); }
   pan(f) { const d = (this.v1 - this.v0) * f; this.v0 += d; this.v1 += d; this.refresh(); }
   bind() {
-    this.canvas.addEventListener("wheel", e => { e.preventDefault(); focused = this; this.zoom(e.deltaY > 0 ? 1.25 : 0.8, e.offsetX); }, {passive: false});
+    for (const c of [this.canvas, this.tcanvas]) c.addEventListener("wheel", e => { e.preventDefault(); focused = this; this.zoom(e.deltaY > 0 ? 1.25 : 0.8, e.offsetX); }, {passive: false});
+    this.tcanvas.addEventListener("click", e => { focused = this; this.trackClick(e.offsetX, e.offsetY); });
     let drag = null;
     this.canvas.addEventListener("mousedown", e => { drag = {x: e.clientX, v0: this.v0, v1: this.v1, moved: false}; focused = this; });
     window.addEventListener("mousemove", e => { if (!drag) return; const dx = e.clientX - drag.x; if (Math.abs(dx) > 3) drag.moved = true;
@@ -129,6 +193,8 @@ class Panel {
     const h = (this.hitList || []).filter(h => y >= h.y && y < h.y + ROWH && x >= h.x0 - 2 && x <= h.x1 + 2);
     const sp = h.find(h => h.span && h.span.c !== "user") || h.find(h => h.span);
     if (sp) { this.select(sp.span.row, sp.span.i); return; }
+    const ac = h.find(h => h.act || h.state);
+    if (ac) { showActivity(this.run, ac); return; }
     if (h.length) { const b = h[0].bucket; const m = (b.t1 - b.t0) * 0.5; this.v0 = b.t0 - m; this.v1 = b.t1 + m; this.refresh(); }
   }
   select(row, i) {
@@ -159,6 +225,29 @@ function showDetail(run, d) {
   $("detailBody").innerHTML = "<table id=detailTable>" + rows.map(r => `<tr><td><b>${esc(r[0])}</b></td><td>${esc(r[1])}</td></tr>`).join("") + "</table>";
 }
 
+function showTransfer(run, t) {
+  const ns = ps => (ps / 1000).toFixed(3) + " ns";
+  const rows = [["run", run.name], ["transfer", t.name], ["buffer", t.buffer], ["direction", t.dir === "h2d" ? "host → device (before the kernel)" : "device → host (after the kernel)"],
+    ["method", t.method], ["bytes", String(t.bytes)], ["start … end", `${ns(t.start_ps)} … ${ns(t.end_ps)} from the kernel's start`], ["duration", ns(t.end_ps - t.start_ps)],
+    ["on the axis", `${t.start} … ${t.end} ${run.timer === "globaltimer" ? "ns" : "cyc"}`]];
+  $("detailBody").innerHTML = "<table id=detailTable class=transfer>" + rows.map(r => `<tr><td><b>${esc(r[0])}</b></td><td>${esc(r[1])}</td></tr>`).join("") + "</table>";
+}
+
+function betValue() { const v = Math.round(+($("bet").value)); return v >= 0 ? v : 0; }
+
+function showActivity(run, h) {
+  const n = h.node, where = n.sm < 0 ? "GPU" : "SM " + n.sm, cyc = (a, b) => `${a} … ${b} cyc (${b - a} cycles)`;
+  let rows;
+  if (h.state) rows = [["run", run.name], ["row", where + " power state"], ["state", h.state.state + (h.state.state === "active" ? " (a CTA is resident)" : h.state.state === "gated" ? ` (idle ≥ BET ${betValue()} cycles: gated under ideal power gating)` : ` (idle < BET ${betValue()} cycles: not worth gating)`)],
+    ["interval", cyc(h.state.s, h.state.e)]];
+  else if (n.track === "power") rows = [["run", run.name], ["row", where + (n.sm < 0 ? ": SMs with a resident CTA" : " power state")], ["interval", cyc(h.act.t0, h.act.t1)],
+    [n.sm < 0 ? "mean SMs active" : "active share", n.sm < 0 ? (h.act.busy / (h.act.t1 - h.act.t0)).toFixed(2) + " of " + Math.round(h.act.cap / (h.act.t1 - h.act.t0)) : (100 * h.act.busy / h.act.cap).toFixed(1) + " %"]];
+  else { const w = h.act.t1 - h.act.t0; rows = [["run", run.name], ["row", `${where}: ${n.unit} units`], ["interval", cyc(h.act.t0, h.act.t1)],
+    ["mean busy units", `${(h.act.busy / w).toFixed(2)} of ${h.act.cap / w} (${(100 * h.act.busy / h.act.cap).toFixed(1)} %)`],
+    ["mean busy lanes", `${(h.act.lanes / w).toFixed(2)} of ${h.act.lanecap / w} (${(100 * h.act.lanes / (h.act.lanecap || 1)).toFixed(1)} %)`]]; }
+  $("detailBody").innerHTML = "<table id=detailTable class=activity>" + rows.map(r => `<tr><td><b>${esc(r[0])}</b></td><td>${esc(r[1])}</td></tr>`).join("") + "</table>";
+}
+
 function showTab(name) {
   document.querySelectorAll(".tab").forEach(b => b.classList.toggle("active", b.dataset.tab === name));
   document.querySelectorAll(".view").forEach(v => v.classList.toggle("active", v.id === name));
@@ -186,10 +275,14 @@ function loadSource() {
   });
 }
 
+function chartHTML(c) { return `<div class="chart" data-id="${esc(c.id)}"><h4>${esc(c.title)}</h4>${c.text ? `<p>${esc(c.text)}</p>` : ""}<div>${c.svg}</div></div>`; }
+
 function loadCharts() {
   const ids = selectedRuns();
-  Promise.all(ids.map(id => api("charts", {run: id}))).then(all => {
-    $("chartsBody").innerHTML = all.map((cs, k) => `<h3>${esc(runs[ids[k]].name)}</h3>` + (cs.length ? cs.map(c => `<div class="chart"><div>${c.svg}</div></div>`).join("") : "<p>no charts</p>")).join("");
+  Promise.all([api("compare", {}), ...ids.map(id => api("charts", {run: id}))]).then(([cmp, ...all]) => {
+    $("chartsBody").innerHTML = `<section id="compareCharts"><h3>All ${runs.length} run(s)</h3>` + (cmp.length ? cmp.map(chartHTML).join("") : "<p>no charts</p>") + "</section>" +
+      all.map((cs, k) => `<section class="runCharts" data-run="${ids[k]}"><h3>${esc(runs[ids[k]].name)}</h3>` + (cs.length ? cs.map(chartHTML).join("") : "<p>no charts</p>") + "</section>").join("");
+    $("chartsBody").dataset.ready = "1";
   });
 }
 
@@ -213,11 +306,13 @@ window.addEventListener("keydown", e => {
   if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
   const p = focused || panels[0]; if (!p) return;
   const k = e.key.toLowerCase();
-  if (k === "w") p.zoom(0.8); else if (k === "s") p.zoom(1.25); else if (k === "a") p.pan(-0.1); else if (k === "d") p.pan(0.1); else return;
+  if (k === "w") p.zoom(0.8); else if (k === "s") p.zoom(1.25); else if (k === "a") p.pan(-0.1); else if (k === "d") p.pan(0.1); else if (k === "f") p.fit(); else return;
   e.preventDefault();
 });
 window.addEventListener("resize", () => panels.forEach(p => p.refresh()));
 document.querySelectorAll(".tab").forEach(b => b.onclick = () => showTab(b.dataset.tab));
+$("bet").addEventListener("change", () => panels.forEach(p => p.refresh()));
+$("colorBy").addEventListener("change", () => panels.forEach(p => { p.el.querySelector(".legend .kinds").outerHTML = legendHTML().split(" · ")[0]; p.refresh(); }));
 
 api("runs", {}).then(rs => {
   runs = rs;

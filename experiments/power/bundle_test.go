@@ -1,0 +1,120 @@
+package power
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ptxtrace/ptxtrace/model"
+	"github.com/ptxtrace/ptxtrace/trace"
+)
+
+// The activity carried as bundle chunks (Launch.Chunk, FromBundles)
+// analyses to the same JSON and table as the run itself; each series sums,
+// over its buckets, to the busy cycles of its SM's blocks of that kind
+// (counted independently, by the tracks), and never exceeds a bucket's
+// capacity (trace.Activity.Check).
+func TestBundleChunkRoundTrip(t *testing.T) {
+	for _, name := range []string{"bfs", "nn"} {
+		in := sampleInput(t, name)
+		act, err := RecordActivity(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var chunks []*trace.Activity
+		for li, l := range act.Launches {
+			c, err := l.Chunk(&act.Model)
+			if err != nil {
+				t.Fatalf("%s launch %d: %v", name, li, err)
+			}
+			chunks = append(chunks, c)
+			if c.Buckets() > seriesCap || c.Buckets() == 0 {
+				t.Errorf("%s launch %d: %d buckets", name, li, c.Buckets())
+			}
+			for _, s := range c.Series {
+				var unit, lane, wantUnit, wantLane uint64
+				for j := range s.UnitCycles {
+					unit += s.UnitCycles[j]
+					lane += s.LaneCycles[j]
+				}
+				for _, b := range c.Blocks {
+					if b.SM == s.SM && b.Unit == s.Unit {
+						switch b.Level {
+						case trace.LevelUnit:
+							wantUnit += b.Busy
+						case trace.LevelLane:
+							wantLane += b.Busy
+						}
+					}
+				}
+				if unit != wantUnit || lane != wantLane {
+					t.Errorf("%s launch %d SM %d %s: series sum %d unit, %d lane cycles; blocks busy %d, %d",
+						name, li, s.SM, s.Unit, unit, lane, wantUnit, wantLane)
+				}
+			}
+		}
+		back, err := FromBundles(act.Kernel, chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cfg := range []Config{DefaultConfig(), DefaultConfig().WithBET(37)} {
+			var ja, jb bytes.Buffer
+			a, _ := act.Summarise(cfg)
+			b, err := back.Summarise(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.WriteJSON(&ja)
+			a.WriteTable(&ja)
+			b.WriteJSON(&jb)
+			b.WriteTable(&jb)
+			if !bytes.Equal(ja.Bytes(), jb.Bytes()) {
+				t.Errorf("%s: analysis from bundle chunks differs from the run's", name)
+			}
+		}
+	}
+}
+
+// A series coarsens to stay within seriesCap buckets and keeps exact
+// counts: hand-checked on a few intervals.
+func TestSeries(t *testing.T) {
+	var s series
+	s.add(0, 3, 2)  // cycles 0,1,2 × 2
+	s.add(5, 6, 16) // cycle 5 × 16
+	if s.shift != 0 || len(s.v) != 6 || s.v[0] != 2 || s.v[2] != 2 || s.v[3] != 0 || s.v[5] != 16 {
+		t.Fatalf("width 1: shift %d %v", s.shift, s.v)
+	}
+	s.add(1023, 1025, 1) // crosses the cap: width 2, buckets 0..512
+	if s.shift != 1 || len(s.v) != 513 || s.v[0] != 4 || s.v[1] != 2 || s.v[2] != 16 || s.v[511] != 1 || s.v[512] != 1 {
+		t.Fatalf("width 2: shift %d len %d %v", s.shift, len(s.v), s.v[:3])
+	}
+	got := s.buckets(3, 129) // width 8: [0,8) = 4+2+16, [1016,1024) = 1, [1024,1032) = 1
+	if got[0] != 22 || got[127] != 1 || got[128] != 1 {
+		t.Errorf("width 8: %v … %v", got[:2], got[126:])
+	}
+	if got := s.buckets(3, 2); got[1] != 2 { // later buckets fold into the last
+		t.Errorf("folded: %v", got)
+	}
+}
+
+// A bundle chunk whose model spec is not a model.Spec is refused.
+func TestFromBundlesBadModel(t *testing.T) {
+	spec, _ := model.Preset("gtx480")
+	r := NewRecorder(&spec)
+	for i := range spec.NumSMs {
+		r.Observe(i)
+	}
+	l, err := r.Finish(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := l.Chunk(&spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Model = []byte(`{"name":"x","bogus":1}`)
+	if _, err := FromBundles("k", []*trace.Activity{c}); err == nil || !strings.Contains(err.Error(), "model spec") {
+		t.Errorf("FromBundles with a bad spec: %v", err)
+	}
+}
