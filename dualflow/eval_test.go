@@ -51,3 +51,26 @@ func TestEvaluateDeterministic(t *testing.T) {
 		t.Errorf("workers 1 vs 2: %v", cycles)
 	}
 }
+
+// TestEvaluateSpilledBase: with a budget below what pathfinder_step needs
+// unspilled (14 words), BASE runs spill code; the allocation adds exactly
+// the spill stores and reloads, so BASE's thread-instructions are the
+// original's plus the counted spill code (an independent cross-check of
+// the counter), and the outputs stay those of the functional run.
+func TestEvaluateSpilledBase(t *testing.T) {
+	r, err := Evaluate(context.Background(), "pathfinder", samplePTX(t, "pathfinder"),
+		Config{Spec: Table1(), Window: 8, Workers: 1, BaseOnly: true, RegLimit: func(string) int { return 10 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("static %v dynamic %v; BASE %d cycles, %d thread-insts; original %d", r.SpillStatic, r.SpillDyn, r.Base.Cycles, r.Base.ThreadInsts, r.Virtual.ThreadInsts)
+	if r.SpillStatic[0] == 0 || r.SpillStatic[1] == 0 || r.SpillDyn[0] == 0 || r.SpillDyn[1] == 0 {
+		t.Errorf("no spill code: static %v dynamic %v", r.SpillStatic, r.SpillDyn)
+	}
+	if w := r.Regs["pathfinder_step"][0]; w > 10 {
+		t.Errorf("%d words > N=10", w)
+	}
+	if got, want := r.Base.ThreadInsts, r.Virtual.ThreadInsts+r.SpillDyn[0]+r.SpillDyn[1]; got != want {
+		t.Errorf("BASE executed %d thread-instructions, original + spill code = %d", got, want)
+	}
+}

@@ -3,9 +3,13 @@ package dualflow
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
+	"sync/atomic"
 
+	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
+	"github.com/ptxtrace/ptxtrace/replay"
 )
 
 // Spilling, as ptxas does it: a spilled register lives in a per-thread
@@ -291,4 +295,107 @@ func spillFunc(f *Func, spilled []string) (*Func, int, int, error) {
 		}
 	}
 	return nil, 0, 0, fmt.Errorf("dualflow: spill code lost function %s", f.Fn.Name)
+}
+
+// spillKinds marks, per instruction of a.Func (its PC once lowered), the
+// spill code: 1 for a spill store, 2 for a reload, 0 otherwise.
+func (a *Allocation) spillKinds() []int8 {
+	ks := make([]int8, len(a.Func.Insts))
+	if len(a.Spilled) == 0 {
+		return ks
+	}
+	for i, it := range a.Func.Insts {
+		in := it.In
+		if in.Op == nil || !strings.Contains(a.Func.srcText(in), SpillArray) {
+			continue
+		}
+		switch in.Op.Name {
+		case "st":
+			ks[i] = 1
+		case "ld":
+			ks[i] = 2
+		}
+	}
+	return ks
+}
+
+// spillCounter counts the spill stores and reloads a run executes
+// (thread-instructions; index 0 stores, 1 reloads), by wrapping every
+// kernel's warps (Options.Wrap). Sums are order-independent, so the
+// counts do not depend on the model's workers.
+type spillCounter struct {
+	kinds map[string][]int8 // kernel -> spillKinds
+	n     [2]atomic.Uint64
+}
+
+func (s *spillCounter) wrap(k model.Kernel) model.Kernel {
+	rk, ok := k.(*replay.Kernel)
+	if !ok {
+		return k
+	}
+	ks := s.kinds[rk.Code().Name]
+	if ks == nil {
+		return k
+	}
+	return &countKernel{Kernel: k, s: s, kinds: ks}
+}
+
+type countKernel struct {
+	model.Kernel
+	s     *spillCounter
+	kinds []int8
+}
+
+func (k *countKernel) ConcurrentIssue() bool {
+	ck, ok := k.Kernel.(model.ConcurrentKernel)
+	return ok && ck.ConcurrentIssue()
+}
+
+func (k *countKernel) NewCTA(i, sm int) (model.CTA, error) {
+	c, err := k.Kernel.NewCTA(i, sm)
+	if err != nil {
+		return nil, err
+	}
+	return &countCTA{CTA: c, k: k}, nil
+}
+
+type countCTA struct {
+	model.CTA
+	k *countKernel
+}
+
+func (c *countCTA) Release() {
+	if r, ok := c.CTA.(model.Releaser); ok {
+		r.Release()
+	}
+}
+
+func (c *countCTA) Warps() []model.Warp {
+	ws := c.CTA.Warps()
+	out := make([]model.Warp, len(ws))
+	for i, w := range ws {
+		out[i] = &countWarp{Warp: w, k: c.k}
+	}
+	return out
+}
+
+type countWarp struct {
+	model.Warp
+	k *countKernel
+}
+
+func (w *countWarp) Window(buf []*model.Inst, n int) []*model.Inst {
+	return model.Window(w.Warp, buf, n)
+}
+
+func (w *countWarp) Issue(c model.Clocks) (*model.Effect, error) {
+	kind := int8(0)
+	if in := w.Warp.Peek(); in != nil && in.PC >= 0 && in.PC < len(w.k.kinds) {
+		kind = w.k.kinds[in.PC]
+	}
+	eff, err := w.Warp.Issue(c)
+	if kind > 0 && eff != nil {
+		w.k.s.n[kind-1].Add(uint64(bits.OnesCount32(eff.Active)))
+	}
+	return eff, err
 }

@@ -32,6 +32,7 @@ type dualflowEvalOptions struct {
 	StudySMs int
 	CSV, SVG string
 	Workers  int
+	PtxasN   bool // BASE allocated onto ptxas -v's count (spilling), else the minimum
 }
 
 func newDualflowCommand() *cli.Command {
@@ -88,7 +89,7 @@ func newDualflowCommand() *cli.Command {
 			{
 				Name:      "eval",
 				Usage:     "BASE vs D-FLOW on the Table 1 GPU (rtx3080) for bundled samples",
-				ArgsUsage: "[--window N] [--mem ideal|barrier|colour] [--distance D] [--warps LIST] [--csv FILE] [--svg FILE] [SAMPLE...]",
+				ArgsUsage: "[--window N] [--mem ideal|barrier|colour] [--distance D] [--regs min|ptxas] [--warps LIST] [--csv FILE] [--svg FILE] [SAMPLE...]",
 				Description: "eval runs each bundled sample (default: gaussian lud pathfinder nn, then the others)\n" +
 					"as BASE (registers allocated, in order), BASE-OoO, virtual-OoO and D-FLOW (Dualflow form,\n" +
 					"out of order in a window) on the rtx3080 preset, checks every run's outputs against the\n" +
@@ -104,9 +105,13 @@ func newDualflowCommand() *cli.Command {
 					&cli.StringFlag{Name: "csv", Usage: "write the operand-distance CDF to `FILE` (CSV)"},
 					&cli.StringFlag{Name: "svg", Usage: "write the operand-distance CDF chart to `FILE`"},
 					&cli.IntFlag{Name: "workers", Usage: "model worker goroutines (0: all cores); results do not depend on it"},
+					&cli.StringFlag{Name: "regs", Value: "min", Usage: "BASE register budget: min (what the PTX order needs) or ptxas (ptxas -v's N, spilling)"},
 				},
 				Action: func(c *cli.Context) error {
-					o := dualflowEvalOptions{streams: streamsOf(c), Samples: c.Args().Slice(), Window: c.Int("window"),
+					if r := c.String("regs"); r != "min" && r != "ptxas" {
+						return usagef("dualflow eval: --regs must be min or ptxas, got %q", r)
+					}
+					o := dualflowEvalOptions{PtxasN: c.String("regs") == "ptxas", streams: streamsOf(c), Samples: c.Args().Slice(), Window: c.Int("window"),
 						Mem: c.String("mem"), Distance: c.Int("distance"), StudySMs: c.Int("study-sms"),
 						CSV: c.String("csv"), SVG: c.String("svg"), Workers: c.Int("workers")}
 					if o.Window < 1 || o.Window > 32 {
@@ -235,6 +240,12 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 			return err
 		}
 		srcs[i] = src
+		cfg.RegLimit = nil
+		if o.PtxasN {
+			if cfg.RegLimit, err = ptxasLimits(ctx, n, src); err != nil {
+				return err
+			}
+		}
 		r, err := dualflow.Evaluate(ctx, n, src, cfg)
 		if err != nil {
 			return err
@@ -285,6 +296,23 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 		}
 	}
 	return nil
+}
+
+// ptxasLimits returns ptxas -v's register count per kernel of src.
+func ptxasLimits(ctx context.Context, name string, src []byte) (func(string) int, error) {
+	tools := cudatool.Find()
+	if tools.Ptxas == "" {
+		return nil, fmt.Errorf("dualflow eval: --regs ptxas: ptxas not found")
+	}
+	file, err := dualflow.Parse(name+".ptx", src)
+	if err != nil {
+		return nil, err
+	}
+	us, err := tools.Resources(ctx, name+".ptx", file, src)
+	if err != nil {
+		return nil, err
+	}
+	return func(k string) int { return us[k].Regs }, nil
 }
 
 func distText(d int) string {
