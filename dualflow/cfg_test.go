@@ -275,6 +275,59 @@ JOIN:
 		},
 		movs: 0, nops: 2,
 	},
+	{
+		name: "ifthen_split",
+		body: `.visible .entry split(.param .u64 out, .param .u32 n, .param .u32 m, .param .u32 k)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<2>;
+	ld.param.u32 %r1, [n];
+	ld.param.u32 %r2, [m];
+	ld.param.u32 %r3, [k];
+	mov.u32 %r4, 5;
+	setp.eq.s32 %p1, %r1, 0;
+	@%p1 bra JOIN;
+	mov.u32 %r4, 7;
+JOIN:
+	ld.param.u64 %rd1, [out];
+	add.s32 %r5, %r1, %r2;
+	add.s32 %r5, %r5, %r3;
+	add.s32 %r5, %r5, %r4;
+	st.global.u32 [%rd1], %r5;
+	ret;
+}
+`,
+		// Live into JOIN: r1..r4. Branching straight there delivers them
+		// at 6 5 4 3 (bra at slot 5); the then-path at 7 6 5 1.
+		// Canonical (5 4 3 2) costs 4 movs + bra.uni on the skip path and
+		// 4 movs + nop on the then-path (10). Layout from the then-path
+		// (t=0, one nop of padding for the branch slot): 8 7 6 2. The
+		// skip path needs 7 6 5 + 1 = 8 7 6 and r4 at 2: a split edge
+		// with one mov (r4, read at 6-3=3) and its bra.uni; the
+		// then-path one nop (slot 1). 3 in all: the copy goes to the
+		// shorter path. After JOIN, r1 r2 r3 r4 are read at 8+1, 7+1,
+		// 6+2, 2+3.
+		want: []string{
+			"ld.param.u32 [n]; // -> %r1",
+			"ld.param.u32 [m]; // -> %r2",
+			"ld.param.u32 [k]; // -> %r3",
+			"mov.u32 5; // -> %r4",
+			"setp.eq.s32 |4|, 0; // -> %p1",
+			"@|1| bra $__df_edge_1_3;",
+			"mov.u32 7; // -> %r4",
+			"nop // join JOIN",
+			"ld.param.u64 [out]; // -> %rd1",
+			"add.s32 |9|, |8|; // -> %r5",
+			"add.s32 |1|, |8|; // -> %r5",
+			"add.s32 |1|, |5|; // -> %r5",
+			"st.global.u32 [|4|], |1|;",
+			"ret;",
+			"mov |3| // %r4 = %r4 (join JOIN)",
+			"bra.uni JOIN // join JOIN",
+		},
+		movs: 1, nops: 1,
+	},
 }
 
 func listingLines(l string) []string {
