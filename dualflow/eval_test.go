@@ -3,6 +3,8 @@ package dualflow
 import (
 	"context"
 	"testing"
+
+	"github.com/ptxtrace/ptxtrace/model"
 )
 
 // TestEvaluateSmall runs every model of a few samples on the Table 1 GPU:
@@ -72,5 +74,34 @@ func TestEvaluateSpilledBase(t *testing.T) {
 	}
 	if got, want := r.Base.ThreadInsts, r.Virtual.ThreadInsts+r.SpillDyn[0]+r.SpillDyn[1]; got != want {
 		t.Errorf("BASE executed %d thread-instructions, original + spill code = %d", got, want)
+	}
+}
+
+// TestSpillCounterNeutral: the warp wrapper that counts spill code does not
+// change BASE's timing (same cycles with and without it).
+func TestSpillCounterNeutral(t *testing.T) {
+	file, err := Parse("pathfinder", samplePTX(t, "pathfinder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc, allocs, err := AllocateFile(file, func(string) int { return 10 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := Table1()
+	plain, err := RunSample(context.Background(), "pathfinder", []byte(alloc), &ms, model.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &spillCounter{kinds: map[string][]int8{}}
+	for _, a := range allocs {
+		sc.kinds[a.Func.Fn.Name] = a.spillKinds()
+	}
+	counted, err := RunSample(context.Background(), "pathfinder", []byte(alloc), &ms, model.Options{Workers: 1, Wrap: sc.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Cycles != counted.Cycles || sc.n[1].Load() == 0 {
+		t.Errorf("cycles %d plain, %d counted; %d reloads counted", plain.Cycles, counted.Cycles, sc.n[1].Load())
 	}
 }
