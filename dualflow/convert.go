@@ -89,9 +89,21 @@ type Program struct {
 // layout. Join layouts start canonical and are then derived from each
 // join's primary incoming edge (layout.go); the program with the fewest
 // inserted instructions, weighted by loop depth, is returned.
-func Convert(f *Func, d int) (*Program, error) {
+func Convert(f *Func, d int) (*Program, error) { return ConvertProfiled(f, d, nil) }
+
+// ConvertProfiled is Convert with inserted instructions weighted by a
+// profile instead of the loop depth: prof holds the thread-executions of
+// every instruction of f (index = position in f.Insts), e.g. counted on a
+// run of the original program. It only changes where the conversion puts
+// its movs and nops (which edge of a join gets them), never what the
+// program computes. A prof of the wrong length is refused.
+func ConvertProfiled(f *Func, d int, prof []uint64) (*Program, error) {
+	if prof != nil && len(prof) != len(f.Insts) {
+		return nil, fmt.Errorf("%s: %s: profile has %d instructions, the function %d", f.File.Name, f.Fn.Name, len(prof), len(f.Insts))
+	}
 	layouts := canonicalLayouts(f)
 	lw := newLoopInfo(f)
+	lw.prof = prof
 	best, err := convertSpilling(f, d, layouts)
 	if err != nil {
 		return nil, err

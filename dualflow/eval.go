@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"sync/atomic"
 
 	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
@@ -48,6 +49,10 @@ type Config struct {
 	// count; spilling where the PTX order needs more); nil or 0: the
 	// minimum the PTX order allows, without spilling.
 	RegLimit func(kernel string) int
+	// Profile places the conversion's movs and nops by the thread-executions
+	// of the original program's virtual run (ConvertProfiled) instead of
+	// by loop depth.
+	Profile bool
 }
 
 // Run is one timing run of a sample.
@@ -167,7 +172,12 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 		return nil
 	}
 	opt := model.Options{Workers: cfg.Workers}
-	if res.Virtual, err = RunSample(ctx, name, src, &ms, opt); err != nil {
+	vopt := opt
+	pc := &pcCounter{counts: map[string][]atomic.Uint64{}}
+	if cfg.Profile {
+		vopt.Wrap = pc.wrap
+	}
+	if res.Virtual, err = RunSample(ctx, name, src, &ms, vopt); err != nil {
 		return nil, err
 	}
 	if err := check("virtual", res.Virtual); err != nil {
@@ -246,7 +256,11 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 	if err != nil {
 		return nil, err
 	}
-	light, progs, encs, err := ConvertFile(file, cfg.D, Light)
+	var prof func(kernel string) []uint64
+	if cfg.Profile {
+		prof = pc.profile
+	}
+	light, progs, encs, err := ConvertFileProfiled(file, cfg.D, Light, prof)
 	if err != nil {
 		return nil, err
 	}

@@ -1,5 +1,7 @@
 package dualflow
 
+import "github.com/ptxtrace/ptxtrace/ptx"
+
 // Join layouts. A join's layout says at which distance from its entry each
 // live-in arrives; every incoming edge delivers exactly that layout with
 // the fewest instructions edgeLen finds (values already at the right
@@ -72,6 +74,9 @@ type loopInfo struct {
 	f     *Func
 	order map[int]int // block -> reverse post-order index
 	depth []int       // block -> number of natural loops containing it
+	// prof, when set, holds thread-executions per instruction of f
+	// (ConvertProfiled): weights come from it instead of the loop depth.
+	prof []uint64
 }
 
 func newLoopInfo(f *Func) *loopInfo {
@@ -132,15 +137,111 @@ func (l *loopInfo) defsIn(blocks map[int]bool) map[string]bool {
 	return out
 }
 
-// cost is p's inserted instructions, each weighted 8^(loop depth of its
-// block), a static estimate of how often it runs.
+// static is 8^(loop depth of block b), a static estimate of how often
+// code in b runs.
+func (l *loopInfo) static(b int) int {
+	w := 1
+	for range min(l.depth[b], 6) {
+		w *= 8
+	}
+	return w
+}
+
+// count is how many thread-executions block b had in the profile.
+func (l *loopInfo) count(b int) int {
+	bb := l.f.CFG.Blocks[b]
+	if len(bb.Insts) == 0 || bb.First >= len(l.prof) {
+		return 0
+	}
+	return int(l.prof[bb.First])
+}
+
+// onlyPred reports whether a is the only reachable predecessor of b.
+func (l *loopInfo) onlyPred(a, b int) bool {
+	for _, e := range l.f.CFG.Blocks[b].Preds {
+		if e.Block.Reachable && e.Block.Index != a {
+			return false
+		}
+	}
+	return true
+}
+
+// blockWeight weighs code that runs whenever block b runs.
+func (l *loopInfo) blockWeight(b int) int {
+	if l.prof == nil {
+		return l.static(b)
+	}
+	return 64*l.count(b) + 1
+}
+
+// splitWeight weighs the split-off code of the conditional forward edge
+// from b: with a profile, the threads that did not fall through (b's
+// count minus its fall-through successor's, when b is that block's only
+// predecessor).
+func (l *loopInfo) splitWeight(b int) int {
+	if l.prof == nil {
+		return l.static(b)
+	}
+	n := l.count(b)
+	for _, e := range l.f.CFG.Blocks[b].Succs {
+		if e.Kind == ptx.EdgeFallthrough && e.Block != l.f.CFG.Exit && l.onlyPred(b, e.Block.Index) {
+			n -= l.count(e.Block.Index)
+		}
+	}
+	return 64*max(n, 0) + 1
+}
+
+// fallWeight weighs the code of b's fall-through edge into join j: with a
+// profile, b's count minus the threads its conditional branch took
+// elsewhere (when the target has b as its only predecessor).
+func (l *loopInfo) fallWeight(b, j int) int {
+	if l.prof == nil {
+		return l.static(b)
+	}
+	n := l.count(b)
+	for _, e := range l.f.CFG.Blocks[b].Succs {
+		if e.Kind == ptx.EdgeTaken && e.Block.Index != j && e.Block != l.f.CFG.Exit && l.onlyPred(b, e.Block.Index) {
+			n -= l.count(e.Block.Index)
+		}
+	}
+	return 64*max(n, 0) + 1
+}
+
+// segWeight weighs the instructions of segment s.
+func (l *loopInfo) segWeight(s *Segment) int {
+	switch {
+	case s.Edge:
+		return l.splitWeight(s.Block)
+	case s.FallTo >= 0 && s.FallTo != s.Block:
+		return l.fallWeight(s.Block, s.FallTo)
+	}
+	return l.blockWeight(s.Block)
+}
+
+// arrivalWeight weighs the code of the edge a into join j.
+func (l *loopInfo) arrivalWeight(a arrival, j int) int {
+	switch {
+	case a.from < 0:
+		// the function's entry: once per thread
+		if l.prof == nil || len(l.prof) == 0 {
+			return 1
+		}
+		return 64*int(l.prof[0]) + 1
+	case a.cond:
+		return l.splitWeight(a.from)
+	case a.t == 0:
+		return l.fallWeight(a.from, j)
+	}
+	return l.blockWeight(a.from)
+}
+
+// cost is p's inserted instructions, each weighted by how often its
+// segment runs (segWeight): statically 8^(loop depth), with a profile the
+// thread-executions.
 func (l *loopInfo) cost(p *Program) int {
 	n := 0
 	for _, s := range p.Segs {
-		w := 1
-		for range min(l.depth[s.Block], 6) {
-			w *= 8
-		}
+		w := l.segWeight(s)
 		for i := range s.Insts {
 			if s.Insts[i].Kind != KInst {
 				n += w
@@ -181,12 +282,7 @@ func deriveLayout(f *Func, p *Program, j int, lay map[string]int, l *loopInfo) m
 	score := func(lay map[string]int) int {
 		n := 0
 		for _, a := range arrs {
-			w := 1
-			if a.from >= 0 {
-				for range min(l.depth[a.from], 6) {
-					w *= 8
-				}
-			}
+			w := l.arrivalWeight(a, j)
 			m := natLen(lay, a)
 			if a.cond && m > 0 {
 				// split: the branch, the edge code, a bra.uni

@@ -337,13 +337,56 @@ func (s *spillCounter) wrap(k model.Kernel) model.Kernel {
 	if ks == nil {
 		return k
 	}
-	return &countKernel{Kernel: k, s: s, kinds: ks}
+	return &countKernel{Kernel: k, count: func(pc, lanes int) {
+		if pc >= 0 && pc < len(ks) && ks[pc] > 0 {
+			s.n[ks[pc]-1].Add(uint64(lanes))
+		}
+	}}
 }
 
+// pcCounter counts thread-executions per PC of every kernel of a run (the
+// profile ConvertProfiled weighs with). Sums are order-independent.
+type pcCounter struct {
+	counts map[string][]atomic.Uint64 // kernel -> per PC; built in the model's serial wrap
+}
+
+func (p *pcCounter) wrap(k model.Kernel) model.Kernel {
+	rk, ok := k.(*replay.Kernel)
+	if !ok {
+		return k
+	}
+	name := rk.Code().Name
+	c := p.counts[name]
+	if c == nil {
+		c = make([]atomic.Uint64, len(rk.Code().Insts()))
+		p.counts[name] = c
+	}
+	return &countKernel{Kernel: k, count: func(pc, lanes int) {
+		if pc >= 0 && pc < len(c) {
+			c[pc].Add(uint64(lanes))
+		}
+	}}
+}
+
+// profile returns the counts of kernel name as plain integers (nil if the
+// kernel did not run).
+func (p *pcCounter) profile(name string) []uint64 {
+	c := p.counts[name]
+	if c == nil {
+		return nil
+	}
+	out := make([]uint64, len(c))
+	for i := range c {
+		out[i] = c[i].Load()
+	}
+	return out
+}
+
+// countKernel wraps a kernel so that every warp instruction issued calls
+// count with its PC and active lanes; timing is unchanged.
 type countKernel struct {
 	model.Kernel
-	s     *spillCounter
-	kinds []int8
+	count func(pc, lanes int)
 }
 
 func (k *countKernel) ConcurrentIssue() bool {
@@ -389,13 +432,13 @@ func (w *countWarp) Window(buf []*model.Inst, n int) []*model.Inst {
 }
 
 func (w *countWarp) Issue(c model.Clocks) (*model.Effect, error) {
-	kind := int8(0)
-	if in := w.Warp.Peek(); in != nil && in.PC >= 0 && in.PC < len(w.k.kinds) {
-		kind = w.k.kinds[in.PC]
+	pc := -1
+	if in := w.Warp.Peek(); in != nil {
+		pc = in.PC
 	}
 	eff, err := w.Warp.Issue(c)
-	if kind > 0 && eff != nil {
-		w.k.s.n[kind-1].Add(uint64(bits.OnesCount32(eff.Active)))
+	if eff != nil {
+		w.k.count(pc, bits.OnesCount32(eff.Active))
 	}
 	return eff, err
 }

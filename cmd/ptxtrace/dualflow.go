@@ -33,6 +33,7 @@ type dualflowEvalOptions struct {
 	CSV, SVG string
 	Workers  int
 	PtxasN   bool // BASE allocated onto ptxas -v's count (spilling), else the minimum
+	Profile  bool // place the conversion's movs/nops by the original run's profile
 }
 
 func newDualflowCommand() *cli.Command {
@@ -89,7 +90,7 @@ func newDualflowCommand() *cli.Command {
 			{
 				Name:      "eval",
 				Usage:     "BASE vs D-FLOW on the Table 1 GPU (rtx3080) for bundled samples",
-				ArgsUsage: "[--window N] [--mem ideal|barrier|colour] [--distance D] [--regs min|ptxas] [--warps LIST] [--csv FILE] [--svg FILE] [SAMPLE...]",
+				ArgsUsage: "[--window N] [--mem ideal|barrier|colour] [--distance D] [--regs min|ptxas] [--profile] [--warps LIST] [--csv FILE] [--svg FILE] [SAMPLE...]",
 				Description: "eval runs each bundled sample (default: gaussian lud pathfinder nn, then the others)\n" +
 					"as BASE (registers allocated, in order), BASE-OoO, virtual-OoO and D-FLOW (Dualflow form,\n" +
 					"out of order in a window) on the rtx3080 preset, checks every run's outputs against the\n" +
@@ -105,13 +106,14 @@ func newDualflowCommand() *cli.Command {
 					&cli.StringFlag{Name: "csv", Usage: "write the operand-distance CDF to `FILE` (CSV)"},
 					&cli.StringFlag{Name: "svg", Usage: "write the operand-distance CDF chart to `FILE`"},
 					&cli.IntFlag{Name: "workers", Usage: "model worker goroutines (0: all cores); results do not depend on it"},
+					&cli.BoolFlag{Name: "profile", Usage: "place the conversion's movs and nops by the original run's instruction counts (default: by loop depth)"},
 					&cli.StringFlag{Name: "regs", Value: "min", Usage: "BASE register budget: min (what the PTX order needs) or ptxas (ptxas -v's N, spilling)"},
 				},
 				Action: func(c *cli.Context) error {
 					if r := c.String("regs"); r != "min" && r != "ptxas" {
 						return usagef("dualflow eval: --regs must be min or ptxas, got %q", r)
 					}
-					o := dualflowEvalOptions{PtxasN: c.String("regs") == "ptxas", streams: streamsOf(c), Samples: c.Args().Slice(), Window: c.Int("window"),
+					o := dualflowEvalOptions{PtxasN: c.String("regs") == "ptxas", Profile: c.Bool("profile"), streams: streamsOf(c), Samples: c.Args().Slice(), Window: c.Int("window"),
 						Mem: c.String("mem"), Distance: c.Int("distance"), StudySMs: c.Int("study-sms"),
 						CSV: c.String("csv"), SVG: c.String("svg"), Workers: c.Int("workers")}
 					if o.Window < 1 || o.Window > 32 {
@@ -228,7 +230,7 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 	if len(names) == 0 {
 		names = dualflow.EvalOrder()
 	}
-	cfg := dualflow.Config{Spec: dualflow.Table1(), Window: o.Window, MemOrder: mem, D: o.Distance, Workers: o.Workers}
+	cfg := dualflow.Config{Spec: dualflow.Table1(), Window: o.Window, MemOrder: mem, D: o.Distance, Workers: o.Workers, Profile: o.Profile}
 	var rs []*dualflow.Result
 	srcs := make([][]byte, len(names))
 	for i, n := range names {
