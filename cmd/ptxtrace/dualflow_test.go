@@ -80,6 +80,9 @@ func TestDualflowEvalCommand(t *testing.T) {
 	if r := runCLI(t, "", "dualflow", "eval", "--mem", "fifo", "nn"); r.code != exitUsage {
 		t.Errorf("bad --mem: status %d", r.code)
 	}
+	if r := runCLI(t, "", "dualflow", "eval", "--profile", "nn"); r.code != 0 || !strings.Contains(r.stdout, "nn") {
+		t.Errorf("--profile: status %d: %s", r.code, r.stderr)
+	}
 	if r := runCLI(t, "", "dualflow", "eval", "--regs", "7", "nn"); r.code != exitUsage {
 		t.Errorf("bad --regs: status %d", r.code)
 	}
