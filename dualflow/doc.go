@@ -37,7 +37,8 @@
 // Layouts start canonical (live-ins in declaration order at k+1..2) and
 // are derived join by join from an incoming edge (layout.go), kept only
 // when the function's loop-depth-weighted count of inserted instructions
-// drops; a conditional forward edge's code is split off after the
+// drops (ConvertProfiled weighs by a run's instruction counts instead of
+// loop depth); a conditional forward edge's code is split off after the
 // function so the other path does not run it. A source farther than the
 // maximum encodable distance D is reloaded from a spill slot, written by a
 // spill store right after every definition of that register. The result
