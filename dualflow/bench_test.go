@@ -58,3 +58,8 @@ func BenchmarkBaseGaussian(b *testing.B)    { benchRun(b, "gaussian", false) }
 func BenchmarkDFlowGaussian(b *testing.B)   { benchRun(b, "gaussian", true) }
 func BenchmarkBasePathfinder(b *testing.B)  { benchRun(b, "pathfinder", false) }
 func BenchmarkDFlowPathfinder(b *testing.B) { benchRun(b, "pathfinder", true) }
+
+func BenchmarkBaseLud(b *testing.B)  { benchRun(b, "lud", false) }
+func BenchmarkDFlowLud(b *testing.B) { benchRun(b, "lud", true) }
+func BenchmarkBaseNN(b *testing.B)   { benchRun(b, "nn", false) }
+func BenchmarkDFlowNN(b *testing.B)  { benchRun(b, "nn", true) }

@@ -75,18 +75,82 @@ type Program struct {
 	SpillSlot map[string]int
 	MaxDist   int              // largest distance of any operand
 	Static    [numKinds]int    // instructions per kind
-	JoinLive  map[int][]string // canonical live-in order of each join block with live-ins
+	JoinLive  map[int][]string // live-ins of each join block with live-ins, declaration order
+	// Layout is, per join block, the distance from its entry at which each
+	// live-in arrives (layout.go); every incoming edge delivers it.
+	Layout   map[int]map[string]int
+	arrivals map[int][]arrival
 }
 
 // Convert converts f to reverse-Dualflow form with maximum distance d
 // (0: unlimited). Registers whose operands would lie farther than d get a
 // spill slot; the conversion is redone until every operand fits. It
 // refuses a d too small for some instruction's operands or some join's
-// canonical layout.
-func Convert(f *Func, d int) (*Program, error) {
+// layout. Join layouts start canonical and are then derived from each
+// join's primary incoming edge (layout.go); the program with the fewest
+// inserted instructions, weighted by loop depth, is returned.
+func Convert(f *Func, d int) (*Program, error) { return ConvertProfiled(f, d, nil) }
+
+// ConvertProfiled is Convert with inserted instructions weighted by a
+// profile instead of the loop depth: prof holds the thread-executions of
+// every instruction of f (index = position in f.Insts), e.g. counted on a
+// run of the original program. It only changes where the conversion puts
+// its movs and nops (which edge of a join gets them), never what the
+// program computes. A prof of the wrong length is refused.
+func ConvertProfiled(f *Func, d int, prof []uint64) (*Program, error) {
+	if prof != nil && len(prof) != len(f.Insts) {
+		return nil, fmt.Errorf("%s: %s: profile has %d instructions, the function %d", f.File.Name, f.Fn.Name, len(prof), len(f.Insts))
+	}
+	layouts := canonicalLayouts(f)
+	lw := newLoopInfo(f)
+	lw.prof = prof
+	best, err := convertSpilling(f, d, layouts)
+	if err != nil {
+		return nil, err
+	}
+	bestCost := lw.cost(best)
+	var joins []int
+	for _, b := range rpo(f.CFG) {
+		if len(layouts[b.Index]) > 0 {
+			joins = append(joins, b.Index)
+		}
+	}
+	// one join at a time in reverse post-order (its upstream layouts are
+	// settled, so what its forward edges deliver is known), twice (back
+	// edges deliver what the loop's new layouts make of them); a layout is
+	// kept only when the whole program's cost drops
+	for sweep := 0; sweep < 2; sweep++ {
+		changed := false
+		for _, j := range joins {
+			cand := deriveLayout(f, best, j, layouts[j], lw)
+			if sameLayout(cand, layouts[j]) {
+				continue
+			}
+			trial := make(map[int]map[string]int, len(layouts))
+			for k, v := range layouts {
+				trial[k] = v
+			}
+			trial[j] = cand
+			p, err := convertSpilling(f, d, trial)
+			if err != nil {
+				continue
+			}
+			if c := lw.cost(p); c < bestCost {
+				best, bestCost, layouts, changed = p, c, trial, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	best.arrivals = nil
+	return best, nil
+}
+
+func convertSpilling(f *Func, d int, layouts map[int]map[string]int) (*Program, error) {
 	spilled := map[string]bool{}
 	for iter := 0; ; iter++ {
-		p, viol, err := convertOnce(f, d, spilled)
+		p, viol, err := convertOnce(f, d, spilled, layouts)
 		if err != nil {
 			return nil, err
 		}
@@ -109,6 +173,7 @@ type converter struct {
 	rp      int            // slots emitted in the current block so far
 	state   map[string]int // register -> slot of its latest copy, relative to block entry
 	viol    string
+	loops   *loopInfo
 }
 
 func (c *converter) dist(r string) (int, bool) {
@@ -184,24 +249,85 @@ func (c *converter) srcs(regs []string) []Src {
 	return out
 }
 
-// prologue emits the canonical layout of join j's live-ins: one mov (or
-// reload) per live-in in canonical order.
-// When the live-ins already lie where the layout wants them (the k-th
-// from last at distance k from the terminator), nothing is emitted.
-func (c *converter) prologue(j int, why string) {
-	live := c.p.JoinLive[j]
-	inPlace := true
-	for i, r := range live {
-		if dd, ok := c.dist(r); !ok || dd != len(live)-i {
-			inPlace = false
-			break
+// edgeLen is the number of instructions the edge code into join j needs
+// from the current state, with t slots (the branch) after it: the least m
+// such that every live-in the layout puts farther than m+t already lies
+// there (so m instructions shift it into place) and the m slots before the
+// tail take the others (a mov each, a nop where the layout has no value).
+// entry: nothing is defined yet.
+func (c *converter) edgeLen(j, t int, entry bool) int {
+	lay := c.p.Layout[j]
+	maxL := 0
+	for _, l := range lay {
+		maxL = max(maxL, l)
+	}
+	for m := 0; m+t < maxL; m++ {
+		ok := true
+		for r, l := range lay {
+			if l > m+t {
+				dd, def := c.dist(r)
+				if entry || !def || dd+t+m != l {
+					ok = false
+					break
+				}
+			}
+		}
+		if ok {
+			return m
 		}
 	}
-	if inPlace {
+	return max(0, maxL-t)
+}
+
+// edgeCode emits the code of the edge from block from (-1: the function
+// entry) into join j, followed on that edge by t slots: edgeLen
+// instructions, the one at distance l from the join's entry a mov (entry:
+// init; out of reach: reload) of the live-in the layout puts at l, or a nop
+// where it puts none. It records what the edge delivers without edge code
+// (for deriveLayout); cond: a conditional forward edge, whose code needs a
+// split edge and its bra.uni.
+func (c *converter) edgeCode(j, t, from int, entry, cond bool, why string) {
+	lay := c.p.Layout[j]
+	if len(lay) == 0 {
 		return
 	}
-	for _, r := range live {
-		if c.far(r, 0) {
+	if entry && c.anySpilled(lay) {
+		// define every live-in (with its spill store) first, then place them
+		for _, r := range c.p.JoinLive[j] {
+			c.emit(DInst{Kind: KInit, Reg: r, Defs: []string{r}, Why: why})
+		}
+		entry = false
+	}
+	nat := map[string]int{}
+	if !entry {
+		// on a split edge the conditional branch already took its slot:
+		// record what the edge would deliver branching straight to j
+		direct := t
+		if c.seg.Edge {
+			direct = 0
+		}
+		for r := range lay {
+			if dd, ok := c.dist(r); ok {
+				nat[r] = dd + direct
+			}
+		}
+	}
+	c.p.arrivals[j] = append(c.p.arrivals[j], arrival{from: from, t: t, nat: nat, cond: cond})
+	m := c.edgeLen(j, t, entry)
+	at := map[int]string{}
+	for r, l := range lay {
+		if l <= m+t {
+			at[l] = r
+		}
+	}
+	for i := 0; i < m; i++ {
+		r, ok := at[m-i+t]
+		switch {
+		case !ok:
+			c.emit(DInst{Kind: KNop, Why: why})
+		case entry:
+			c.emit(DInst{Kind: KInit, Reg: r, Defs: []string{r}, Why: why})
+		case c.far(r, 0):
 			if !c.spilled[r] {
 				if c.viol == "" {
 					c.viol = r
@@ -209,10 +335,19 @@ func (c *converter) prologue(j int, why string) {
 				return
 			}
 			c.emit(DInst{Kind: KReload, Reg: r, Defs: []string{r}, Why: why})
-			continue
+		default:
+			c.emit(DInst{Kind: KMov, Reg: r, Defs: []string{r}, Srcs: c.srcs([]string{r}), Why: why})
 		}
-		c.emit(DInst{Kind: KMov, Reg: r, Defs: []string{r}, Srcs: c.srcs([]string{r}), Why: why})
 	}
+}
+
+func (c *converter) anySpilled(lay map[string]int) bool {
+	for r := range lay {
+		if c.spilled[r] {
+			return true
+		}
+	}
+	return false
 }
 
 func isTerminator(in *ptx.Instruction) bool {
@@ -226,9 +361,9 @@ func isTerminator(in *ptx.Instruction) bool {
 	return false
 }
 
-func convertOnce(f *Func, d int, spilled map[string]bool) (*Program, string, error) {
+func convertOnce(f *Func, d int, spilled map[string]bool, layouts map[int]map[string]int) (*Program, string, error) {
 	g := f.CFG
-	p := &Program{Func: f, D: d, SpillSlot: map[string]int{}, JoinLive: map[int][]string{}}
+	p := &Program{Func: f, D: d, SpillSlot: map[string]int{}, JoinLive: map[int][]string{}, Layout: layouts, arrivals: map[int][]arrival{}}
 	for _, r := range f.Regs {
 		if spilled[r] {
 			p.SpillSlot[r] = len(p.Spilled)
@@ -241,7 +376,7 @@ func convertOnce(f *Func, d int, spilled map[string]bool) (*Program, string, err
 	exits := map[edge]map[string]int{}
 	segs := map[int][]*Segment{}
 	var edges []*Segment
-	c := &converter{f: f, d: d, spilled: spilled, p: p}
+	c := &converter{f: f, d: d, spilled: spilled, p: p, loops: newLoopInfo(f)}
 	first := g.Entry.Succs[0].Block
 	for _, b := range rpo(g) {
 		if b == g.Entry || b == g.Exit {
@@ -258,20 +393,14 @@ func convertOnce(f *Func, d int, spilled map[string]bool) (*Program, string, err
 			// the block's label, reached only from the entry
 			pre := &Segment{Block: b.Index, FallTo: b.Index}
 			c.seg = pre
-			for _, r := range live {
-				c.emit(DInst{Kind: KInit, Reg: r, Defs: []string{r}, Why: "entry"})
-			}
-			if len(live) > 0 {
-				c.emit(DInst{Kind: KNop, Why: "entry"})
-			}
+			c.edgeCode(b.Index, 0, -1, true, false, "entry")
 			segs[b.Index] = append(segs[b.Index], pre)
 			c.seg = seg
 			fallthrough
 		case join[b.Index]:
 			c.state = map[string]int{}
-			k := len(live)
-			for j, r := range live {
-				c.state[r] = -(k + 1) + j
+			for r, l := range p.Layout[b.Index] {
+				c.state[r] = -l
 			}
 			c.rp = 0
 		case b == first:
@@ -340,8 +469,7 @@ func convertOnce(f *Func, d int, spilled map[string]bool) (*Program, string, err
 				seg = &Segment{Block: b.Index, FallTo: fall.Index}
 				c.seg = seg
 			}
-			c.prologue(fall.Index, "join "+label(fall))
-			c.emit(DInst{Kind: KNop, Why: "join " + label(fall)})
+			c.edgeCode(fall.Index, 0, b.Index, false, false, "join "+label(fall))
 		}
 		segs[b.Index] = append(segs[b.Index], seg)
 		if c.viol != "" {
@@ -378,9 +506,12 @@ func (c *converter) branch(b *ptx.BasicBlock, term *Inst, taken *ptx.BasicBlock,
 	// T's operands must reach across the taken target's prologue
 	k := 0
 	if taken != nil && join[taken.Index] {
-		k = len(c.p.JoinLive[taken.Index])
+		k = c.edgeLen(taken.Index, 1, false)
 	}
-	split := k > 0 && term.In.Guard != "" && c.d > 0 && k+2 > c.d
+	// a conditional forward edge with edge code gets its own code after
+	// the function, so the fall-through path does not run it; so does
+	// one whose guard cannot reach across the code (distance limit)
+	split := k > 0 && term.In.Guard != "" && ((c.d > 0 && k+2 > c.d) || !c.loops.back(b.Index, taken.Index))
 	if split {
 		// the guard cannot reach across the prologue: the taken
 		// edge gets its own code (prologue, bra) after the function
@@ -397,14 +528,14 @@ func (c *converter) branch(b *ptx.BasicBlock, term *Inst, taken *ptx.BasicBlock,
 		}
 		es := &Segment{Block: b.Index, Labels: []string{lab}, FallTo: taken.Index, Edge: true}
 		c.seg = es
-		c.prologue(taken.Index, "join "+label(taken))
+		c.edgeCode(taken.Index, 1, b.Index, false, term.In.Guard != "" && !c.loops.back(b.Index, taken.Index), "join "+label(taken))
 		c.emit(DInst{Kind: KBra, Reg: label(taken), Why: "join " + label(taken)})
 		edge = es
 		c.seg, c.rp, c.state = saveSeg, saveRP, saveState
 	} else {
 		c.reloads(term.Uses, k)
 		if taken != nil && join[taken.Index] {
-			c.prologue(taken.Index, "join "+label(taken))
+			c.edgeCode(taken.Index, 1, b.Index, false, term.In.Guard != "" && !c.loops.back(b.Index, taken.Index), "join "+label(taken))
 		}
 		if c.far2(term.Uses) {
 			return nil, c.violation(term.Uses)

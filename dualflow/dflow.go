@@ -300,6 +300,12 @@ func (w *dfWarp) fill(n int) {
 	}
 }
 
+// view is an instruction view with its operand storage.
+type view struct {
+	in       model.Inst
+	src, dst [4]model.Reg
+}
+
 // name builds the timing view of instruction f: the main instruction's
 // class and memory kind, sources named by the ring slots of their latest
 // copies and destinations by fresh slots.
@@ -309,15 +315,17 @@ func (w *dfWarp) name(f int32) *model.Inst {
 		return tmpl
 	}
 	var in *model.Inst
-	if tmpl.Class == model.ClassLdSt {
-		in = &model.Inst{} // the model keeps memory instructions until they complete
-	} else if n := len(w.free); n > 0 {
+	var src, dst []model.Reg
+	if n := len(w.free); n > 0 && tmpl.Class != model.ClassLdSt {
 		in = w.free[n-1]
 		w.free = w.free[:n-1]
+		src, dst = in.Src[:0], in.Dst[:0]
 	} else {
-		in = &model.Inst{}
+		// a fresh view with room for its operands in one allocation (the
+		// model keeps memory instructions until they complete: never reused)
+		v := &view{}
+		in, src, dst = &v.in, v.src[:0], v.dst[:0]
 	}
-	src, dst := in.Src[:0], in.Dst[:0]
 	*in = *tmpl
 	for _, r := range w.t.srcs[f] {
 		if s := w.last[r]; s >= 0 {

@@ -12,11 +12,16 @@
 // other is live. Classes are pred, b16, b32 and b64; b64 takes two 32-bit
 // words and b16 one, so Allocation.Words is comparable with ptxas -v's
 // "Used N registers" (predicates are not counted, as in ptxas). A budget
-// N that the PTX instruction order cannot meet is refused (no spilling),
-// never silently exceeded. Invariants: Verify re-checks that no two
-// simultaneously live registers share a physical register and that the
-// count is within N; the rewritten PTX declares only physical registers
-// and computes the same values (tested on every sample, byte for byte).
+// N the colouring exceeds is met by spilling (spill.go): a spilled
+// register lives in a .local slot, stored after every definition and
+// reloaded into a fresh temporary before every use; the victim is the
+// register live across the first point of maximal pressure whose next use
+// is furthest along the CFG. A budget not met with everything spilled is
+// refused, never silently exceeded. Invariants: Verify re-checks that no
+// two simultaneously live registers share a physical register, that the
+// count is within N and that no spilled register remains; the rewritten
+// PTX declares only physical registers and computes the same values
+// (tested on every sample at ptxas's N, byte for byte).
 //
 // # Dualflow form (convert.go)
 //
@@ -26,10 +31,15 @@
 // k destinations) and names each source by its distance back from its own
 // RP to the producing slot. Convert derives the distances by propagating,
 // along the CFG, where the latest copy of every virtual register lies; at
-// a join every incoming edge delivers the join's live-in registers in a
-// canonical layout (seed Fig. 7): `mov` copies of the live-ins in
-// declaration order right before the edge's terminator, and a `nop` in
-// place of a branch on a fall-through edge. A source farther than the
+// a join every incoming edge delivers the join's layout (the distance of
+// each live-in from the join's entry) with the fewest instructions: a mov
+// per value not already in place, a nop per empty slot (seed Fig. 7).
+// Layouts start canonical (live-ins in declaration order at k+1..2) and
+// are derived join by join from an incoming edge (layout.go), kept only
+// when the function's loop-depth-weighted count of inserted instructions
+// drops (ConvertProfiled weighs by a run's instruction counts instead of
+// loop depth); a conditional forward edge's code is split off after the
+// function so the other path does not run it. A source farther than the
 // maximum encodable distance D is reloaded from a spill slot, written by a
 // spill store right after every definition of that register. The result
 // is a readable listing (|d| operands) and an executable PTX encoding of

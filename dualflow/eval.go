@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"sync/atomic"
 
 	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
@@ -44,6 +45,14 @@ type Config struct {
 	// BaseOnly skips the BASE-OoO and virtual-OoO runs (Result leaves
 	// them nil).
 	BaseOnly bool
+	// RegLimit is BASE's register budget N per kernel (e.g. ptxas -v's
+	// count; spilling where the PTX order needs more); nil or 0: the
+	// minimum the PTX order allows, without spilling.
+	RegLimit func(kernel string) int
+	// Profile places the conversion's movs and nops by the thread-executions
+	// of the original program's virtual run (ConvertProfiled) instead of
+	// by loop depth.
+	Profile bool
 }
 
 // Run is one timing run of a sample.
@@ -119,6 +128,11 @@ type Result struct {
 	// DFlow: the Dualflow program, out of order in the window.
 	Virtual, Base, BaseOoO, VirtualOoO, DFlow *Run
 	Regs                                      map[string][2]int // kernel -> {allocated words, max live words}
+	// BASE's spill code (Config.RegLimit): static spill stores and
+	// reloads over the sample's kernels, and the thread-instructions of
+	// each the BASE run executed.
+	SpillStatic [2]int
+	SpillDyn    [2]uint64
 	// Dynamic thread-instructions of the D-FLOW run by kind (KInst are
 	// the original instructions).
 	Dyn [numKinds]uint64
@@ -158,7 +172,12 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 		return nil
 	}
 	opt := model.Options{Workers: cfg.Workers}
-	if res.Virtual, err = RunSample(ctx, name, src, &ms, opt); err != nil {
+	vopt := opt
+	pc := &pcCounter{counts: map[string][]atomic.Uint64{}}
+	if cfg.Profile {
+		vopt.Wrap = pc.wrap
+	}
+	if res.Virtual, err = RunSample(ctx, name, src, &ms, vopt); err != nil {
 		return nil, err
 	}
 	if err := check("virtual", res.Virtual); err != nil {
@@ -168,16 +187,27 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 	if err != nil {
 		return nil, err
 	}
-	alloc, allocs, err := AllocateFile(file, nil)
+	alloc, allocs, err := AllocateFile(file, cfg.RegLimit)
 	if err != nil {
 		return nil, err
 	}
+	sc := &spillCounter{kinds: map[string][]int8{}}
 	for _, a := range allocs {
 		res.Regs[a.Func.Fn.Name] = [2]int{a.Words, a.MaxLive}
+		res.SpillStatic[0] += a.Stores
+		res.SpillStatic[1] += a.Reloads
+		if len(a.Spilled) > 0 {
+			sc.kinds[a.Func.Fn.Name] = a.spillKinds()
+		}
 	}
-	if res.Base, err = RunSample(ctx, name, []byte(alloc), &ms, opt); err != nil {
+	bopt := opt
+	if len(sc.kinds) > 0 {
+		bopt.Wrap = sc.wrap
+	}
+	if res.Base, err = RunSample(ctx, name, []byte(alloc), &ms, bopt); err != nil {
 		return nil, err
 	}
+	res.SpillDyn = [2]uint64{sc.n[0].Load(), sc.n[1].Load()}
 	if err := check("BASE", res.Base); err != nil {
 		return nil, err
 	}
@@ -226,7 +256,11 @@ func Evaluate(ctx context.Context, name string, src []byte, cfg Config) (*Result
 	if err != nil {
 		return nil, err
 	}
-	light, progs, encs, err := ConvertFile(file, cfg.D, Light)
+	var prof func(kernel string) []uint64
+	if cfg.Profile {
+		prof = pc.profile
+	}
+	light, progs, encs, err := ConvertFileProfiled(file, cfg.D, Light, prof)
 	if err != nil {
 		return nil, err
 	}

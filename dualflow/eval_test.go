@@ -3,6 +3,8 @@ package dualflow
 import (
 	"context"
 	"testing"
+
+	"github.com/ptxtrace/ptxtrace/model"
 )
 
 // TestEvaluateSmall runs every model of a few samples on the Table 1 GPU:
@@ -49,5 +51,57 @@ func TestEvaluateDeterministic(t *testing.T) {
 	}
 	if cycles[0] != cycles[3] || cycles[1] != cycles[4] || cycles[2] != cycles[5] {
 		t.Errorf("workers 1 vs 2: %v", cycles)
+	}
+}
+
+// TestEvaluateSpilledBase: with a budget below what pathfinder_step needs
+// unspilled (14 words), BASE runs spill code; the allocation adds exactly
+// the spill stores and reloads, so BASE's thread-instructions are the
+// original's plus the counted spill code (an independent cross-check of
+// the counter), and the outputs stay those of the functional run.
+func TestEvaluateSpilledBase(t *testing.T) {
+	r, err := Evaluate(context.Background(), "pathfinder", samplePTX(t, "pathfinder"),
+		Config{Spec: Table1(), Window: 8, Workers: 1, BaseOnly: true, RegLimit: func(string) int { return 10 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("static %v dynamic %v; BASE %d cycles, %d thread-insts; original %d", r.SpillStatic, r.SpillDyn, r.Base.Cycles, r.Base.ThreadInsts, r.Virtual.ThreadInsts)
+	if r.SpillStatic[0] == 0 || r.SpillStatic[1] == 0 || r.SpillDyn[0] == 0 || r.SpillDyn[1] == 0 {
+		t.Errorf("no spill code: static %v dynamic %v", r.SpillStatic, r.SpillDyn)
+	}
+	if w := r.Regs["pathfinder_step"][0]; w > 10 {
+		t.Errorf("%d words > N=10", w)
+	}
+	if got, want := r.Base.ThreadInsts, r.Virtual.ThreadInsts+r.SpillDyn[0]+r.SpillDyn[1]; got != want {
+		t.Errorf("BASE executed %d thread-instructions, original + spill code = %d", got, want)
+	}
+}
+
+// TestSpillCounterNeutral: the warp wrapper that counts spill code does not
+// change BASE's timing (same cycles with and without it).
+func TestSpillCounterNeutral(t *testing.T) {
+	file, err := Parse("pathfinder", samplePTX(t, "pathfinder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc, allocs, err := AllocateFile(file, func(string) int { return 10 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := Table1()
+	plain, err := RunSample(context.Background(), "pathfinder", []byte(alloc), &ms, model.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &spillCounter{kinds: map[string][]int8{}}
+	for _, a := range allocs {
+		sc.kinds[a.Func.Fn.Name] = a.spillKinds()
+	}
+	counted, err := RunSample(context.Background(), "pathfinder", []byte(alloc), &ms, model.Options{Workers: 1, Wrap: sc.wrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Cycles != counted.Cycles || sc.n[1].Load() == 0 {
+		t.Errorf("cycles %d plain, %d counted; %d reloads counted", plain.Cycles, counted.Cycles, sc.n[1].Load())
 	}
 }

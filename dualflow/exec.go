@@ -266,6 +266,12 @@ func (p *Program) Encode(fm Form) *Encoded {
 // distance d and returns the module encoded in form fm with the programs
 // and encodings by function name.
 func ConvertFile(file *ptx.File, d int, fm Form) (string, map[string]*Program, map[string]*Encoded, error) {
+	return ConvertFileProfiled(file, d, fm, nil)
+}
+
+// ConvertFileProfiled is ConvertFile with each function converted by
+// ConvertProfiled with prof(name) (nil prof or nil result: Convert).
+func ConvertFileProfiled(file *ptx.File, d int, fm Form, prof func(fn string) []uint64) (string, map[string]*Program, map[string]*Encoded, error) {
 	progs := map[string]*Program{}
 	encs := map[string]*Encoded{}
 	out, err := RewriteFile(file, func(fn *ptx.Function) (string, error) {
@@ -273,7 +279,11 @@ func ConvertFile(file *ptx.File, d int, fm Form) (string, map[string]*Program, m
 		if err != nil {
 			return "", err
 		}
-		p, err := Convert(f, d)
+		var pr []uint64
+		if prof != nil {
+			pr = prof(fn.Name)
+		}
+		p, err := ConvertProfiled(f, d, pr)
 		if err != nil {
 			return "", err
 		}

@@ -81,6 +81,7 @@ type Func struct {
 	RegType map[string]ptx.Type
 	// LiveIn and LiveOut per block index.
 	LiveIn, LiveOut []map[string]bool
+	regIdx          map[string]int // declaration index, built on first use
 }
 
 // Pos formats the source position of in as file:line:col.
@@ -276,10 +277,13 @@ func (f *Func) blockInsts(bi int) []*Inst {
 
 // sortedRegs returns the keys of m in declaration order.
 func (f *Func) sortedRegs(m map[string]bool) []string {
-	idx := map[string]int{}
-	for i, r := range f.Regs {
-		idx[r] = i
+	if f.regIdx == nil {
+		f.regIdx = make(map[string]int, len(f.Regs))
+		for i, r := range f.Regs {
+			f.regIdx[r] = i
+		}
 	}
+	idx := f.regIdx
 	out := make([]string, 0, len(m))
 	for r := range m {
 		out = append(out, r)

@@ -20,9 +20,18 @@ type Allocation struct {
 	Words  int
 	Limit  int // the N it was asked to fit, 0 for none
 	Interf int // interference edges
-	// MaxLive is the most 32-bit words live at once: no allocation of this
-	// instruction order can use fewer.
+	// MaxLive is the most 32-bit words live at once in Func: no
+	// allocation of this instruction order can use fewer.
 	MaxLive int
+	// Spilling (spill.go): Orig is the function as given; Func is Orig with
+	// spill code when Spilled is non-empty. Spilled lists the registers of
+	// Orig held in local memory, in the order they were chosen; Stores and
+	// Reloads count the spill instructions added (static); Unspilled is the
+	// words the colouring of Orig needed (more than Limit when spilled).
+	Orig            *Func
+	Spilled         []string
+	Stores, Reloads int
+	Unspilled       int
 }
 
 // PhysName is the name the rewritten PTX gives physical register n of class c.
@@ -32,10 +41,23 @@ func PhysName(c RegClass, n int) string {
 
 // Allocate colours the interference graph of f's virtual registers (two
 // registers interfere when one is defined where the other is live, or both
-// are live into the entry) greedily in order of first definition, lowest
-// free colour first. limit > 0 is the 32-bit register budget N: an
-// allocation needing more is refused (no spilling here).
+// are live into the entry) greedily in three orders, keeping the fewest
+// words. limit > 0 is the 32-bit register budget N: when the colouring
+// needs more, registers are spilled to local memory (spill.go) until it
+// fits; a budget that cannot be met even with every register spilled is
+// refused.
 func Allocate(f *Func, limit int) (*Allocation, error) {
+	a := colourFunc(f, limit)
+	a.Orig, a.Unspilled = f, a.Words
+	if limit <= 0 || a.Words <= limit {
+		return a, nil
+	}
+	return spillUntilFits(f, a, limit)
+}
+
+// colourFunc is Allocate without spilling: the best of three greedy
+// colourings of f, whatever its word count.
+func colourFunc(f *Func, limit int) *Allocation {
 	adj := map[string]map[string]bool{}
 	add := func(a, b string) {
 		if a == b || f.Class(a) != f.Class(b) {
@@ -115,11 +137,7 @@ func Allocate(f *Func, limit int) (*Allocation, error) {
 		a.Interf += len(m)
 	}
 	a.Interf /= 2
-	if limit > 0 && a.Words > limit {
-		return a, fmt.Errorf("%s: %s needs %d 32-bit registers (%d b16, %d b32, %d b64) without spilling, more than N=%d",
-			f.File.Name, f.Fn.Name, a.Words, a.Count[Class16], a.Count[Class32], a.Count[Class64], limit)
-	}
-	return a, nil
+	return a
 }
 
 // colour colours registers greedily in the given order.
@@ -230,6 +248,11 @@ func (a *Allocation) Verify() error {
 	}
 	if a.Limit > 0 && words > a.Limit {
 		return fmt.Errorf("%s: %d registers > N=%d", f.Fn.Name, words, a.Limit)
+	}
+	for _, r := range a.Spilled {
+		if _, ok := f.RegType[r]; ok {
+			return fmt.Errorf("%s: spilled register %s is still in the code", f.Fn.Name, r)
+		}
 	}
 	return nil
 }

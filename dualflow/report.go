@@ -13,12 +13,12 @@ import (
 // WriteTable prints the evaluation results, one row per sample.
 func WriteTable(w io.Writer, rs []*Result) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sample\tBASE cycles\tBASE WAW\tBASE-OoO cycles\tBASE-OoO WAR/WAW\tD-FLOW cycles\tD-FLOW WAR/WAW\tvirtual-OoO cycles\tspeedup\tinsts\tmov\tnop\tspill\treload\t")
+	fmt.Fprintln(tw, "sample\tBASE cycles\tBASE WAW\tBASE-OoO cycles\tBASE-OoO WAR/WAW\tD-FLOW cycles\tD-FLOW WAR/WAW\tvirtual-OoO cycles\tspeedup\tinsts\tmov\tnop\tspill\treload\tBASE spill\tBASE reload\t")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%+.1f%%\t%d\t%d\t%d\t%d\t\n", r.Sample,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%+.1f%%\t%d\t%d\t%d\t%d\t%d\t%d\t\n", r.Sample,
 			r.Base.Cycles, r.Base.Stalls.FalseDep, r.BaseOoO.Cycles, r.BaseOoO.Stalls.FalseDep,
 			r.DFlow.Cycles, r.DFlow.Stalls.FalseDep, r.VirtualOoO.Cycles, r.Speedup(), 100*r.InstIncrease(),
-			r.Dyn[KMov], r.Dyn[KNop], r.Dyn[KSpill], r.Dyn[KReload])
+			r.Dyn[KMov], r.Dyn[KNop], r.Dyn[KSpill], r.Dyn[KReload], r.SpillDyn[0], r.SpillDyn[1])
 	}
 	return tw.Flush()
 }

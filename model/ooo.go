@@ -116,9 +116,18 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 	best, bestReason := never, StallScoreboard
 	busy := false
 	falseDep := false // an entry was ready but for a WAR/WAW with an older one
+	// registers read and written by the entries older than k, gathered as
+	// k advances (one pass instead of rescanning the older entries)
+	olderSrc, olderDst := sm.oooSrc[:0], sm.oooDst[:0]
+	defer func() { sm.oooSrc, sm.oooDst = olderSrc, olderDst }()
 	for k, in := range w.win {
 		if k > 0 && !reorderable(in) {
 			break
+		}
+		if k > 0 {
+			o := w.win[k-1]
+			olderSrc = append(olderSrc, o.Src...)
+			olderDst = append(olderDst, o.Dst...)
 		}
 		t, reason := sm.now, StallScoreboard
 		for _, r := range in.Src {
@@ -136,22 +145,30 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 				reason = StallFalseDep
 			}
 		}
-		blocked, falseOnly := false, true
-		for _, o := range w.win[:k] {
+		raw, war, mem := false, false, false
+		if k > 0 {
 			for _, r := range in.Src {
-				if regIn(r, o.Dst) {
-					blocked, falseOnly = true, false
+				if regIn(r, olderDst) {
+					raw = true
+					break
 				}
 			}
 			for _, r := range in.Dst {
-				if regIn(r, o.Dst) || regIn(r, o.Src) {
-					blocked = true // WAW or WAR with an older entry
+				if regIn(r, olderDst) || regIn(r, olderSrc) {
+					war = true // WAW or WAR with an older entry
+					break
 				}
 			}
-			if sm.memBlocked(in, o) {
-				blocked, falseOnly = true, false
+			if sm.memOrder != MemIdeal {
+				for _, o := range w.win[:k] {
+					if sm.memBlocked(in, o) {
+						mem = true
+						break
+					}
+				}
 			}
 		}
+		blocked, falseOnly := raw || war || mem, !raw && !mem
 		if k == 0 && in.Class == ClassFence && t <= sm.now {
 			if w.outstanding > 0 {
 				t, reason = never, StallFence

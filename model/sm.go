@@ -177,6 +177,7 @@ type smState struct {
 	stuck                  bool
 	window                 int      // out-of-order issue window (ooo.go); <= 1: in order
 	memOrder               MemOrder // its memory ordering
+	oooSrc, oooDst         []Reg    // readyOoO's scratch: registers of older window entries
 }
 
 // newSM makes SM id of s with one issue policy per scheduler.

@@ -32,6 +32,8 @@ type dualflowEvalOptions struct {
 	StudySMs int
 	CSV, SVG string
 	Workers  int
+	PtxasN   bool // BASE allocated onto ptxas -v's count (spilling), else the minimum
+	Profile  bool // place the conversion's movs/nops by the original run's profile
 }
 
 func newDualflowCommand() *cli.Command {
@@ -88,7 +90,7 @@ func newDualflowCommand() *cli.Command {
 			{
 				Name:      "eval",
 				Usage:     "BASE vs D-FLOW on the Table 1 GPU (rtx3080) for bundled samples",
-				ArgsUsage: "[--window N] [--mem ideal|barrier|colour] [--distance D] [--warps LIST] [--csv FILE] [--svg FILE] [SAMPLE...]",
+				ArgsUsage: "[--window N] [--mem ideal|barrier|colour] [--distance D] [--regs min|ptxas] [--profile] [--warps LIST] [--csv FILE] [--svg FILE] [SAMPLE...]",
 				Description: "eval runs each bundled sample (default: gaussian lud pathfinder nn, then the others)\n" +
 					"as BASE (registers allocated, in order), BASE-OoO, virtual-OoO and D-FLOW (Dualflow form,\n" +
 					"out of order in a window) on the rtx3080 preset, checks every run's outputs against the\n" +
@@ -104,9 +106,14 @@ func newDualflowCommand() *cli.Command {
 					&cli.StringFlag{Name: "csv", Usage: "write the operand-distance CDF to `FILE` (CSV)"},
 					&cli.StringFlag{Name: "svg", Usage: "write the operand-distance CDF chart to `FILE`"},
 					&cli.IntFlag{Name: "workers", Usage: "model worker goroutines (0: all cores); results do not depend on it"},
+					&cli.BoolFlag{Name: "profile", Usage: "place the conversion's movs and nops by the original run's instruction counts (default: by loop depth)"},
+					&cli.StringFlag{Name: "regs", Value: "min", Usage: "BASE register budget: min (what the PTX order needs) or ptxas (ptxas -v's N, spilling)"},
 				},
 				Action: func(c *cli.Context) error {
-					o := dualflowEvalOptions{streams: streamsOf(c), Samples: c.Args().Slice(), Window: c.Int("window"),
+					if r := c.String("regs"); r != "min" && r != "ptxas" {
+						return usagef("dualflow eval: --regs must be min or ptxas, got %q", r)
+					}
+					o := dualflowEvalOptions{PtxasN: c.String("regs") == "ptxas", Profile: c.Bool("profile"), streams: streamsOf(c), Samples: c.Args().Slice(), Window: c.Int("window"),
 						Mem: c.String("mem"), Distance: c.Int("distance"), StudySMs: c.Int("study-sms"),
 						CSV: c.String("csv"), SVG: c.String("svg"), Workers: c.Int("workers")}
 					if o.Window < 1 || o.Window > 32 {
@@ -223,7 +230,7 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 	if len(names) == 0 {
 		names = dualflow.EvalOrder()
 	}
-	cfg := dualflow.Config{Spec: dualflow.Table1(), Window: o.Window, MemOrder: mem, D: o.Distance, Workers: o.Workers}
+	cfg := dualflow.Config{Spec: dualflow.Table1(), Window: o.Window, MemOrder: mem, D: o.Distance, Workers: o.Workers, Profile: o.Profile}
 	var rs []*dualflow.Result
 	srcs := make([][]byte, len(names))
 	for i, n := range names {
@@ -235,6 +242,12 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 			return err
 		}
 		srcs[i] = src
+		cfg.RegLimit = nil
+		if o.PtxasN {
+			if cfg.RegLimit, err = ptxasLimits(ctx, n, src); err != nil {
+				return err
+			}
+		}
 		r, err := dualflow.Evaluate(ctx, n, src, cfg)
 		if err != nil {
 			return err
@@ -285,6 +298,23 @@ func runDualflowEval(ctx context.Context, o dualflowEvalOptions) error {
 		}
 	}
 	return nil
+}
+
+// ptxasLimits returns ptxas -v's register count per kernel of src.
+func ptxasLimits(ctx context.Context, name string, src []byte) (func(string) int, error) {
+	tools := cudatool.Find()
+	if tools.Ptxas == "" {
+		return nil, fmt.Errorf("dualflow eval: --regs ptxas: ptxas not found")
+	}
+	file, err := dualflow.Parse(name+".ptx", src)
+	if err != nil {
+		return nil, err
+	}
+	us, err := tools.Resources(ctx, name+".ptx", file, src)
+	if err != nil {
+		return nil, err
+	}
+	return func(k string) int { return us[k].Regs }, nil
 }
 
 func distText(d int) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
 	"os"
 	"strings"
 	"testing"
@@ -79,4 +80,20 @@ func TestDualflowEvalCommand(t *testing.T) {
 	if r := runCLI(t, "", "dualflow", "eval", "--mem", "fifo", "nn"); r.code != exitUsage {
 		t.Errorf("bad --mem: status %d", r.code)
 	}
+	if r := runCLI(t, "", "dualflow", "eval", "--profile", "nn"); r.code != 0 || !strings.Contains(r.stdout, "nn") {
+		t.Errorf("--profile: status %d: %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "", "dualflow", "eval", "--regs", "7", "nn"); r.code != exitUsage {
+		t.Errorf("bad --regs: status %d", r.code)
+	}
+	if cudatool.Find().Ptxas == "" {
+		t.Log("ptxas not found: --regs ptxas not run")
+		return
+	}
+	// nn_distance needs 12 words in PTX order, ptxas 8: BASE spills
+	r = runCLI(t, "", "dualflow", "eval", "--regs", "ptxas", "nn")
+	if r.code != 0 || !strings.Contains(r.stdout, "BASE reload") {
+		t.Fatalf("--regs ptxas: status %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("%s", r.stdout)
 }
