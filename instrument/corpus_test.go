@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -83,6 +84,7 @@ func TestCorpusAllModes(t *testing.T) {
 				if err != nil {
 					t.Fatalf("mode %s: %v", mode, err)
 				}
+				checkOutLines(t, res)
 				mu.Lock()
 				c := counts[mode]
 				c[0]++
@@ -123,4 +125,23 @@ func TestCorpusAllModes(t *testing.T) {
 			t.Logf("mode %-5s: %d files instrumented, %d compiled by ptxas", mode, c[0], c[2])
 		}
 	})
+}
+
+// checkOutLines: every load probe's out_line is the line of the output
+// where its instruction starts (the probe's text, a whitespace-normalized
+// copy of the input instruction, starts with that line's words).
+func checkOutLines(t *testing.T, res *Result) {
+	t.Helper()
+	lines := strings.Split(string(res.PTX), "\n")
+	for _, k := range res.Manifest.Kernels {
+		for _, p := range k.Probes {
+			if p.OutLine < 1 || p.OutLine > len(lines) {
+				t.Fatalf("probe %d: out_line %d of %d", p.ID, p.OutLine, len(lines))
+			}
+			got := strings.Join(strings.Fields(lines[p.OutLine-1]), " ")
+			if p.RegionKind == "load" && (got == "" || !strings.HasPrefix(p.Text, got)) {
+				t.Errorf("probe %d: out_line %d is %q, want the start of %q", p.ID, p.OutLine, got, p.Text)
+			}
+		}
+	}
 }

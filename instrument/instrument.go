@@ -64,6 +64,12 @@ type module struct {
 	entries  []*ptx.Function // every .entry with a body, in file order
 	funcs    []*kernel       // .funcs with sites or calling them (funcs.go)
 	traced   map[*ptx.Function]bool
+	// tracedNames are the names of the traced functions (declarations
+	// without a body included by name).
+	tracedNames map[string]bool
+	// byFn indexes kernels by function (probed); rebuilt when kernels
+	// changes length (kernels is only appended to, or reset to nil).
+	byFn     map[*ptx.Function]*kernel
 	warnings []string
 	firstPos token.Position
 }
@@ -115,6 +121,12 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 		if err := k.plan(); err != nil {
 			return nil, err
 		}
+	}
+	for _, k := range m.funcs {
+		k.span = m.span(k.fn)
+	}
+	for _, k := range m.kernels {
+		k.span = m.span(k.fn)
 	}
 	staged := false
 	for _, k := range m.funcs {
@@ -445,12 +457,13 @@ func (m *module) manifest(out []byte) *manifest.Manifest {
 
 // probed returns the instrumented kernel of fn, or nil.
 func (m *module) probed(fn *ptx.Function) *kernel {
-	for _, k := range m.kernels {
-		if k.fn == fn {
-			return k
+	if m.byFn == nil || len(m.byFn) != len(m.kernels) {
+		m.byFn = make(map[*ptx.Function]*kernel, len(m.kernels))
+		for _, k := range m.kernels {
+			m.byFn[k.fn] = k
 		}
 	}
-	return nil
+	return m.byFn[fn]
 }
 
 // declareStage declares the dynamic shared staging array before the first
