@@ -69,7 +69,13 @@ type module struct {
 	tracedNames map[string]bool
 	// byFn indexes kernels by function (probed); rebuilt when kernels
 	// changes length (kernels is only appended to, or reset to nil).
-	byFn     map[*ptx.Function]*kernel
+	byFn map[*ptx.Function]*kernel
+	// shared holds the prologue and exit block per codeKey (sharedCode);
+	// opcodes the decoded opcode per spelling of generated instructions,
+	// insts the generated instruction per text (intern).
+	shared   map[codeKey][2]code
+	opcodes  map[string]*ptx.Opcode
+	insts    map[string]*ptx.Instruction
 	warnings []string
 	firstPos token.Position
 }
@@ -102,16 +108,20 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 		warnings = append(warnings, err.Error())
 		m.kernels = nil
 	}
+	var unchanged [2][]*ptx.Function // no sites, not selected
 	for _, fn := range m.entries {
 		if m.probed(fn) == nil {
-			why := "no sites"
+			i := 0
 			if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
-				why = "not selected (--kernel " + m.opts.Kernel + ")"
+				i = 1
 			}
-			warnings = append(warnings, fmt.Sprintf("%s: kernel %s: %s: left unchanged (empty manifest entry)", m.pos(fn.NamePos), fn.Name, why))
+			unchanged[i] = append(unchanged[i], fn)
 		}
 	}
-	warnings = append(warnings, m.warnings...)
+	for i, why := range []string{"no sites", "not selected (--kernel " + m.opts.Kernel + ")"} {
+		warnings = append(warnings, m.unchangedWarnings(unchanged[i], why)...)
+	}
+	warnings = append(warnings, collapse(m.warnings)...)
 	for _, k := range m.funcs {
 		if err := k.plan(); err != nil {
 			return nil, err
@@ -152,6 +162,43 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 		return nil, fmt.Errorf("%s: internal error: invalid manifest: %w", f.Name, err)
 	}
 	return &Result{PTX: out.Bytes(), Manifest: man, Warnings: warnings}, nil
+}
+
+// maxListed is how many kernels of one kind of warning are named one per
+// line; the others are counted in one more line.
+const maxListed = 3
+
+// unchangedWarnings names the kernels left unchanged for reason why, the
+// first maxListed one per line and the others in one counted line.
+func (m *module) unchangedWarnings(fns []*ptx.Function, why string) []string {
+	var ws []string
+	for i, fn := range fns {
+		if i == maxListed && len(fns) > maxListed+1 {
+			ws = append(ws, fmt.Sprintf("%s: %d more kernels (%s … %s): %s: left unchanged (empty manifest entries)",
+				m.pos(fn.NamePos), len(fns)-maxListed, fn.Name, fns[len(fns)-1].Name, why))
+			break
+		}
+		ws = append(ws, fmt.Sprintf("%s: kernel %s: %s: left unchanged (empty manifest entry)", m.pos(fn.NamePos), fn.Name, why))
+	}
+	return ws
+}
+
+// collapse replaces repeated identical warnings by the first with a count.
+func collapse(ws []string) []string {
+	count := map[string]int{}
+	var out []string
+	for _, w := range ws {
+		if count[w] == 0 {
+			out = append(out, w)
+		}
+		count[w]++
+	}
+	for i, w := range out {
+		if n := count[w]; n > 1 {
+			out[i] = fmt.Sprintf("%s (%d times)", w, n)
+		}
+	}
+	return out
 }
 
 // isNoSites reports whether err is collect's "no sites" error.
