@@ -108,6 +108,11 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 		warnings = append(warnings, err.Error())
 		m.kernels = nil
 	}
+	if len(m.kernels) > 0 {
+		if err := m.checkISA(); err != nil {
+			return nil, err
+		}
+	}
 	var unchanged [2][]*ptx.Function // no sites, not selected
 	for _, fn := range m.entries {
 		if m.probed(fn) == nil {
@@ -240,6 +245,29 @@ func (m *module) header() error {
 	}
 	if bytes.Contains(m.f.Src, []byte(Prefix)) {
 		return errAt(m.posOfText(Prefix), "the input already uses the reserved prefix %q (instrumented twice?)", Prefix)
+	}
+	return nil
+}
+
+// checkISA refuses a module the probes cannot be written for. They
+// address the trace buffer generically (cvta, generic ld/st/atom), elect
+// the warp's leader with vote.ballot or activemask and %lanemask_lt, and
+// read %clock64: all need PTX ISA 2.0 and sm_20 (ptxas rejects them in a
+// module for sm_1x or of ISA 1.x, whatever -arch). %globaltimer needs PTX
+// ISA 3.1 and sm_30. A module without sites is not refused (its output is
+// its input).
+func (m *module) checkISA() error {
+	pos := m.firstPos
+	if d := m.f.Directive(".version"); d != nil {
+		pos = m.pos(d.Pos())
+	}
+	if m.ptxMajor > 0 && !m.ptxAtLeast(2, 0) || m.sm > 0 && m.sm < 20 {
+		return errAt(pos, "cannot instrument PTX ISA %d.%d for %s: the probes need generic addressing, vote.ballot, %%lanemask_lt and %%clock64, which ptxas accepts only from PTX ISA 2.0 and sm_20; regenerate the PTX for sm_20 or later",
+			m.ptxMajor, m.ptxMinor, m.target)
+	}
+	if m.opts.Timer == manifest.TimerGlobaltimer && (m.ptxMajor > 0 && !m.ptxAtLeast(3, 1) || m.sm > 0 && m.sm < 30) {
+		return errAt(pos, "cannot read %%globaltimer in PTX ISA %d.%d for %s: it needs PTX ISA 3.1 and sm_30; use --timer clock64",
+			m.ptxMajor, m.ptxMinor, m.target)
 	}
 	return nil
 }
