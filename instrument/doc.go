@@ -55,4 +55,10 @@
 //   - Probe ids are unique in the module; each region has one begin and one
 //     end probe; out_line names the probed instruction in the output.
 //   - No global mutable state; Instrument modifies only the File it is given.
+//     The statements it inserts may be shared between (and within) the
+//     File's functions, one node per distinct generated instruction: treat
+//     them as read-only.
+//   - Cost is linear in the input (no whole-output re-parse; indexed
+//     lookups); modules of PTX ISA < 2.0 or for sm_1x with sites are
+//     refused (the probes need ISA 2.0 and sm_20).
 package instrument

@@ -117,17 +117,27 @@ func (m *module) planFuncs(funcSites map[*ptx.Function]*kernel) ([]string, error
 	for g := range funcSites {
 		in[g] = true
 	}
-	for changed := true; changed; {
-		changed = false
-		for _, fn := range fns {
-			if fn.Kind == ptx.Entry || in[fn] {
-				continue
-			}
-			for _, g := range calls[fn] {
-				if in[g] {
-					in[fn], changed = true, true
-					break
-				}
+	// Callers of F, transitively: a walk up the reversed call graph
+	// (linear in the calls, whatever the depth of the call chains).
+	callers := map[*ptx.Function][]*ptx.Function{}
+	for _, fn := range fns {
+		for _, g := range calls[fn] {
+			callers[g] = append(callers[g], fn)
+		}
+	}
+	var work []*ptx.Function
+	for _, fn := range fns {
+		if in[fn] {
+			work = append(work, fn)
+		}
+	}
+	for len(work) > 0 {
+		g := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, fn := range callers[g] {
+			if fn.Kind != ptx.Entry && !in[fn] {
+				in[fn] = true
+				work = append(work, fn)
 			}
 		}
 	}
@@ -142,6 +152,10 @@ func (m *module) planFuncs(funcSites map[*ptx.Function]*kernel) ([]string, error
 		m.funcs = append(m.funcs, k)
 	}
 	m.traced = in
+	m.tracedNames = map[string]bool{}
+	for fn := range in {
+		m.tracedNames[fn.Name] = true
+	}
 	// Kernels calling into F.
 	for _, fn := range fns {
 		if fn.Kind != ptx.Entry || m.probed(fn) != nil {
@@ -228,12 +242,7 @@ func (k *kernel) passContext(in *ptx.Instruction) code {
 }
 
 func (m *module) byNameTraced(name string) bool {
-	for fn := range m.traced {
-		if fn.Name == name {
-			return true
-		}
-	}
-	return false
+	return m.tracedNames[name]
 }
 
 // funcPrologue loads the trace context from the function's added

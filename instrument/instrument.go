@@ -64,6 +64,18 @@ type module struct {
 	entries  []*ptx.Function // every .entry with a body, in file order
 	funcs    []*kernel       // .funcs with sites or calling them (funcs.go)
 	traced   map[*ptx.Function]bool
+	// tracedNames are the names of the traced functions (declarations
+	// without a body included by name).
+	tracedNames map[string]bool
+	// byFn indexes kernels by function (probed); rebuilt when kernels
+	// changes length (kernels is only appended to, or reset to nil).
+	byFn map[*ptx.Function]*kernel
+	// shared holds the prologue and exit block per codeKey (sharedCode);
+	// opcodes the decoded opcode per spelling of generated instructions,
+	// insts the generated instruction per text (intern).
+	shared   map[codeKey][2]code
+	opcodes  map[string]*ptx.Opcode
+	insts    map[string]*ptx.Instruction
 	warnings []string
 	firstPos token.Position
 }
@@ -96,16 +108,25 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 		warnings = append(warnings, err.Error())
 		m.kernels = nil
 	}
-	for _, fn := range m.entries {
-		if m.probed(fn) == nil {
-			why := "no sites"
-			if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
-				why = "not selected (--kernel " + m.opts.Kernel + ")"
-			}
-			warnings = append(warnings, fmt.Sprintf("%s: kernel %s: %s: left unchanged (empty manifest entry)", m.pos(fn.NamePos), fn.Name, why))
+	if len(m.kernels) > 0 {
+		if err := m.checkISA(); err != nil {
+			return nil, err
 		}
 	}
-	warnings = append(warnings, m.warnings...)
+	var unchanged [2][]*ptx.Function // no sites, not selected
+	for _, fn := range m.entries {
+		if m.probed(fn) == nil {
+			i := 0
+			if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
+				i = 1
+			}
+			unchanged[i] = append(unchanged[i], fn)
+		}
+	}
+	for i, why := range []string{"no sites", "not selected (--kernel " + m.opts.Kernel + ")"} {
+		warnings = append(warnings, m.unchangedWarnings(unchanged[i], why)...)
+	}
+	warnings = append(warnings, collapse(m.warnings)...)
 	for _, k := range m.funcs {
 		if err := k.plan(); err != nil {
 			return nil, err
@@ -115,6 +136,12 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 		if err := k.plan(); err != nil {
 			return nil, err
 		}
+	}
+	for _, k := range m.funcs {
+		k.span = m.span(k.fn)
+	}
+	for _, k := range m.kernels {
+		k.span = m.span(k.fn)
 	}
 	staged := false
 	for _, k := range m.funcs {
@@ -140,6 +167,43 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 		return nil, fmt.Errorf("%s: internal error: invalid manifest: %w", f.Name, err)
 	}
 	return &Result{PTX: out.Bytes(), Manifest: man, Warnings: warnings}, nil
+}
+
+// maxListed is how many kernels of one kind of warning are named one per
+// line; the others are counted in one more line.
+const maxListed = 3
+
+// unchangedWarnings names the kernels left unchanged for reason why, the
+// first maxListed one per line and the others in one counted line.
+func (m *module) unchangedWarnings(fns []*ptx.Function, why string) []string {
+	var ws []string
+	for i, fn := range fns {
+		if i == maxListed && len(fns) > maxListed+1 {
+			ws = append(ws, fmt.Sprintf("%s: %d more kernels (%s … %s): %s: left unchanged (empty manifest entries)",
+				m.pos(fn.NamePos), len(fns)-maxListed, fn.Name, fns[len(fns)-1].Name, why))
+			break
+		}
+		ws = append(ws, fmt.Sprintf("%s: kernel %s: %s: left unchanged (empty manifest entry)", m.pos(fn.NamePos), fn.Name, why))
+	}
+	return ws
+}
+
+// collapse replaces repeated identical warnings by the first with a count.
+func collapse(ws []string) []string {
+	count := map[string]int{}
+	var out []string
+	for _, w := range ws {
+		if count[w] == 0 {
+			out = append(out, w)
+		}
+		count[w]++
+	}
+	for i, w := range out {
+		if n := count[w]; n > 1 {
+			out[i] = fmt.Sprintf("%s (%d times)", w, n)
+		}
+	}
+	return out
 }
 
 // isNoSites reports whether err is collect's "no sites" error.
@@ -181,6 +245,29 @@ func (m *module) header() error {
 	}
 	if bytes.Contains(m.f.Src, []byte(Prefix)) {
 		return errAt(m.posOfText(Prefix), "the input already uses the reserved prefix %q (instrumented twice?)", Prefix)
+	}
+	return nil
+}
+
+// checkISA refuses a module the probes cannot be written for. They
+// address the trace buffer generically (cvta, generic ld/st/atom), elect
+// the warp's leader with vote.ballot or activemask and %lanemask_lt, and
+// read %clock64: all need PTX ISA 2.0 and sm_20 (ptxas rejects them in a
+// module for sm_1x or of ISA 1.x, whatever -arch). %globaltimer needs PTX
+// ISA 3.1 and sm_30. A module without sites is not refused (its output is
+// its input).
+func (m *module) checkISA() error {
+	pos := m.firstPos
+	if d := m.f.Directive(".version"); d != nil {
+		pos = m.pos(d.Pos())
+	}
+	if m.ptxMajor > 0 && !m.ptxAtLeast(2, 0) || m.sm > 0 && m.sm < 20 {
+		return errAt(pos, "cannot instrument PTX ISA %d.%d for %s: the probes need generic addressing, vote.ballot, %%lanemask_lt and %%clock64, which ptxas accepts only from PTX ISA 2.0 and sm_20; regenerate the PTX for sm_20 or later",
+			m.ptxMajor, m.ptxMinor, m.target)
+	}
+	if m.opts.Timer == manifest.TimerGlobaltimer && (m.ptxMajor > 0 && !m.ptxAtLeast(3, 1) || m.sm > 0 && m.sm < 30) {
+		return errAt(pos, "cannot read %%globaltimer in PTX ISA %d.%d for %s: it needs PTX ISA 3.1 and sm_30; use --timer clock64",
+			m.ptxMajor, m.ptxMinor, m.target)
 	}
 	return nil
 }
@@ -445,12 +532,13 @@ func (m *module) manifest(out []byte) *manifest.Manifest {
 
 // probed returns the instrumented kernel of fn, or nil.
 func (m *module) probed(fn *ptx.Function) *kernel {
-	for _, k := range m.kernels {
-		if k.fn == fn {
-			return k
+	if m.byFn == nil || len(m.byFn) != len(m.kernels) {
+		m.byFn = make(map[*ptx.Function]*kernel, len(m.kernels))
+		for _, k := range m.kernels {
+			m.byFn[k.fn] = k
 		}
 	}
-	return nil
+	return m.byFn[fn]
 }
 
 // declareStage declares the dynamic shared staging array before the first

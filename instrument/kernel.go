@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"bytes"
 	"fmt"
 	"go/token"
 	"strings"
@@ -67,7 +68,8 @@ type kernel struct {
 	maxnreg     int // .maxnreg added to the instrumented entry (0: none)
 	warpsPerCTA int
 
-	outLine map[*ptx.Instruction]int
+	outLine map[*ptx.Instruction]int // output lines of the probed instructions
+	span    [2]int                   // byte offsets of the function in the input, before rewriting
 }
 
 type instLoc struct {
@@ -488,9 +490,106 @@ func (k *kernel) siteProbes(dst []manifest.Probe, kernel string) []manifest.Prob
 	return dst
 }
 
-// mapOutLines finds the output line of every probed instruction by parsing
-// the output and walking it in step with the rewritten tree.
+// mapOutLines finds the output line of every probed instruction. Each
+// rewritten function is printed alone (in Preserve mode, from the slice of
+// the input it was parsed from, so that it prints exactly as in the whole
+// output), found in the output after the previous one, and parsed back:
+// its instructions, walked in step with the rewritten tree, give the lines.
+// Memory stays proportional to the largest function rather than to the
+// output. If a function's text is not found (the printer laid it out
+// differently alone), the whole output is parsed instead (mapOutLinesWhole).
 func (m *module) mapOutLines(out []byte) error {
+	byFn := map[*ptx.Function]*kernel{}
+	for _, k := range m.kernels {
+		byFn[k.fn] = k
+	}
+	for _, k := range m.funcs {
+		byFn[k.fn] = k
+	}
+	cursor, line := 0, 1
+	var buf bytes.Buffer
+	for _, d := range m.f.Decls {
+		fn, ok := d.(*ptx.Function)
+		if !ok || byFn[fn] == nil {
+			continue
+		}
+		k := byFn[fn]
+		buf.Reset()
+		if !m.printAlone(&buf, fn, k.span) {
+			return m.mapOutLinesWhole(out)
+		}
+		text := bytes.TrimRight(buf.Bytes(), " \t\r\n")
+		i := bytes.Index(out[cursor:], text)
+		if i < 0 {
+			return m.mapOutLinesWhole(out)
+		}
+		line += bytes.Count(out[cursor:cursor+i], []byte{'\n'})
+		cursor += i
+		fset := token.NewFileSet()
+		of, err := ptx.ParseFile(fset, m.f.Name, text, 0)
+		if err != nil {
+			return fmt.Errorf("%s: internal error: instrumented %s does not parse: %w", m.f.Name, fn.Name, err)
+		}
+		fns := of.Functions()
+		if len(fns) != 1 || fns[0].Body == nil {
+			return fmt.Errorf("%s: internal error: kernel %s missing from the output", m.f.Name, fn.Name)
+		}
+		if err := k.mapLines(fns[0], fset, line-1); err != nil {
+			return err
+		}
+		line += bytes.Count(text, []byte{'\n'})
+		cursor += len(text)
+	}
+	return nil
+}
+
+// printAlone prints fn alone in Preserve mode from the input's bytes
+// span[0]:span[1] (the function's text before rewriting), so that its
+// tokens keep their spacing as in the whole output.
+func (m *module) printAlone(w *bytes.Buffer, fn *ptx.Function, span [2]int) bool {
+	lo, hi := span[0], span[1]
+	if m.f.Tok == nil || lo < 0 || hi > len(m.f.Src) || lo >= hi {
+		return false
+	}
+	fs := token.NewFileSet()
+	tf := fs.AddFile(m.f.Name, m.f.Tok.Base()+lo, hi-lo)
+	alone := &ptx.File{Name: m.f.Name, Src: m.f.Src[lo:hi], Tok: tf, Decls: []ptx.Decl{fn}, CRLF: m.f.CRLF}
+	return ptx.Fprint(w, alone) == nil
+}
+
+// span returns the byte offsets of fn's text in the input.
+func (m *module) span(fn *ptx.Function) [2]int {
+	if !fn.Pos().IsValid() || !fn.End().IsValid() {
+		return [2]int{-1, -1}
+	}
+	return [2]int{m.fset.Position(fn.Pos()).Offset, m.fset.Position(fn.End()).Offset}
+}
+
+// mapLines records the output line of k's probed instructions from ofn,
+// the rewritten function read back (its lines offset by delta).
+func (k *kernel) mapLines(ofn *ptx.Function, fset *token.FileSet, delta int) error {
+	want := map[*ptx.Instruction]bool{}
+	for _, s := range k.sites {
+		want[s.in] = true
+	}
+	for _, u := range k.regions {
+		want[u.beginAt], want[u.endAt] = true, true
+	}
+	a, b := flatten(k.fn.Body, nil), flatten(ofn.Body, nil)
+	if len(a) != len(b) {
+		return fmt.Errorf("%s: internal error: kernel %s: %d instructions written, %d read back", k.m.f.Name, k.fn.Name, len(a), len(b))
+	}
+	k.outLine = make(map[*ptx.Instruction]int, len(want))
+	for i, in := range a {
+		if want[in] {
+			k.outLine[in] = fset.Position(b[i].Pos()).Line + delta
+		}
+	}
+	return nil
+}
+
+// mapOutLinesWhole finds the output lines by parsing the whole output.
+func (m *module) mapOutLinesWhole(out []byte) error {
 	fset := token.NewFileSet()
 	of, err := ptx.ParseFile(fset, m.f.Name, out, 0)
 	if err != nil {
@@ -507,13 +606,8 @@ func (m *module) mapOutLines(out []byte) error {
 		if ofn == nil {
 			return fmt.Errorf("%s: internal error: kernel %s missing from the output", m.f.Name, k.fn.Name)
 		}
-		a, b := flatten(k.fn.Body, nil), flatten(ofn.Body, nil)
-		if len(a) != len(b) {
-			return fmt.Errorf("%s: internal error: kernel %s: %d instructions written, %d read back", m.f.Name, k.fn.Name, len(a), len(b))
-		}
-		k.outLine = make(map[*ptx.Instruction]int, len(a))
-		for i, in := range a {
-			k.outLine[in] = fset.Position(b[i].Pos()).Line
+		if err := k.mapLines(ofn, fset, 0); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -435,13 +435,14 @@ func (k *kernel) rewrite() {
 		var b code
 		k.readTimer(&b, 1)
 		k.record(&b, []uint32{u.beginID}, []int{1})
-		before[u.beginAt] = append(before[u.beginAt], b...)
+		before[u.beginAt] = append(before[u.beginAt], m.intern(b)...)
 		var e code
 		if u.mode == manifest.ModeFence {
 			e.op(m.fence)
 		}
 		k.readTimer(&e, 2)
 		k.record(&e, []uint32{u.endID}, []int{2})
+		e = m.intern(e)
 		if u.endBefore {
 			// Ends go before begins at the same instruction.
 			before[u.endAt] = append(e, before[u.endAt]...)
@@ -457,7 +458,7 @@ func (k *kernel) rewrite() {
 		k.readTimer(&w.pre, 1)
 		if g, ok := groups[s.in]; ok {
 			k.groupedSite(&w.pre, &w.post, s, g)
-			sites[s.in] = w
+			sites[s.in] = wrap{m.intern(w.pre), m.intern(w.post)}
 			continue
 		}
 		switch s.mode {
@@ -468,7 +469,7 @@ func (k *kernel) rewrite() {
 		}
 		k.readTimer(&w.post, 2)
 		k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
-		sites[s.in] = w
+		sites[s.in] = wrap{m.intern(w.pre), m.intern(w.post)}
 	}
 
 	var fix func(b *ptx.Block)
@@ -487,7 +488,7 @@ func (k *kernel) rewrite() {
 			w := sites[in]
 			out = append(out, w.pre...)
 			if isCall(in) && m.traced != nil {
-				out = append(out, k.passContext(in)...)
+				out = append(out, m.intern(k.passContext(in))...)
 			}
 			fx := ptx.FactsOf(in)
 			if !k.isFunc && (fx.Return || in.Op != nil && in.Op.Name == "exit") {
@@ -506,17 +507,7 @@ func (k *kernel) rewrite() {
 	}
 	fix(k.fn.Body)
 
-	addrType := ptx.B64
-	if !m.addr64 {
-		addrType = ptx.B32
-	}
-	var pro code
-	pro = append(pro,
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B32, TypeName: ".b32", Names: []ptx.Declarator{{Name: "%__pt_r", Range: nR32}}},
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B64, TypeName: ".b64", Names: []ptx.Declarator{{Name: "%__pt_rd", Range: nR64}}},
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred}}},
-	)
+	pro, tail := m.sharedCode(k)
 	// Declarations first: the prologue goes after the kernel's own leading
 	// declarations, so that every register it could shadow is declared.
 	body := k.fn.Body.Stmts
@@ -524,19 +515,112 @@ func (k *kernel) rewrite() {
 	for i < len(body) && isDeclOrComment(body[i]) {
 		i++
 	}
-	var tail code
-	if k.isFunc {
-		k.funcPrologue(&pro)
-	} else {
-		k.prologue(&pro)
-		k.flush(&tail)
-	}
 	nb := make([]ptx.Stmt, 0, len(body)+len(pro)+len(tail))
 	nb = append(nb, body[:i]...)
 	nb = append(nb, pro...)
 	nb = append(nb, body[i:]...)
 	nb = append(nb, tail...)
 	k.fn.Body.Stmts = nb
+}
+
+// codeKey selects the prologue and exit block of a rewritten function:
+// they depend on the module's options and on these properties only.
+type codeKey struct{ isFunc, useDummy, staged bool }
+
+// sharedCode returns the register declarations with the prologue, and the
+// exit block, of k. Functions with the same key share the same statements
+// (read-only once built): a module of many kernels holds one copy.
+func (m *module) sharedCode(k *kernel) (pro, tail code) {
+	key := codeKey{k.isFunc, k.useDummy, k.staged}
+	if c, ok := m.shared[key]; ok {
+		return c[0], c[1]
+	}
+	addrType := ptx.B64
+	if !m.addr64 {
+		addrType = ptx.B32
+	}
+	pro = append(pro,
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B32, TypeName: ".b32", Names: []ptx.Declarator{{Name: "%__pt_r", Range: nR32}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B64, TypeName: ".b64", Names: []ptx.Declarator{{Name: "%__pt_rd", Range: nR64}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred}}},
+	)
+	if k.isFunc {
+		k.funcPrologue(&pro)
+	} else {
+		k.prologue(&pro)
+		k.flush(&tail)
+	}
+	if m.shared == nil {
+		m.shared = map[codeKey][2]code{}
+	}
+	pro, tail = m.intern(pro), m.intern(tail)
+	m.shared[key] = [2]code{pro, tail}
+	return pro, tail
+}
+
+// intern replaces each generated instruction of c by the module's first
+// instruction with the same text, and gives new ones the module's opcode
+// of their spelling: generated code repeats the same few instructions at
+// every site, and a large module would otherwise hold one copy per site.
+// Generated statements are read-only once inserted.
+func (m *module) intern(c code) code {
+	if m.insts == nil {
+		m.insts = map[string]*ptx.Instruction{}
+		m.opcodes = map[string]*ptx.Opcode{}
+	}
+	var key []byte
+	for i, st := range c {
+		in, ok := st.(*ptx.Instruction)
+		if !ok || in.Op == nil {
+			continue
+		}
+		key = appendInstKey(key[:0], in)
+		if x, ok := m.insts[string(key)]; ok {
+			c[i] = x
+			continue
+		}
+		if op, ok := m.opcodes[in.Op.Text]; ok {
+			in.Op = op
+		} else {
+			m.opcodes[in.Op.Text] = in.Op
+		}
+		m.insts[string(key)] = in
+	}
+	return c
+}
+
+// appendInstKey appends a key that identifies in's guard, opcode and
+// operands.
+func appendInstKey(b []byte, in *ptx.Instruction) []byte {
+	if in.GuardNeg {
+		b = append(b, '!')
+	}
+	b = append(b, in.Guard...)
+	b = append(b, 0)
+	b = append(b, in.Op.Text...)
+	for i := range in.Args {
+		b = appendOperandKey(b, &in.Args[i])
+	}
+	return b
+}
+
+func appendOperandKey(b []byte, o *ptx.Operand) []byte {
+	b = append(b, 0, byte(o.Kind))
+	b = append(b, o.Name...)
+	b = append(b, 0)
+	b = append(b, o.Name2...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, o.Offset, 10)
+	for _, t := range o.Expr {
+		b = append(b, 1)
+		b = append(b, t.Text...)
+	}
+	b = append(b, '(')
+	for i := range o.Elems {
+		b = appendOperandKey(b, &o.Elems[i])
+	}
+	return append(b, ')')
 }
 
 func isDeclOrComment(s ptx.Stmt) bool {

@@ -22,7 +22,10 @@ var moduleDirectives = map[string]bool{
 //   - no .target directive (a misspelling such as .targett is reported as
 //     an unknown directive);
 //   - a label defined twice in one function body;
-//   - a bra whose target is not a label of its function.
+//   - a bra whose target is not a label of its function;
+//   - two definitions (with a body) of one function name;
+//   - two parameters of one function with the same name, or two
+//     declarations of one name in the same block.
 //
 // Modules that pass Check may still be rejected by ptxas for other
 // reasons (types, registers); Check never rejects a module ptxas accepts.
@@ -33,6 +36,7 @@ func Check(fset *token.FileSet, f *File) error {
 	}
 	var version, target *Directive
 	first := true
+	defined := map[string]bool{}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *Comment:
@@ -55,6 +59,13 @@ func Check(fset *token.FileSet, f *File) error {
 			}
 		case *Function:
 			checkLabels(f, d, add)
+			checkNames(d, add)
+			if d.Body != nil {
+				if defined[d.Name] {
+					add(d.NamePos, "duplicate definition of function "+d.Name)
+				}
+				defined[d.Name] = true
+			}
 		}
 		first = false
 	}
@@ -98,4 +109,53 @@ func checkLabels(f *File, fn *Function, add func(token.Pos, string)) {
 			add(a.Pos, "branch to undefined label "+a.Name+" in "+fn.Name)
 		}
 	}
+}
+
+// checkNames reports a parameter name used twice in fn's header and a name
+// declared twice in one block (an inner block may redeclare a name).
+func checkNames(fn *Function, add func(token.Pos, string)) {
+	params := map[string]bool{}
+	for _, list := range [][]*VarDecl{fn.Ret, fn.Params} {
+		for _, v := range list {
+			for _, d := range v.Names {
+				if params[d.Name] {
+					add(declPos(v, d), "duplicate parameter "+d.Name+" in "+fn.Name)
+				}
+				params[d.Name] = true
+			}
+		}
+	}
+	if fn.Body == nil {
+		return
+	}
+	var block func(b *Block)
+	block = func(b *Block) {
+		names := map[string]bool{}
+		for _, st := range b.Stmts {
+			switch st := st.(type) {
+			case *Block:
+				block(st)
+			case *VarDecl:
+				for _, d := range st.Names {
+					key := d.Name
+					if d.Range >= 0 {
+						key += "<>" // a parameterized name: %r<4> and %r<8> collide
+					}
+					if names[key] {
+						add(declPos(st, d), "duplicate declaration of "+d.Name+" in "+fn.Name)
+					}
+					names[key] = true
+				}
+			}
+		}
+	}
+	block(fn.Body)
+}
+
+// declPos is the position of declarator d of v, or of v.
+func declPos(v *VarDecl, d Declarator) token.Pos {
+	if d.Pos.IsValid() {
+		return d.Pos
+	}
+	return v.Pos()
 }

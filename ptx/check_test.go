@@ -26,6 +26,14 @@ func TestCheck(t *testing.T) {
 			"k.ptx:7:10: branch to undefined label L2 in k"},
 		{"duplicate label", checkHead + ".entry k()\n{\nL1:\n\tbra L1;\nL1:\n\tret;\n}\n",
 			"k.ptx:8:1: duplicate label L1 in k"},
+		{"function defined twice", checkHead + ".entry k()\n{\n\tret;\n}\n.entry k()\n{\n\tret;\n}\n",
+			"k.ptx:8:8: duplicate definition of function k"},
+		{"parameter twice", checkHead + ".func (.param .b32 a) f(.param .b32 a)\n{\n\tret;\n}\n",
+			"k.ptx:4:37: duplicate parameter a in f"},
+		{"register range twice", checkHead + ".entry k()\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %r<8>;\n\tret;\n}\n",
+			"k.ptx:7:12: duplicate declaration of %r in k"},
+		{"register twice", checkHead + ".entry k()\n{\n\t.reg .b32 %r1;\n\t.reg .b32 %r1;\n\tret;\n}\n",
+			"k.ptx:7:12: duplicate declaration of %r1 in k"},
 		{"label of another function", checkHead + ".func f()\n{\nL1:\n\tret;\n}\n.entry k()\n{\n\tbra L1;\n}\n",
 			"k.ptx:11:6: branch to undefined label L1 in k"},
 	} {
@@ -47,12 +55,39 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckAcceptsRedeclaration: what ptxas 11.8 accepts: a name
+// redeclared in an inner block, a function declared before its definition.
+func TestCheckAcceptsRedeclaration(t *testing.T) {
+	for _, src := range []string{
+		checkHead + ".entry k()\n{\n\t.reg .b32 %r1;\n\t{\n\t.reg .b32 %r1;\n\t}\n\tret;\n}\n",
+		checkHead + ".func f();\n.func f()\n{\n\tret;\n}\n.entry k()\n{\n\tcall f;\n\tret;\n}\n",
+	} {
+		fset := token.NewFileSet()
+		f, err := ParseFile(fset, "k.ptx", []byte(src), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(fset, f); err != nil {
+			t.Errorf("%v\n%s", err, src)
+		}
+	}
+}
+
 // TestCheckAcceptsValid: every PTX file of the repository that ptxas
 // accepts passes Check (no false positives).
 func TestCheckAcceptsValid(t *testing.T) {
 	files, _ := filepath.Glob("../samples/*/*.ptx")
 	if len(files) == 0 {
 		t.Fatal("no sample PTX found")
+	}
+	// The third-party corpus next to the checkout (../shared from the
+	// main checkout, ../../shared from a worktree): real compiler output,
+	// every file of which some ptxas accepts.
+	for _, dir := range []string{"../../shared/corpus/ptx", "../../../shared/corpus/ptx"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, "*.ptx")); len(m) > 0 {
+			files = append(files, m...)
+			break
+		}
 	}
 	for _, p := range files {
 		src, err := os.ReadFile(p)

@@ -108,6 +108,10 @@ func newInstrumentCommand() *cli.Command {
 	}
 }
 
+// maxKernelLines is how many kernels instrument describes one per line on
+// stderr; the others are counted (a module may hold thousands).
+const maxKernelLines = 20
+
 // manifestPath returns the manifest file next to a PTX file: the one
 // instrument writes next to its output, and run and verify read by default.
 func manifestPath(out string) string {
@@ -155,10 +159,15 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 	if err := writeBytes(mp, man.Bytes()); err != nil {
 		return err
 	}
-	n := 0
+	n, listed := 0, 0
 	for _, k := range res.Manifest.Kernels {
 		n += len(k.Probes)
-		fmt.Fprintf(o.Stderr, "ptxtrace: %s: %d probes, staging %s (%s)\n", k.Name, len(k.Probes), k.Staging.Where, k.Staging.Reason)
+		if listed++; listed <= maxKernelLines {
+			fmt.Fprintf(o.Stderr, "ptxtrace: %s: %d probes, staging %s (%s)\n", k.Name, len(k.Probes), k.Staging.Where, k.Staging.Reason)
+		}
+	}
+	if listed > maxKernelLines {
+		fmt.Fprintf(o.Stderr, "ptxtrace: … and %d more kernels (see the manifest)\n", listed-maxKernelLines)
 	}
 	fmt.Fprintf(o.Stderr, "ptxtrace: wrote %s and %s (%d probes, instrumentation id %s)\n", o.Output, mp, n, res.Manifest.InstrumentationID)
 	return nil
