@@ -25,12 +25,15 @@ func FuzzLex(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s := string(src)
-		toks := lex(s, 1, nil, func(int, string) {})
+		toks, kinds := lex(s, 1, nil, nil, func(int, string) {})
+		if len(kinds) != len(toks) {
+			t.Fatalf("%d tokens but %d kinds", len(toks), len(kinds))
+		}
 		off := 0
-		for _, tk := range toks {
+		for i, tk := range toks {
 			p, n := int(tk.off), int(tk.n)
 			if p < off || n == 0 || p+n > len(s) {
-				t.Fatalf("bad token %v at %d+%d (previous end %d)", tk.kind, p, n, off)
+				t.Fatalf("bad token %v at %d+%d (previous end %d)", kinds[i], p, n, off)
 			}
 			if !allSpace(s[off:p]) {
 				t.Fatalf("bytes %q before token at %d are not whitespace", s[off:p], p)

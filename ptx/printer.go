@@ -3,6 +3,7 @@ package ptx
 import (
 	"io"
 	"strings"
+	"unsafe"
 )
 
 // PrintMode selects how the printer lays out a file.
@@ -34,12 +35,19 @@ func Fprint(w io.Writer, f *File) error {
 	return (&Config{Mode: Preserve}).Fprint(w, f)
 }
 
-// Fprint prints f to w as configured.
+// flushSize is the size of the printer's buffer: Fprint hands the output to
+// w in pieces of about this size rather than building it whole.
+const flushSize = 64 << 10
+
+// Fprint prints f to w as configured. The output reaches w in several
+// Write calls; a write error stops printing and is returned.
 func (c *Config) Fprint(w io.Writer, f *File) error {
 	p := newPrinter(c, f)
+	p.w = w
+	p.buf = make([]byte, 0, flushSize+flushSize/4)
 	p.file(f)
-	_, err := w.Write(p.buf)
-	return err
+	p.flush()
+	return p.err
 }
 
 // Format returns the canonical text of a single node (a Decl, a Stmt or a
@@ -64,9 +72,13 @@ type printer struct {
 	src     string
 	base    int
 	buf     []byte
-	last    int // source offset just past the last positioned token printed, or -1
+	w       io.Writer // where full buffers go (Fprint); nil: keep everything in buf (Format)
+	flushed int       // bytes already handed to w
+	err     error     // the first error from w
+	last    int       // source offset just past the last positioned token printed, or -1
 	prev    Token
-	pending string // separator forced for the next token
+	starts  []string // lineStart's strings by depth
+	pending string   // separator forced for the next token
 	hasPend bool
 }
 
@@ -80,13 +92,29 @@ func newPrinter(c *Config, f *File) *printer {
 			p.nl = "\r\n"
 		}
 		if f.Tok != nil && f.Src != nil && c.Mode == Preserve {
-			p.src = string(f.Src)
+			// No copy: the File's tokens already view Src the same way
+			// (ParseFile), and Src must not change after parsing.
+			p.src = unsafe.String(unsafe.SliceData(f.Src), len(f.Src))
 			p.base = f.Tok.Base()
 			p.last = 0
-			p.buf = make([]byte, 0, len(f.Src)+len(f.Src)/8)
 		}
 	}
 	return p
+}
+
+// size is the number of bytes printed so far.
+func (p *printer) size() int { return p.flushed + len(p.buf) }
+
+// flush hands the buffer to w (when printing to a writer).
+func (p *printer) flush() {
+	if p.w == nil || len(p.buf) == 0 {
+		return
+	}
+	if p.err == nil {
+		_, p.err = p.w.Write(p.buf)
+	}
+	p.flushed += len(p.buf)
+	p.buf = p.buf[:0]
 }
 
 // sep forces the separator before the next token.
@@ -95,11 +123,27 @@ func (p *printer) sep(s string) {
 }
 
 func (p *printer) newline(depth int) {
-	p.sep(p.nl + strings.Repeat(p.indent, depth))
+	p.sep(p.lineStart(depth))
 }
 
 func (p *printer) blankLine(depth int) {
-	p.sep(p.nl + p.nl + strings.Repeat(p.indent, depth))
+	p.sep(p.nl + p.lineStart(depth))
+}
+
+// lineStart returns a line end followed by depth indents, made once per
+// depth (every statement asks for one; in Preserve mode it is usually
+// replaced by the source's own whitespace).
+func (p *printer) lineStart(depth int) string {
+	if depth < len(p.starts) {
+		return p.starts[depth]
+	}
+	if depth > 64 {
+		return p.nl + strings.Repeat(p.indent, depth)
+	}
+	for d := len(p.starts); d <= depth; d++ {
+		p.starts = append(p.starts, p.nl+strings.Repeat(p.indent, d))
+	}
+	return p.starts[depth]
 }
 
 func allSpace(s string) bool {
@@ -132,15 +176,18 @@ func (p *printer) emit(t Token) {
 	} else {
 		sep = spaceBetween(p.prev, t, p.nl)
 	}
-	if len(p.buf) == 0 && p.last <= 0 {
+	if p.size() == 0 && p.last <= 0 {
 		sep = strings.TrimLeft(sep, "\r\n")
+	}
+	if len(p.buf) >= flushSize {
+		p.flush()
 	}
 	if p.src != "" {
 		off := int(t.Pos) - p.base
 		if t.Pos.IsValid() && off >= 0 && off+len(t.Text) <= len(p.src) && p.src[off:off+len(t.Text)] == t.Text {
 			if p.last >= 0 && off >= p.last && allSpace(p.src[p.last:off]) {
 				sep = p.src[p.last:off]
-			} else if ws := p.wsBefore(off); ws != "" && len(p.buf) > 0 {
+			} else if ws := p.wsBefore(off); ws != "" && p.size() > 0 {
 				sep = ws
 			}
 			p.buf = append(p.buf, sep...)
@@ -174,7 +221,7 @@ func (p *printer) finish() {
 			return
 		}
 	}
-	if len(p.buf) > 0 {
+	if p.size() > 0 {
 		p.buf = append(p.buf, p.nl...)
 	}
 }

@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"bytes"
+	"cmp"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -9,8 +10,10 @@ import (
 	"testing"
 )
 
-// corpusDir is the shared third-party PTX corpus, used in place.
-const corpusDir = "../../shared/corpus/ptx"
+// corpusDir is the shared third-party PTX corpus, used in place:
+// $PTXTRACE_CORPUS when set (a worktree sits deeper than the main
+// checkout), else ../shared/corpus/ptx beside the checkout.
+var corpusDir = cmp.Or(os.Getenv("PTXTRACE_CORPUS"), "../../shared/corpus/ptx")
 
 // corpusFiles returns the PTX files of the shared corpus and of the
 // generated test PTX, skipping (with a message) when the corpus is absent.

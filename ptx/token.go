@@ -89,26 +89,27 @@ func (t Token) End() token.Pos {
 // Tok makes an unpositioned token for use by passes that build new nodes.
 func Tok(kind Kind, text string) Token { return Token{Kind: kind, Text: text} }
 
-// rawTok is a token as the lexer stores it: an offset into the source, a
-// length and a kind. It holds no pointers, so a file's token table costs the
-// garbage collector nothing to scan.
+// rawTok is a token's place as the lexer stores it: an offset into the
+// source and a length. Its kind is kept in a parallel []Kind (a struct
+// with the kind would be padded to 12 bytes). Neither holds pointers, so a
+// file's token table costs the garbage collector nothing to scan.
 type rawTok struct {
-	off  uint32
-	n    uint32
-	kind Kind
+	off uint32
+	n   uint32
 }
 
 // tokTable is the token table of one parsed file. Inputs are limited to
 // 4 GiB by the 32-bit offsets.
 type tokTable struct {
-	src  string
-	base int
-	raw  []rawTok
+	src   string
+	base  int
+	raw   []rawTok
+	kinds []Kind
 }
 
 func (t *tokTable) token(i int) Token {
 	r := t.raw[i]
-	return Token{Pos: token.Pos(t.base + int(r.off)), Kind: r.kind, Text: t.src[r.off : r.off+r.n]}
+	return Token{Pos: token.Pos(t.base + int(r.off)), Kind: t.kinds[i], Text: t.src[r.off : r.off+r.n]}
 }
 
 // Toks is the token sequence a parsed node was read from: a span of its
