@@ -52,17 +52,22 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 	p.opcodes = make(map[string]*Opcode, 32)
 	// Every instruction ends in ';', so the number of ';' tokens bounds
 	// the instructions, and an instruction's top-level operands are one
-	// more than its top-level commas: the ';' and ',' counts bound the
-	// operands (commas in initializers make the bound loose; 3 a ';' caps
-	// it). Sizing the first arena chunks from them avoids both waste and
-	// regrowth; later chunks (rare) grow geometrically.
-	semis, commas := 0, 0
+	// more than its top-level commas: the ';' count plus the ',' count
+	// outside initializers ("= {1, 2, ...};") bounds the operands (3 a ';'
+	// caps it). Sizing the first arena chunks from them avoids both waste
+	// and regrowth; later chunks (rare) grow geometrically.
+	semis, commas, inInit := 0, 0, false
 	for _, k := range p.kinds {
 		switch k {
 		case SEMI:
 			semis++
+			inInit = false
 		case COMMA:
-			commas++
+			if !inInit {
+				commas++
+			}
+		case ASSIGN:
+			inInit = true
 		}
 	}
 	p.insArena = make([]Instruction, 0, semis+1)
