@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"bytes"
+	"fmt"
 	"go/token"
 	"os"
 	"testing"
@@ -57,6 +58,16 @@ func FuzzParsePrint(f *testing.F) {
 		Fprint(&out, file)
 		if !bytes.Equal(out.Bytes(), src) {
 			t.Fatalf("Preserve printing differs at byte %d", firstDiff(out.Bytes(), src))
+		}
+		// SkipOperands reports the same errors and prints the same text.
+		skipped, serr := ParseFile(token.NewFileSet(), "fuzz.ptx", src, AllErrors|SkipOperands)
+		if fmt.Sprint(serr) != fmt.Sprint(err) {
+			t.Fatalf("SkipOperands errors differ:\n%v\n---\n%v", serr, err)
+		}
+		out.Reset()
+		Fprint(&out, skipped)
+		if !bytes.Equal(out.Bytes(), src) {
+			t.Fatalf("Preserve printing with SkipOperands differs at byte %d", firstDiff(out.Bytes(), src))
 		}
 		if err != nil {
 			return

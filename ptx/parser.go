@@ -17,6 +17,12 @@ const (
 	// AllErrors reports every error instead of stopping after the first
 	// MaxErrors.
 	AllErrors Mode = 1 << iota
+	// SkipOperands parses and checks instructions' operands as usual but
+	// does not keep them: every Instruction.Args is nil. It is for callers
+	// that only print the file (printing replays a parsed node's tokens,
+	// so the output is the same): operand lists are the largest part of a
+	// parsed file.
+	SkipOperands
 )
 
 // MaxErrors is the number of errors after which parsing stops unless
@@ -71,7 +77,9 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 		}
 	}
 	p.insArena = make([]Instruction, 0, semis+1)
-	p.argArena = make([]Operand, 0, min(semis+commas, 3*semis)+8)
+	if mode&SkipOperands == 0 {
+		p.argArena = make([]Operand, 0, min(semis+commas, 3*semis)+8)
+	}
 	p.insChunk = max(semis/4, 8)
 	p.argChunk = max(semis/2, 16)
 	f = &File{Name: filename, Src: src, Tok: tf}
@@ -1242,7 +1250,9 @@ func (p *parser) parseInstruction() *Instruction {
 				p.argArena = p.argArena[:base]
 				return nil
 			}
-			p.pushArg(&base, &op)
+			if p.mode&SkipOperands == 0 {
+				p.pushArg(&base, &op)
+			}
 			if p.got(COMMA) {
 				continue
 			}

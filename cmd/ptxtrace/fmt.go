@@ -72,9 +72,11 @@ func runFmt(ctx context.Context, o fmtOptions) error {
 	if o.Canonical {
 		cfg.Mode = ptx.Canonical
 	}
-	var mode ptx.Mode
+	// fmt only prints what it parsed, from the tokens: operand lists
+	// are checked but not kept.
+	mode := ptx.SkipOperands
 	if o.AllErrors {
-		mode = ptx.AllErrors
+		mode |= ptx.AllErrors
 	}
 
 	failed := false
