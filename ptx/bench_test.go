@@ -119,7 +119,8 @@ func BenchmarkParseLarge(b *testing.B) {
 
 // BenchmarkFmtLargest is what `ptxtrace fmt` does to the largest corpus
 // file once the process has started: parse it and print it back in
-// Preserve mode (the byte-for-byte round trip).
+// Preserve mode (the byte-for-byte round trip). Full keeps the operand
+// lists; SkipOperands is the mode fmt itself uses.
 func BenchmarkFmtLargest(b *testing.B) {
 	var big []byte
 	for _, s := range benchInputs(b) {
@@ -127,18 +128,25 @@ func BenchmarkFmtLargest(b *testing.B) {
 			big = s
 		}
 	}
-	b.SetBytes(int64(len(big)))
-	b.ReportAllocs()
-	cfg := &Config{Mode: Preserve}
-	var out bytes.Buffer
-	for b.Loop() {
-		f, err := ParseFile(token.NewFileSet(), "largest.ptx", big, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out.Reset()
-		if err := cfg.Fprint(&out, f); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name string
+		mode Mode
+	}{{"Full", 0}, {"SkipOperands", SkipOperands}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(big)))
+			b.ReportAllocs()
+			cfg := &Config{Mode: Preserve}
+			var out bytes.Buffer
+			for b.Loop() {
+				f, err := ParseFile(token.NewFileSet(), "largest.ptx", big, bc.mode)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Reset()
+				if err := cfg.Fprint(&out, f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
