@@ -136,6 +136,7 @@ type parser struct {
 	varArena []VarDecl
 	dclArena []Declarator
 	tmpOps   []Operand          // operand stack for nested lists
+	stmts    []Stmt             // statement stack of the blocks being parsed
 	opcodes  map[string]*Opcode // decoded opcodes by spelling
 }
 
@@ -1103,10 +1104,13 @@ func (p *parser) parseBlock(depth int) *Block {
 		}
 		return b
 	}
+	// Statements collect on p.stmts (nested blocks push above base) and
+	// move to an exactly sized slice at the '}'.
+	base := len(p.stmts)
 	prevEnd := -1
 	for {
 		if p.i < len(p.raw) && p.kinds[p.i] == COMMENT {
-			b.Stmts = append(b.Stmts, p.comment(prevEnd))
+			p.stmts = append(p.stmts, p.comment(prevEnd))
 			prevEnd = p.i - 1
 			continue
 		}
@@ -1115,10 +1119,12 @@ func (p *parser) parseBlock(depth int) *Block {
 		case RBRACE:
 			b.Rbrace = t
 			p.i++
+			b.Stmts = p.popStmts(base)
 			return b
 		case EOF:
 			p.errorAt(t.Pos, "expected '}', found end of file")
 			b.Rbrace = Token{Kind: RBRACE} // missing: prints nothing
+			b.Stmts = p.popStmts(base)
 			return b
 		}
 		if p.full {
@@ -1138,7 +1144,7 @@ func (p *parser) parseBlock(depth int) *Block {
 				p.i++
 			}
 			if p.i > start {
-				b.Stmts = append(b.Stmts, &BadStmt{Toks: p.span(start, p.i)})
+				p.stmts = append(p.stmts, &BadStmt{Toks: p.span(start, p.i)})
 			}
 			continue
 		}
@@ -1148,9 +1154,22 @@ func (p *parser) parseBlock(depth int) *Block {
 			p.i++
 			s = &BadStmt{Toks: p.span(start, p.i)}
 		}
-		b.Stmts = append(b.Stmts, s)
+		p.stmts = append(p.stmts, s)
 		prevEnd = p.i - 1
 	}
+}
+
+// popStmts returns the statements pushed since base as a new, exactly
+// sized slice (nil when there are none) and pops them.
+func (p *parser) popStmts(base int) []Stmt {
+	var out []Stmt
+	if n := len(p.stmts) - base; n > 0 {
+		out = make([]Stmt, n)
+		copy(out, p.stmts[base:])
+	}
+	clear(p.stmts[base:])
+	p.stmts = p.stmts[:base]
+	return out
 }
 
 func (p *parser) parseStmt(depth int) Stmt {
