@@ -271,11 +271,11 @@ func (p *parser) strs(ss []string) []string {
 	return p.strArena[n:len(p.strArena):len(p.strArena)]
 }
 
-// declarators returns a slice of n declarators (n <= nodeChunk) from the
-// arena, with no room to grow in place.
+// declarators returns a slice of n declarators from the arena, with no
+// room to grow in place.
 func (p *parser) declarators(n int) []Declarator {
 	if cap(p.dclArena)-len(p.dclArena) < n {
-		p.dclArena = make([]Declarator, 0, nodeChunk)
+		p.dclArena = make([]Declarator, 0, max(n, nextChunk(cap(p.dclArena))))
 	}
 	k := len(p.dclArena)
 	p.dclArena = p.dclArena[:k+n]
@@ -320,14 +320,19 @@ func (p *parser) pushArg(base *int, op *Operand) {
 	p.argArena = append(p.argArena, *op)
 }
 
-// nodeChunk is the number of nodes per chunk of the small node arenas.
+// nodeChunk is the largest number of nodes per chunk of the small node
+// arenas; chunks start at 8 nodes and double, so a small file does not pay
+// for a large chunk.
 const nodeChunk = 128
+
+// nextChunk is the capacity of the chunk that follows one of capacity c.
+func nextChunk(c int) int { return min(max(2*c, 8), nodeChunk) }
 
 // newNode returns a zero T carved from the chunk *a, starting a new chunk
 // when it is full.
 func newNode[T any](a *[]T) *T {
 	if len(*a) == cap(*a) {
-		*a = make([]T, 0, nodeChunk)
+		*a = make([]T, 0, nextChunk(cap(*a)))
 	}
 	*a = (*a)[:len(*a)+1]
 	return &(*a)[len(*a)-1]
