@@ -62,9 +62,13 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 	// outside initializers ("= {1, 2, ...};") bounds the operands (3 a ';'
 	// caps it). Sizing the first arena chunks from them avoids both waste
 	// and regrowth; later chunks (rare) grow geometrically.
-	semis, commas, inInit := 0, 0, false
+	// Statements end in ';' or ':' (labels), or are comments or blocks,
+	// which bounds the statement stack and arena.
+	semis, commas, inInit, others := 0, 0, false, 0
 	for _, k := range p.kinds {
 		switch k {
+		case COLON, COMMENT, LBRACE:
+			others++
 		case SEMI:
 			semis++
 			inInit = false
@@ -77,6 +81,8 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 		}
 	}
 	p.insArena = make([]Instruction, 0, semis+1)
+	p.stmts = make([]Stmt, 0, semis+others+1)
+	p.stmtArena = make([]Stmt, 0, semis+others+1)
 	if mode&SkipOperands == 0 {
 		p.argArena = make([]Operand, 0, min(semis+commas, 3*semis)+8)
 	}
@@ -124,20 +130,21 @@ type parser struct {
 
 	// Arenas: slices handed out to nodes are carved from these chunks so
 	// that a file costs a handful of allocations, not one per operand.
-	strArena []string
-	opArena  []Operand // nested operand lists (vectors, tuples, texture coordinates)
-	argArena []Operand // instructions' top-level operands, appended in place
-	argChunk int       // size of the next argArena chunk
-	insChunk int       // size of the next insArena chunk
-	tyArena  []Type
-	insArena []Instruction
-	comArena []Comment
-	lblArena []Label
-	varArena []VarDecl
-	dclArena []Declarator
-	tmpOps   []Operand          // operand stack for nested lists
-	stmts    []Stmt             // statement stack of the blocks being parsed
-	opcodes  map[string]*Opcode // decoded opcodes by spelling
+	strArena  []string
+	opArena   []Operand // nested operand lists (vectors, tuples, texture coordinates)
+	argArena  []Operand // instructions' top-level operands, appended in place
+	argChunk  int       // size of the next argArena chunk
+	insChunk  int       // size of the next insArena chunk
+	tyArena   []Type
+	insArena  []Instruction
+	comArena  []Comment
+	lblArena  []Label
+	varArena  []VarDecl
+	dclArena  []Declarator
+	tmpOps    []Operand          // operand stack for nested lists
+	stmts     []Stmt             // statement stack of the blocks being parsed
+	stmtArena []Stmt             // blocks' statement lists
+	opcodes   map[string]*Opcode // decoded opcodes by spelling
 }
 
 func (p *parser) errorAt(pos token.Pos, msg string) {
@@ -1164,13 +1171,17 @@ func (p *parser) parseBlock(depth int) *Block {
 	}
 }
 
-// popStmts returns the statements pushed since base as a new, exactly
-// sized slice (nil when there are none) and pops them.
+// popStmts returns the statements pushed since base as an exactly sized
+// slice of the statement arena (nil when there are none) and pops them.
 func (p *parser) popStmts(base int) []Stmt {
 	var out []Stmt
 	if n := len(p.stmts) - base; n > 0 {
-		out = make([]Stmt, n)
-		copy(out, p.stmts[base:])
+		if cap(p.stmtArena)-len(p.stmtArena) < n {
+			p.stmtArena = make([]Stmt, 0, max(n, 256))
+		}
+		k := len(p.stmtArena)
+		p.stmtArena = append(p.stmtArena, p.stmts[base:]...)
+		out = p.stmtArena[k : k+n : k+n]
 	}
 	clear(p.stmts[base:])
 	p.stmts = p.stmts[:base]
