@@ -40,7 +40,8 @@ func Fprint(w io.Writer, f *File) error {
 const flushSize = 64 << 10
 
 // Fprint prints f to w as configured. The output reaches w in several
-// Write calls; a write error stops printing and is returned.
+// Write calls; after a write error nothing more is written and Fprint
+// returns that error.
 func (c *Config) Fprint(w io.Writer, f *File) error {
 	p := newPrinter(c, f)
 	p.w = w
