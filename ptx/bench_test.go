@@ -40,9 +40,10 @@ func BenchmarkLex(b *testing.B) {
 	b.SetBytes(totalBytes(srcs))
 	b.ReportAllocs()
 	var toks []rawTok
+	var kinds []Kind
 	for b.Loop() {
 		for _, s := range strs {
-			toks = lex(s, 1, toks[:0], func(int, string) {})
+			toks, kinds = lex(s, 1, toks[:0], kinds[:0], func(int, string) {})
 		}
 	}
 }
@@ -113,5 +114,39 @@ func BenchmarkParseLarge(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ParseFile(token.NewFileSet(), "large.ptx", data, 0)
+	}
+}
+
+// BenchmarkFmtLargest is what `ptxtrace fmt` does to the largest corpus
+// file once the process has started: parse it and print it back in
+// Preserve mode (the byte-for-byte round trip). Full keeps the operand
+// lists; SkipOperands is the mode fmt itself uses.
+func BenchmarkFmtLargest(b *testing.B) {
+	var big []byte
+	for _, s := range benchInputs(b) {
+		if len(s) > len(big) {
+			big = s
+		}
+	}
+	for _, bc := range []struct {
+		name string
+		mode Mode
+	}{{"Full", 0}, {"SkipOperands", SkipOperands}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(big)))
+			b.ReportAllocs()
+			cfg := &Config{Mode: Preserve}
+			var out bytes.Buffer
+			for b.Loop() {
+				f, err := ParseFile(token.NewFileSet(), "largest.ptx", big, bc.mode)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Reset()
+				if err := cfg.Fprint(&out, f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

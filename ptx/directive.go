@@ -227,9 +227,9 @@ func guessToken(s string) Token {
 	if s == "" {
 		return Token{Kind: ILLEGAL}
 	}
-	toks := lex(s, 0, nil, func(int, string) {})
+	toks, kinds := lex(s, 0, nil, nil, func(int, string) {})
 	if len(toks) == 1 {
-		return Token{Kind: toks[0].kind, Text: s}
+		return Token{Kind: kinds[0], Text: s}
 	}
 	return Token{Kind: RAW, Text: s}
 }

@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"bytes"
+	"fmt"
 	"go/token"
 	"os"
 	"testing"
@@ -25,12 +26,15 @@ func FuzzLex(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s := string(src)
-		toks := lex(s, 1, nil, func(int, string) {})
+		toks, kinds := lex(s, 1, nil, nil, func(int, string) {})
+		if len(kinds) != len(toks) {
+			t.Fatalf("%d tokens but %d kinds", len(toks), len(kinds))
+		}
 		off := 0
-		for _, tk := range toks {
+		for i, tk := range toks {
 			p, n := int(tk.off), int(tk.n)
 			if p < off || n == 0 || p+n > len(s) {
-				t.Fatalf("bad token %v at %d+%d (previous end %d)", tk.kind, p, n, off)
+				t.Fatalf("bad token %v at %d+%d (previous end %d)", kinds[i], p, n, off)
 			}
 			if !allSpace(s[off:p]) {
 				t.Fatalf("bytes %q before token at %d are not whitespace", s[off:p], p)
@@ -54,6 +58,16 @@ func FuzzParsePrint(f *testing.F) {
 		Fprint(&out, file)
 		if !bytes.Equal(out.Bytes(), src) {
 			t.Fatalf("Preserve printing differs at byte %d", firstDiff(out.Bytes(), src))
+		}
+		// SkipOperands reports the same errors and prints the same text.
+		skipped, serr := ParseFile(token.NewFileSet(), "fuzz.ptx", src, AllErrors|SkipOperands)
+		if fmt.Sprint(serr) != fmt.Sprint(err) {
+			t.Fatalf("SkipOperands errors differ:\n%v\n---\n%v", serr, err)
+		}
+		out.Reset()
+		Fprint(&out, skipped)
+		if !bytes.Equal(out.Bytes(), src) {
+			t.Fatalf("Preserve printing with SkipOperands differs at byte %d", firstDiff(out.Bytes(), src))
 		}
 		if err != nil {
 			return

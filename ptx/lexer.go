@@ -14,9 +14,9 @@ import (
 //   - Every byte of the input is either inside exactly one token or is
 //     whitespace (' ', '\t', '\r', '\n', '\v', '\f') between tokens. The
 //     Preserve printer relies on this to reproduce the input byte for byte.
-//   - Tokens are stored as (offset, length, kind) triples without
-//     pointers; Token values with Text substrings of the input are made
-//     on demand.
+//   - Tokens are stored as (offset, length) pairs and a parallel slice of
+//     kinds, without pointers (9 bytes a token); Token values with Text
+//     substrings of the input are made on demand.
 //   - The lexer never fails: bytes that are not PTX become ILLEGAL tokens
 //     and an error is reported through the error handler.
 
@@ -27,23 +27,26 @@ type lexer struct {
 	start int // start of the token being scanned
 	pos   int // current offset
 	toks  []rawTok
+	kinds []Kind // kinds[i] is the kind of toks[i]
 	err   func(off int, msg string)
 }
 
 type stateFn func(*lexer) stateFn
 
-// lex tokenizes src. Tokens are appended to toks (which may be pre-sized).
-// err is called for every lexical error with the byte offset and a message.
-func lex(src string, base int, toks []rawTok, err func(off int, msg string)) []rawTok {
-	l := &lexer{src: src, base: base, toks: toks, err: err}
+// lex tokenizes src. Tokens are appended to toks and their kinds to kinds
+// (both may be pre-sized). err is called for every lexical error with the
+// byte offset and a message.
+func lex(src string, base int, toks []rawTok, kinds []Kind, err func(off int, msg string)) ([]rawTok, []Kind) {
+	l := &lexer{src: src, base: base, toks: toks, kinds: kinds, err: err}
 	for state := lexAny; state != nil; {
 		state = state(l)
 	}
-	return l.toks
+	return l.toks, l.kinds
 }
 
 func (l *lexer) emit(k Kind) {
-	l.toks = append(l.toks, rawTok{off: uint32(l.start), n: uint32(l.pos - l.start), kind: k})
+	l.toks = append(l.toks, rawTok{off: uint32(l.start), n: uint32(l.pos - l.start)})
+	l.kinds = append(l.kinds, k)
 	l.start = l.pos
 }
 

@@ -17,6 +17,12 @@ const (
 	// AllErrors reports every error instead of stopping after the first
 	// MaxErrors.
 	AllErrors Mode = 1 << iota
+	// SkipOperands parses and checks instructions' operands as usual but
+	// does not keep them: every Instruction.Args is nil. It is for callers
+	// that only print the file (printing replays a parsed node's tokens,
+	// so the output is the same): operand lists are the largest part of a
+	// parsed file.
+	SkipOperands
 )
 
 // MaxErrors is the number of errors after which parsing stops unless
@@ -42,26 +48,44 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 	text := unsafe.String(unsafe.SliceData(src), len(src))
 	p.src = text
 	base := tf.Base()
-	// Real PTX averages one token per ~5.5 bytes.
-	toks := make([]rawTok, 0, len(src)/5+16)
+	// Real PTX averages one token per 4-5.5 bytes.
+	ntok := len(src)/5 + 16
 	p.base = base
-	p.raw = lex(text, base, toks, func(off int, msg string) {
+	p.raw, p.kinds = lex(text, base, make([]rawTok, 0, ntok), make([]Kind, 0, ntok), func(off int, msg string) {
 		p.errorAt(token.Pos(base+off), msg)
 	})
-	p.tab = &tokTable{src: text, base: base, raw: p.raw}
+	p.tab = &tokTable{src: text, base: base, raw: p.raw, kinds: p.kinds}
 	p.opcodes = make(map[string]*Opcode, 32)
 	// Every instruction ends in ';', so the number of ';' tokens bounds
-	// the instructions; instructions average under 3 top-level operands.
-	// Sizing the first arena chunks from it avoids both waste and
-	// regrowth; later chunks (rare: long operand lists) grow geometrically.
-	semis := 0
-	for i := range p.raw {
-		if p.raw[i].kind == SEMI {
+	// the instructions, and an instruction's top-level operands are one
+	// more than its top-level commas: the ';' count plus the ',' count
+	// outside initializers ("= {1, 2, ...};") bounds the operands (3 a ';'
+	// caps it). Sizing the first arena chunks from them avoids both waste
+	// and regrowth; later chunks (rare) grow geometrically.
+	// Statements end in ';' or ':' (labels), or are comments or blocks,
+	// which bounds the statement stack and arena.
+	semis, commas, inInit, others := 0, 0, false, 0
+	for _, k := range p.kinds {
+		switch k {
+		case COLON, COMMENT, LBRACE:
+			others++
+		case SEMI:
 			semis++
+			inInit = false
+		case COMMA:
+			if !inInit {
+				commas++
+			}
+		case ASSIGN:
+			inInit = true
 		}
 	}
 	p.insArena = make([]Instruction, 0, semis+1)
-	p.argArena = make([]Operand, 0, 3*semis+8)
+	p.stmts = make([]Stmt, 0, semis+others+1)
+	p.stmtArena = make([]Stmt, 0, semis+others+1)
+	if mode&SkipOperands == 0 {
+		p.argArena = make([]Operand, 0, min(semis+commas, 3*semis)+8)
+	}
 	p.insChunk = max(semis/4, 8)
 	p.argChunk = max(semis/2, 16)
 	f = &File{Name: filename, Src: src, Tok: tf}
@@ -96,6 +120,7 @@ type parser struct {
 	src    string
 	base   int
 	raw    []rawTok  // the file's tokens
+	kinds  []Kind    // their kinds
 	tab    *tokTable // the same, shared by the nodes' Toks
 	i      int       // index of the current token
 	mode   Mode
@@ -105,15 +130,21 @@ type parser struct {
 
 	// Arenas: slices handed out to nodes are carved from these chunks so
 	// that a file costs a handful of allocations, not one per operand.
-	strArena []string
-	opArena  []Operand // nested operand lists (vectors, tuples, texture coordinates)
-	argArena []Operand // instructions' top-level operands, appended in place
-	argChunk int       // size of the next argArena chunk
-	insChunk int       // size of the next insArena chunk
-	tyArena  []Type
-	insArena []Instruction
-	tmpOps   []Operand          // operand stack for nested lists
-	opcodes  map[string]*Opcode // decoded opcodes by spelling
+	strArena  []string
+	opArena   []Operand // nested operand lists (vectors, tuples, texture coordinates)
+	argArena  []Operand // instructions' top-level operands, appended in place
+	argChunk  int       // size of the next argArena chunk
+	insChunk  int       // size of the next insArena chunk
+	tyArena   []Type
+	insArena  []Instruction
+	comArena  []Comment
+	lblArena  []Label
+	varArena  []VarDecl
+	dclArena  []Declarator
+	tmpOps    []Operand          // operand stack for nested lists
+	stmts     []Stmt             // statement stack of the blocks being parsed
+	stmtArena []Stmt             // blocks' statement lists
+	opcodes   map[string]*Opcode // decoded opcodes by spelling
 }
 
 func (p *parser) errorAt(pos token.Pos, msg string) {
@@ -152,7 +183,7 @@ func (p *parser) span(lo, hi int) Toks { return Toks{tab: p.tab, lo: int32(lo), 
 func (p *parser) tokens(lo, hi int) []Token {
 	out := make([]Token, 0, hi-lo)
 	for i := lo; i < hi; i++ {
-		if p.raw[i].kind != COMMENT {
+		if p.kinds[i] != COMMENT {
 			out = append(out, p.tok(i))
 		}
 	}
@@ -163,7 +194,7 @@ func (p *parser) tokens(lo, hi int) []Token {
 // without making a Token.
 func (p *parser) kind() Kind {
 	for p.i < len(p.raw) {
-		if k := p.raw[p.i].kind; k != COMMENT {
+		if k := p.kinds[p.i]; k != COMMENT {
 			return k
 		}
 		p.i++
@@ -173,7 +204,7 @@ func (p *parser) kind() Kind {
 
 // cur returns the current non-comment token without consuming it.
 func (p *parser) cur() Token {
-	for p.i < len(p.raw) && p.raw[p.i].kind == COMMENT {
+	for p.i < len(p.raw) && p.kinds[p.i] == COMMENT {
 		p.i++
 	}
 	if p.i >= len(p.raw) {
@@ -247,6 +278,17 @@ func (p *parser) strs(ss []string) []string {
 	return p.strArena[n:len(p.strArena):len(p.strArena)]
 }
 
+// declarators returns a slice of n declarators from the arena, with no
+// room to grow in place.
+func (p *parser) declarators(n int) []Declarator {
+	if cap(p.dclArena)-len(p.dclArena) < n {
+		p.dclArena = make([]Declarator, 0, max(n, nextChunk(cap(p.dclArena))))
+	}
+	k := len(p.dclArena)
+	p.dclArena = p.dclArena[:k+n]
+	return p.dclArena[k : k+n : k+n]
+}
+
 func (p *parser) types(ts []Type) []Type {
 	if len(ts) == 0 {
 		return nil
@@ -285,6 +327,24 @@ func (p *parser) pushArg(base *int, op *Operand) {
 	p.argArena = append(p.argArena, *op)
 }
 
+// nodeChunk is the largest number of nodes per chunk of the small node
+// arenas; chunks start at 8 nodes and double, so a small file does not pay
+// for a large chunk.
+const nodeChunk = 128
+
+// nextChunk is the capacity of the chunk that follows one of capacity c.
+func nextChunk(c int) int { return min(max(2*c, 8), nodeChunk) }
+
+// newNode returns a zero T carved from the chunk *a, starting a new chunk
+// when it is full.
+func newNode[T any](a *[]T) *T {
+	if len(*a) == cap(*a) {
+		*a = make([]T, 0, nextChunk(cap(*a)))
+	}
+	*a = (*a)[:len(*a)+1]
+	return &(*a)[len(*a)-1]
+}
+
 func (p *parser) newInstruction() *Instruction {
 	if len(p.insArena) == cap(p.insArena) {
 		p.insChunk = min(max(2*p.insChunk, 8), 1<<14)
@@ -301,7 +361,7 @@ func (p *parser) parseModule() []Decl {
 	prevEnd := -1
 	for !p.full {
 		// Comments between declarations become Comment nodes.
-		if p.i < len(p.raw) && p.raw[p.i].kind == COMMENT {
+		if p.i < len(p.raw) && p.kinds[p.i] == COMMENT {
 			decls = append(decls, p.comment(prevEnd))
 			prevEnd = p.i - 1
 			continue
@@ -332,7 +392,8 @@ func (p *parser) parseModule() []Decl {
 // index of the last token of the preceding statement (or -1).
 func (p *parser) comment(prevEnd int) *Comment {
 	t := p.tok(p.i)
-	c := &Comment{Toks: p.span(p.i, p.i+1), Text: t.Text}
+	c := newNode(&p.comArena)
+	c.Toks, c.Text = p.span(p.i, p.i+1), t.Text
 	if prevEnd >= 0 && prevEnd == p.i-1 && !p.newlineBefore(p.i) {
 		c.SameLine = true
 	}
@@ -388,8 +449,8 @@ func (p *parser) parseDecl() Decl {
 	// Look past linkage directives to see what is declared.
 	j := p.i
 	var link Linkage
-	for j < len(p.raw) && (p.raw[j].kind == DIRECTIVE && linkageOf(p.text(j)) != 0 || p.raw[j].kind == COMMENT) {
-		if p.raw[j].kind == DIRECTIVE {
+	for j < len(p.raw) && (p.kinds[j] == DIRECTIVE && linkageOf(p.text(j)) != 0 || p.kinds[j] == COMMENT) {
+		if p.kinds[j] == DIRECTIVE {
 			link |= linkageOf(p.text(j))
 		}
 		j++
@@ -427,7 +488,7 @@ func (p *parser) skipBad(start int) {
 	depth := 0
 	if p.i == start && p.i < len(p.raw) {
 		// consume at least one token
-		switch p.raw[p.i].kind {
+		switch p.kinds[p.i] {
 		case LBRACE:
 			depth++
 		case SEMI:
@@ -488,9 +549,9 @@ func (p *parser) parseSection() Decl {
 	depth := 0
 	k := p.i
 	for ; k < len(p.raw); k++ {
-		if p.raw[k].kind == LBRACE {
+		if p.kinds[k] == LBRACE {
 			depth++
-		} else if p.raw[k].kind == RBRACE {
+		} else if p.kinds[k] == RBRACE {
 			depth--
 			if depth == 0 {
 				break
@@ -507,7 +568,8 @@ func (p *parser) parseSection() Decl {
 	body := p.src[lo:hi]
 	// Replace the block's first token by one RAW token spanning the body;
 	// the body's own tokens are not referenced by any node.
-	p.raw[open] = rawTok{off: uint32(lo), n: uint32(hi - lo), kind: RAW}
+	p.raw[open] = rawTok{off: uint32(lo), n: uint32(hi - lo)}
+	p.kinds[open] = RAW
 	p.i = k + 1
 	return &Section{Toks: p.span(start, open+1), Name: name.Text, Body: body}
 }
@@ -645,7 +707,7 @@ func (p *parser) parseVarDecl(withSemi bool, _ Kind) Decl {
 
 func (p *parser) varDecl(withSemi bool) *VarDecl {
 	start := p.i
-	d := &VarDecl{}
+	d := newNode(&p.varArena)
 	// linkage
 	for {
 		t := p.cur()
@@ -753,7 +815,13 @@ names:
 		if !ok {
 			return nil
 		}
-		d.Names = append(d.Names, dc)
+		if d.Names == nil {
+			// Most declarations declare one name: carve it from an arena.
+			d.Names = p.declarators(1)
+			d.Names[0] = dc
+		} else {
+			d.Names = append(d.Names, dc)
+		}
 		if !withSemi {
 			break
 		}
@@ -1000,11 +1068,11 @@ func (p *parser) paramList() ([]*VarDecl, bool) {
 // non-comment token (or the input ends there).
 func (p *parser) lastTokEndsLine() bool {
 	j := p.i - 1
-	for j >= 0 && p.raw[j].kind == COMMENT {
+	for j >= 0 && p.kinds[j] == COMMENT {
 		j--
 	}
 	k := j + 1
-	for k < len(p.raw) && p.raw[k].kind == COMMENT {
+	for k < len(p.raw) && p.kinds[k] == COMMENT {
 		k++
 	}
 	if j < 0 || k >= len(p.raw) {
@@ -1028,7 +1096,7 @@ func (p *parser) parseBlock(depth int) *Block {
 		start := p.i
 		n := 1
 		for p.i < len(p.raw) {
-			switch p.raw[p.i].kind {
+			switch p.kinds[p.i] {
 			case LBRACE:
 				n++
 			case RBRACE:
@@ -1048,10 +1116,13 @@ func (p *parser) parseBlock(depth int) *Block {
 		}
 		return b
 	}
+	// Statements collect on p.stmts (nested blocks push above base) and
+	// move to an exactly sized slice at the '}'.
+	base := len(p.stmts)
 	prevEnd := -1
 	for {
-		if p.i < len(p.raw) && p.raw[p.i].kind == COMMENT {
-			b.Stmts = append(b.Stmts, p.comment(prevEnd))
+		if p.i < len(p.raw) && p.kinds[p.i] == COMMENT {
+			p.stmts = append(p.stmts, p.comment(prevEnd))
 			prevEnd = p.i - 1
 			continue
 		}
@@ -1060,10 +1131,12 @@ func (p *parser) parseBlock(depth int) *Block {
 		case RBRACE:
 			b.Rbrace = t
 			p.i++
+			b.Stmts = p.popStmts(base)
 			return b
 		case EOF:
 			p.errorAt(t.Pos, "expected '}', found end of file")
 			b.Rbrace = Token{Kind: RBRACE} // missing: prints nothing
+			b.Stmts = p.popStmts(base)
 			return b
 		}
 		if p.full {
@@ -1071,7 +1144,7 @@ func (p *parser) parseBlock(depth int) *Block {
 			start := p.i
 			n := 0
 			for p.i < len(p.raw) {
-				k := p.raw[p.i].kind
+				k := p.kinds[p.i]
 				if k == RBRACE && n == 0 {
 					break
 				}
@@ -1083,7 +1156,7 @@ func (p *parser) parseBlock(depth int) *Block {
 				p.i++
 			}
 			if p.i > start {
-				b.Stmts = append(b.Stmts, &BadStmt{Toks: p.span(start, p.i)})
+				p.stmts = append(p.stmts, &BadStmt{Toks: p.span(start, p.i)})
 			}
 			continue
 		}
@@ -1093,9 +1166,26 @@ func (p *parser) parseBlock(depth int) *Block {
 			p.i++
 			s = &BadStmt{Toks: p.span(start, p.i)}
 		}
-		b.Stmts = append(b.Stmts, s)
+		p.stmts = append(p.stmts, s)
 		prevEnd = p.i - 1
 	}
+}
+
+// popStmts returns the statements pushed since base as an exactly sized
+// slice of the statement arena (nil when there are none) and pops them.
+func (p *parser) popStmts(base int) []Stmt {
+	var out []Stmt
+	if n := len(p.stmts) - base; n > 0 {
+		if cap(p.stmtArena)-len(p.stmtArena) < n {
+			p.stmtArena = make([]Stmt, 0, max(n, 256))
+		}
+		k := len(p.stmtArena)
+		p.stmtArena = append(p.stmtArena, p.stmts[base:]...)
+		out = p.stmtArena[k : k+n : k+n]
+	}
+	clear(p.stmts[base:])
+	p.stmts = p.stmts[:base]
+	return out
 }
 
 func (p *parser) parseStmt(depth int) Stmt {
@@ -1114,9 +1204,11 @@ func (p *parser) parseStmt(depth int) Stmt {
 		}
 		return p.parseDirective()
 	case IDENT:
-		if p.i+1 < len(p.raw) && p.raw[p.i+1].kind == COLON {
+		if p.i+1 < len(p.raw) && p.kinds[p.i+1] == COLON {
 			p.i += 2
-			return &Label{Toks: p.span(start, p.i), Name: t.Text}
+			l := newNode(&p.lblArena)
+			l.Toks, l.Name = p.span(start, p.i), t.Text
+			return l
 		}
 		if in := p.parseInstruction(); in != nil {
 			return in
@@ -1148,7 +1240,7 @@ func (p *parser) badStmt(start int) Stmt {
 			break
 		}
 		if p.newlineBefore(p.i) && (t.Kind == DIRECTIVE || t.Kind == AT ||
-			t.Kind == IDENT && p.i+1 < len(p.raw) && (p.raw[p.i+1].kind == COLON || p.raw[p.i+1].kind == IDENT)) {
+			t.Kind == IDENT && p.i+1 < len(p.raw) && (p.kinds[p.i+1] == COLON || p.kinds[p.i+1] == IDENT)) {
 			break
 		}
 		p.i++
@@ -1193,7 +1285,9 @@ func (p *parser) parseInstruction() *Instruction {
 				p.argArena = p.argArena[:base]
 				return nil
 			}
-			p.pushArg(&base, &op)
+			if p.mode&SkipOperands == 0 {
+				p.pushArg(&base, &op)
+			}
 			if p.got(COMMA) {
 				continue
 			}
@@ -1226,7 +1320,7 @@ func (p *parser) operand() (Operand, bool) {
 		if t.Text == "_" {
 			op.Kind = OpSink
 			op.Name = t.Text
-		} else if p.kind() == OR && p.i+1 < len(p.raw) && p.raw[p.i+1].kind == IDENT {
+		} else if p.kind() == OR && p.i+1 < len(p.raw) && p.kinds[p.i+1] == IDENT {
 			p.next()
 			op.Kind, op.Name, op.Name2 = OpPair, t.Text, p.next().Text
 		} else {

@@ -3,6 +3,7 @@ package ptx
 import (
 	"io"
 	"strings"
+	"unsafe"
 )
 
 // PrintMode selects how the printer lays out a file.
@@ -34,12 +35,20 @@ func Fprint(w io.Writer, f *File) error {
 	return (&Config{Mode: Preserve}).Fprint(w, f)
 }
 
-// Fprint prints f to w as configured.
+// flushSize is the size of the printer's buffer: Fprint hands the output to
+// w in pieces of about this size rather than building it whole.
+const flushSize = 64 << 10
+
+// Fprint prints f to w as configured. The output reaches w in several
+// Write calls; after a write error nothing more is written and Fprint
+// returns that error.
 func (c *Config) Fprint(w io.Writer, f *File) error {
 	p := newPrinter(c, f)
+	p.w = w
+	p.buf = make([]byte, 0, flushSize+flushSize/4)
 	p.file(f)
-	_, err := w.Write(p.buf)
-	return err
+	p.flush()
+	return p.err
 }
 
 // Format returns the canonical text of a single node (a Decl, a Stmt or a
@@ -64,11 +73,42 @@ type printer struct {
 	src     string
 	base    int
 	buf     []byte
-	last    int // source offset just past the last positioned token printed, or -1
-	prev    Token
-	pending string // separator forced for the next token
-	hasPend bool
+	w       io.Writer // where full buffers go (Fprint); nil: keep everything in buf (Format)
+	flushed int       // bytes already handed to w
+	err     error     // the first error from w
+	last    int       // source offset just past the last positioned token printed, or -1
+	prev    prevTok   // the last token printed
+	starts  []string  // lineStart's strings by depth
+	pend    pendSep   // separator forced for the next token
+	pendDep int       // indentation depth of pendLine and pendBlank
 }
+
+// prevTok is what the separator rules need of the last token printed. It
+// holds no pointers: the printer updates it for every token, and a string
+// field would cost a write barrier each time while the collector runs.
+type prevTok struct {
+	kind        Kind
+	last        byte // last byte of the spelling
+	set         bool // a token with a non-empty spelling was printed
+	lineComment bool // a "//" comment, which ends its line
+}
+
+func prevOf(t Token) prevTok {
+	return prevTok{kind: t.Kind, last: t.Text[len(t.Text)-1], set: true,
+		lineComment: t.Kind == COMMENT && strings.HasPrefix(t.Text, "//")}
+}
+
+// pendSep is a separator forced for the next token, resolved only when the
+// token is not printed with its source whitespace (Preserve mode).
+type pendSep uint8
+
+const (
+	pendNone  pendSep = iota
+	pendEmpty         // ""
+	pendSpace         // " "
+	pendLine          // line end and pendDep indents
+	pendBlank         // blank line and pendDep indents
+)
 
 func newPrinter(c *Config, f *File) *printer {
 	p := &printer{mode: c.Mode, indent: c.Indent, nl: "\n", last: -1}
@@ -80,26 +120,78 @@ func newPrinter(c *Config, f *File) *printer {
 			p.nl = "\r\n"
 		}
 		if f.Tok != nil && f.Src != nil && c.Mode == Preserve {
-			p.src = string(f.Src)
+			// No copy: the File's tokens already view Src the same way
+			// (ParseFile), and Src must not change after parsing.
+			p.src = unsafe.String(unsafe.SliceData(f.Src), len(f.Src))
 			p.base = f.Tok.Base()
 			p.last = 0
-			p.buf = make([]byte, 0, len(f.Src)+len(f.Src)/8)
 		}
 	}
 	return p
 }
 
+// size is the number of bytes printed so far.
+func (p *printer) size() int { return p.flushed + len(p.buf) }
+
+// flush hands the buffer to w (when printing to a writer).
+func (p *printer) flush() {
+	if p.w == nil || len(p.buf) == 0 {
+		return
+	}
+	if p.err == nil {
+		_, p.err = p.w.Write(p.buf)
+	}
+	p.flushed += len(p.buf)
+	p.buf = p.buf[:0]
+}
+
 // sep forces the separator before the next token.
-func (p *printer) sep(s string) {
-	p.pending, p.hasPend = s, true
+func (p *printer) sep(s pendSep) {
+	p.pend = s
 }
 
 func (p *printer) newline(depth int) {
-	p.sep(p.nl + strings.Repeat(p.indent, depth))
+	p.pend, p.pendDep = pendLine, depth
 }
 
 func (p *printer) blankLine(depth int) {
-	p.sep(p.nl + p.nl + strings.Repeat(p.indent, depth))
+	p.pend, p.pendDep = pendBlank, depth
+}
+
+// canonSep returns the separator before t when the source's whitespace is
+// not used: the forced one (pend, depth) or the canonical one.
+func (p *printer) canonSep(pend pendSep, depth int, t Token) string {
+	var sep string
+	switch pend {
+	case pendNone:
+		sep = spaceBetween(p.prev, t, p.nl)
+	case pendSpace:
+		sep = " "
+	case pendLine:
+		sep = p.lineStart(depth)
+	case pendBlank:
+		sep = p.nl + p.lineStart(depth)
+	}
+	if p.size() == 0 && p.last <= 0 {
+		sep = strings.TrimLeft(sep, "\r\n")
+	}
+	return sep
+}
+
+// lineStart returns a line end followed by depth indents, made once per
+// depth (every statement asks for one; in Preserve mode it is usually
+// replaced by the source's own whitespace).
+func (p *printer) lineStart(depth int) string {
+	if depth < len(p.starts) {
+		return p.starts[depth]
+	}
+	if depth > 64 {
+		return p.nl + strings.Repeat(p.indent, depth)
+	}
+	for d := len(p.starts); d <= depth; d++ {
+		p.starts = append(p.starts, p.nl+strings.Repeat(p.indent, d))
+	}
+	return p.starts[depth]
 }
 
 func allSpace(s string) bool {
@@ -125,35 +217,34 @@ func (p *printer) emit(t Token) {
 	if t.Text == "" {
 		return
 	}
-	var sep string
-	if p.hasPend {
-		sep = p.pending
-		p.hasPend = false
-	} else {
-		sep = spaceBetween(p.prev, t, p.nl)
-	}
-	if len(p.buf) == 0 && p.last <= 0 {
-		sep = strings.TrimLeft(sep, "\r\n")
+	pend, depth := p.pend, p.pendDep
+	p.pend = pendNone
+	if len(p.buf) >= flushSize {
+		p.flush()
 	}
 	if p.src != "" {
 		off := int(t.Pos) - p.base
 		if t.Pos.IsValid() && off >= 0 && off+len(t.Text) <= len(p.src) && p.src[off:off+len(t.Text)] == t.Text {
+			// A token from the source keeps the whitespace before it.
+			var sep string
 			if p.last >= 0 && off >= p.last && allSpace(p.src[p.last:off]) {
 				sep = p.src[p.last:off]
-			} else if ws := p.wsBefore(off); ws != "" && len(p.buf) > 0 {
+			} else if ws := p.wsBefore(off); ws != "" && p.size() > 0 {
 				sep = ws
+			} else {
+				sep = p.canonSep(pend, depth, t)
 			}
 			p.buf = append(p.buf, sep...)
 			p.buf = append(p.buf, t.Text...)
 			p.last = off + len(t.Text)
-			p.prev = t
+			p.prev = prevOf(t)
 			return
 		}
 		p.last = -1
 	}
-	p.buf = append(p.buf, sep...)
+	p.buf = append(p.buf, p.canonSep(pend, depth, t)...)
 	p.buf = append(p.buf, t.Text...)
-	p.prev = t
+	p.prev = prevOf(t)
 }
 
 func (p *printer) emitAll(ts Toks) {
@@ -174,56 +265,55 @@ func (p *printer) finish() {
 			return
 		}
 	}
-	if len(p.buf) > 0 {
+	if p.size() > 0 {
 		p.buf = append(p.buf, p.nl...)
 	}
 }
 
 // spaceBetween is the canonical separator between two tokens of a
 // statement.
-func spaceBetween(a, b Token, nl string) string {
-	if a.Text == "" {
+func spaceBetween(prev prevTok, b Token, nl string) string {
+	if !prev.set {
 		return ""
 	}
-	if a.Kind == COMMENT && strings.HasPrefix(a.Text, "//") {
+	if prev.lineComment {
 		return nl
 	}
+	ak := prev.kind
 	var s string
 	switch {
-	case a.Kind == COMMA:
+	case ak == COMMA:
 		s = " "
 	case b.Kind == COMMA || b.Kind == SEMI || b.Kind == RPAREN || b.Kind == RBRACK ||
 		b.Kind == RBRACE || b.Kind == GT || b.Kind == COLON:
 		s = ""
-	case a.Kind == LPAREN || a.Kind == LBRACK || a.Kind == LBRACE || a.Kind == AT ||
-		a.Kind == NOT || a.Kind == TILDE || a.Kind == LT:
+	case ak == LPAREN || ak == LBRACK || ak == LBRACE || ak == AT ||
+		ak == NOT || ak == TILDE || ak == LT:
 		s = ""
-	case b.Kind == LT && a.Kind == IDENT:
+	case b.Kind == LT && ak == IDENT:
 		s = ""
-	case (b.Kind == LBRACK || b.Kind == LPAREN) && a.Kind == IDENT:
+	case (b.Kind == LBRACK || b.Kind == LPAREN) && ak == IDENT:
 		s = ""
-	case a.Kind == PLUS || a.Kind == MINUS || b.Kind == PLUS || b.Kind == MINUS:
+	case ak == PLUS || ak == MINUS || b.Kind == PLUS || b.Kind == MINUS:
 		s = ""
-	case a.Kind == OR && b.Kind == IDENT || b.Kind == OR && a.Kind == IDENT:
+	case ak == OR && b.Kind == IDENT || b.Kind == OR && ak == IDENT:
 		s = ""
 	default:
 		s = " "
 	}
-	if s == "" && merges(a.Text, b.Text) {
+	if s == "" && b.Text != "" && merges(prev.last, b.Text[0]) {
 		s = " "
 	}
 	return s
 }
 
-// merges reports whether two adjacent spellings would lex as a different
-// token sequence.
-func merges(a, b string) bool {
-	if a == "" || b == "" {
-		return false
-	}
-	x, y := a[len(a)-1], b[0]
-	switch string([]byte{x, y}) {
-	case "<<", "<=", ">>", ">=", "==", "!=", "&&", "||", "//", "/*":
+// merges reports whether two adjacent spellings, the first ending in x and
+// the second starting with y, would lex as a different token sequence.
+func merges(x, y byte) bool {
+	switch {
+	case x == '<' && (y == '<' || y == '='), x == '>' && (y == '>' || y == '='),
+		(x == '=' || x == '!') && y == '=', x == '&' && y == '&', x == '|' && y == '|',
+		x == '/' && (y == '/' || y == '*'):
 		return true
 	}
 	return isNameByte(x) && (isNameByte(y) || y == '.') || x == '.' && isNameByte(y)
@@ -244,7 +334,7 @@ func (p *printer) decl(d Decl, prev Decl) {
 	_, prevFn := prev.(*Function)
 	_, isFn := d.(*Function)
 	if c, ok := d.(*Comment); ok && c.SameLine && prev != nil {
-		p.sep(" ")
+		p.sep(pendSpace)
 	} else if prev != nil && (isFn || prevFn) {
 		p.blankLine(0)
 	} else {
@@ -270,7 +360,7 @@ func (p *printer) simple(n Node, depth int) {
 		return
 	}
 	for i, n := 0, ts.Len(); i < n; i++ {
-		if i > 0 && p.prev.Kind == COMMENT && strings.HasPrefix(p.prev.Text, "//") {
+		if i > 0 && p.prev.lineComment {
 			p.newline(depth + 1)
 		}
 		p.emit(ts.At(i))
@@ -283,11 +373,11 @@ func (p *printer) instruction(in *Instruction, ts Toks, depth int) {
 	var prevKind Kind
 	for i, n := 0, ts.Len(); i < n; i++ {
 		t := ts.At(i)
-		if p.prev.Kind == COMMENT && strings.HasPrefix(p.prev.Text, "//") && i > 0 {
+		if p.prev.lineComment && i > 0 {
 			p.newline(depth + 1)
 		} else if afterOp {
 			if t.Kind != SEMI {
-				p.sep(" ")
+				p.sep(pendSpace)
 			}
 			afterOp = false
 		}
@@ -303,7 +393,7 @@ func (p *printer) bad(ts Toks) {
 	// Bad text is printed as written.
 	for i, n := 0, ts.Len(); i < n; i++ {
 		if i > 0 && p.src == "" {
-			p.sep(" ")
+			p.sep(pendSpace)
 		}
 		p.emit(ts.At(i))
 	}
@@ -340,7 +430,7 @@ func (p *printer) function(fn *Function) {
 		case depth == 0 && t.Kind == DIRECTIVE && i > 0 && isPerfDirective(t.Text) && prev != DIRECTIVE:
 			p.newline(0)
 		case t.Kind == SEMI && depth == 0:
-			p.sep("")
+			p.sep(pendEmpty)
 		}
 		p.emit(t)
 		prev = t.Kind
@@ -395,7 +485,7 @@ func (p *printer) stmt(s Stmt, depth int) {
 	switch s := s.(type) {
 	case *Comment:
 		if s.SameLine {
-			p.sep(" ")
+			p.sep(pendSpace)
 		} else {
 			p.newline(depth)
 		}

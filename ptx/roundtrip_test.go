@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"bytes"
+	"cmp"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -9,8 +10,10 @@ import (
 	"testing"
 )
 
-// corpusDir is the shared third-party PTX corpus, used in place.
-const corpusDir = "../../shared/corpus/ptx"
+// corpusDir is the shared third-party PTX corpus, used in place:
+// $PTXTRACE_CORPUS when set (a worktree sits deeper than the main
+// checkout), else ../shared/corpus/ptx beside the checkout.
+var corpusDir = cmp.Or(os.Getenv("PTXTRACE_CORPUS"), "../../shared/corpus/ptx")
 
 // corpusFiles returns the PTX files of the shared corpus and of the
 // generated test PTX, skipping (with a message) when the corpus is absent.
@@ -75,6 +78,58 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// TestSkipOperands checks that SkipOperands keeps no operand lists yet
+// prints every corpus file as the full parse does: byte for byte in
+// Preserve mode, the same text in Canonical mode.
+func TestSkipOperands(t *testing.T) {
+	for _, name := range corpusFiles(t) {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			full, src := parseFileT(t, name)
+			f, err := ParseFile(token.NewFileSet(), name, src, AllErrors|SkipOperands)
+			if err != nil {
+				t.Fatalf("SkipOperands: %v", err)
+			}
+			for _, fn := range f.Functions() {
+				if fn.Body != nil {
+					checkNoArgs(t, fn.Body)
+				}
+			}
+			var a, b bytes.Buffer
+			if err := Fprint(&a, f); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), src) {
+				t.Errorf("Preserve output differs from input at byte %d", firstDiff(a.Bytes(), src))
+			}
+			a.Reset()
+			cfg := &Config{Mode: Canonical}
+			if err := cfg.Fprint(&a, f); err != nil {
+				t.Fatal(err)
+			}
+			if err := cfg.Fprint(&b, full); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Errorf("Canonical output differs from the full parse's at byte %d", firstDiff(a.Bytes(), b.Bytes()))
+			}
+		})
+	}
+}
+
+func checkNoArgs(t *testing.T, b *Block) {
+	t.Helper()
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *Instruction:
+			if s.Args != nil {
+				t.Fatalf("%s: SkipOperands kept %d operands", s.Op.Text, len(s.Args))
+			}
+		case *Block:
+			checkNoArgs(t, s)
+		}
+	}
 }
 
 func TestCorpusCanonical(t *testing.T) {

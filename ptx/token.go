@@ -89,26 +89,27 @@ func (t Token) End() token.Pos {
 // Tok makes an unpositioned token for use by passes that build new nodes.
 func Tok(kind Kind, text string) Token { return Token{Kind: kind, Text: text} }
 
-// rawTok is a token as the lexer stores it: an offset into the source, a
-// length and a kind. It holds no pointers, so a file's token table costs the
-// garbage collector nothing to scan.
+// rawTok is a token's place as the lexer stores it: an offset into the
+// source and a length. Its kind is kept in a parallel []Kind (a struct
+// with the kind would be padded to 12 bytes). Neither holds pointers, so a
+// file's token table costs the garbage collector nothing to scan.
 type rawTok struct {
-	off  uint32
-	n    uint32
-	kind Kind
+	off uint32
+	n   uint32
 }
 
 // tokTable is the token table of one parsed file. Inputs are limited to
 // 4 GiB by the 32-bit offsets.
 type tokTable struct {
-	src  string
-	base int
-	raw  []rawTok
+	src   string
+	base  int
+	raw   []rawTok
+	kinds []Kind
 }
 
 func (t *tokTable) token(i int) Token {
 	r := t.raw[i]
-	return Token{Pos: token.Pos(t.base + int(r.off)), Kind: r.kind, Text: t.src[r.off : r.off+r.n]}
+	return Token{Pos: token.Pos(t.base + int(r.off)), Kind: t.kinds[i], Text: t.src[r.off : r.off+r.n]}
 }
 
 // Toks is the token sequence a parsed node was read from: a span of its
@@ -117,14 +118,23 @@ func (t *tokTable) token(i int) Token {
 // exactly as it was written. A pass that edits the typed fields of a parsed
 // node must clear its Toks (n.Toks = ptx.Toks{}) so the printer makes tokens
 // from the fields; a node built from scratch leaves Toks zero.
+//
+// It is 24 bytes, in every parsed node: an explicit list (rare) is held
+// through a pointer so that it does not widen every node by a slice
+// header.
 type Toks struct {
 	tab    *tokTable
 	lo, hi int32
-	list   []Token
+	list   *[]Token // non-nil for MakeToks of a non-nil list
 }
 
 // MakeToks makes a token sequence from an explicit list.
-func MakeToks(list []Token) Toks { return Toks{list: list} }
+func MakeToks(list []Token) Toks {
+	if list == nil {
+		return Toks{}
+	}
+	return Toks{list: &list}
+}
 
 // IsZero reports whether ts holds no tokens (the node prints from its
 // fields).
@@ -133,7 +143,7 @@ func (ts Toks) IsZero() bool { return ts.list == nil && ts.tab == nil }
 // Len returns the number of tokens.
 func (ts Toks) Len() int {
 	if ts.list != nil {
-		return len(ts.list)
+		return len(*ts.list)
 	}
 	return int(ts.hi - ts.lo)
 }
@@ -141,7 +151,7 @@ func (ts Toks) Len() int {
 // At returns token i.
 func (ts Toks) At(i int) Token {
 	if ts.list != nil {
-		return ts.list[i]
+		return (*ts.list)[i]
 	}
 	return ts.tab.token(int(ts.lo) + i)
 }

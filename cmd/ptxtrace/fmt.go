@@ -72,9 +72,11 @@ func runFmt(ctx context.Context, o fmtOptions) error {
 	if o.Canonical {
 		cfg.Mode = ptx.Canonical
 	}
-	var mode ptx.Mode
+	// fmt only prints what it parsed, from the tokens: operand lists
+	// are checked but not kept.
+	mode := ptx.SkipOperands
 	if o.AllErrors {
-		mode = ptx.AllErrors
+		mode |= ptx.AllErrors
 	}
 
 	failed := false
@@ -126,14 +128,16 @@ func fmtFile(o fmtOptions, cfg *ptx.Config, mode ptx.Mode, name string) error {
 	if err != nil {
 		return err
 	}
+	if !o.Write {
+		// The file parsed, so printing can fail only in the writer:
+		// stream to stdout (Fprint writes in pieces) instead of
+		// building the output in memory first.
+		return cfg.Fprint(o.Stdout, f)
+	}
 	var out bytes.Buffer
+	out.Grow(len(src) + len(src)/8)
 	if err := cfg.Fprint(&out, f); err != nil {
 		return fmt.Errorf("%s: %w", filename, err)
-	}
-
-	if !o.Write {
-		_, err := o.Stdout.Write(out.Bytes())
-		return err
 	}
 	if bytes.Equal(out.Bytes(), src) {
 		return nil // unchanged: leave the file (and its modification time) alone

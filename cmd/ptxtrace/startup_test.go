@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 // startupCorpusDirs are where BenchmarkStartupFmt looks for the shared PTX
@@ -18,8 +22,11 @@ var startupCorpusDirs = []string{"../../../shared/corpus/ptx", "../../../../shar
 // build tags) and runs `ptxtrace fmt` as a child process on an empty file and
 // on the largest corpus file. It reports the child's CPU time (user+system)
 // per run as cpu-ms/op: that, not ns/op (wall time, inflated on a loaded
-// machine), is the start-up figure of docs/startup.md. It passes or fails on
-// nothing but the command's exit status.
+// machine), is the start-up figure of docs/startup.md. With ptxas on PATH,
+// VsPtxas/FILE runs fmt and ptxas side by side on the five largest corpus
+// files ptxas accepts and reports both medians and fmt/ptxas (issue 21 asks
+// for at most 0.05). It passes or fails on nothing but the commands' exit
+// status.
 func BenchmarkStartupFmt(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds the binary; skipped in -short mode")
@@ -43,6 +50,108 @@ func BenchmarkStartupFmt(b *testing.B) {
 		b.Logf("large file: %s", large)
 		benchFmtCPU(b, bin, large)
 	})
+	b.Run("VsPtxas", func(b *testing.B) {
+		ptxas, err := exec.LookPath("ptxas")
+		if err != nil {
+			b.Skip("ptxas not on PATH")
+		}
+		files := largestPtxasFiles(b, ptxas, 5)
+		if len(files) == 0 {
+			b.Skip("no PTX corpus file that ptxas accepts")
+		}
+		for _, f := range files {
+			b.Run(filepath.Base(f.path), func(b *testing.B) { benchVsPtxas(b, bin, ptxas, f) })
+		}
+	})
+}
+
+// ptxasFile is a corpus file with the architecture ptxas accepts it for.
+type ptxasFile struct {
+	path, arch string
+}
+
+// largestPtxasFiles returns the n largest corpus files that ptxas compiles,
+// each for its own .target when ptxas accepts that, else for sm_52.
+func largestPtxasFiles(b *testing.B, ptxas string, n int) []ptxasFile {
+	dir := corpusDir()
+	if dir == "" {
+		return nil
+	}
+	ents, _ := os.ReadDir(dir)
+	type sized struct {
+		path string
+		size int64
+	}
+	var all []sized
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && filepath.Ext(e.Name()) == ".ptx" {
+			all = append(all, sized{filepath.Join(dir, e.Name()), info.Size()})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].size > all[j].size })
+	var out []ptxasFile
+	for _, f := range all {
+		if len(out) == n {
+			break
+		}
+		for _, arch := range []string{fileTarget(f.path), "sm_52"} {
+			if arch != "" && exec.Command(ptxas, "-arch", arch, "-o", os.DevNull, f.path).Run() == nil {
+				out = append(out, ptxasFile{f.path, arch})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fileTarget returns the first architecture of the file's .target
+// directive, or "".
+func fileTarget(path string) string {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	f, err := ptx.ParseFile(token.NewFileSet(), path, src, ptx.SkipOperands)
+	if err != nil {
+		return ""
+	}
+	if d := f.Directive(".target"); d != nil {
+		if ts := d.Targets(); len(ts) > 0 {
+			return ts[0]
+		}
+	}
+	return ""
+}
+
+// benchVsPtxas runs `bin fmt` and ptxas on f alternately b.N times and
+// reports each one's median CPU time and their ratio.
+func benchVsPtxas(b *testing.B, bin, ptxas string, f ptxasFile) {
+	var fmtCPU, asCPU []time.Duration
+	for b.Loop() {
+		fmtCPU = append(fmtCPU, childCPU(b, exec.Command(bin, "fmt", f.path)))
+		asCPU = append(asCPU, childCPU(b, exec.Command(ptxas, "-arch", f.arch, "-o", os.DevNull, f.path)))
+	}
+	fm, am := median(fmtCPU), median(asCPU)
+	b.ReportMetric(fm, "fmt-cpu-ms")
+	b.ReportMetric(am, "ptxas-cpu-ms")
+	b.ReportMetric(fm/am, "fmt/ptxas")
+}
+
+// childCPU runs c and returns its user+system CPU time.
+func childCPU(b *testing.B, c *exec.Cmd) time.Duration {
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		b.Fatalf("%s: %v\n%.500s", c, err, stderr.Bytes())
+	}
+	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+}
+
+// median returns the median of ds in milliseconds.
+func median(ds []time.Duration) float64 {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return float64(s[len(s)/2]) / float64(time.Millisecond)
 }
 
 // benchFmtCPU runs `bin fmt file` b.N times and reports the median and mean
@@ -66,13 +175,23 @@ func benchFmtCPU(b *testing.B, bin, file string) {
 	b.ReportMetric(ms(sum)/float64(len(cpu)), "cpu-ms/op")
 }
 
-// largestCorpusFile returns the largest .ptx file of the corpus, or "".
-func largestCorpusFile(b *testing.B) string {
+// corpusDir returns the first corpus directory that exists, or "".
+func corpusDir() string {
 	dirs := startupCorpusDirs
 	if d := os.Getenv("PTXTRACE_CORPUS"); d != "" {
 		dirs = []string{d}
 	}
 	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			return d
+		}
+	}
+	return ""
+}
+
+// largestCorpusFile returns the largest .ptx file of the corpus, or "".
+func largestCorpusFile(b *testing.B) string {
+	for _, d := range []string{corpusDir()} {
 		ents, err := os.ReadDir(d)
 		if err != nil {
 			continue
