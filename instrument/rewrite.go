@@ -28,6 +28,9 @@ import (
 //	%__pt_p1        this warp's records are staged in shared memory
 //	%__pt_p2        leader lane;  %__pt_p3: slot in bounds;  %__pt_p4: slot staged;  %__pt_p5: scratch
 //	%__pt_p6        a grouped site's end record in bounds
+//	%__pt_rd3       an async site's begin timestamp (%__pt_r24 with the 32-bit clock): held
+//	                from the copy to its wait, across load probes (async.go); declared
+//	                only in a body with async sites
 const (
 	nR32  = 24
 	nR64  = 3
@@ -99,11 +102,20 @@ func (k *kernel) leader(c *code) {
 	c.op("setp.eq.u32", pr(2), r(3), imm(0))
 }
 
-// readTimer reads the timer into timestamp slot n (1 = begin, 2 = end).
+// clockReg is the 32-bit register of timestamp slot n.
+func clockReg(n int) ptx.Operand {
+	if n == 3 {
+		return r(24)
+	}
+	return r(3 + 2*n)
+}
+
+// readTimer reads the timer into timestamp slot n (1 = begin, 2 = end,
+// 3 = an async site's begin).
 func (k *kernel) readTimer(c *code, n int) {
 	switch k.m.opts.Timer {
 	case manifest.TimerClock:
-		c.op("mov.u32", r(3+2*n), sreg("%clock"))
+		c.op("mov.u32", clockReg(n), sreg("%clock"))
 	case manifest.TimerGlobaltimer:
 		c.op("mov.u64", rd(n), sreg("%globaltimer"))
 	default:
@@ -167,7 +179,7 @@ func (k *kernel) storeAt(c *code, addr ptx.Operand, off int64, pred int, id uint
 	// 64-bit timer, two little-endian u64 words, so the timestamp register
 	// is stored as it is.
 	if k.m.opts.Timer == manifest.TimerClock {
-		c.op("st.v4.u32", addrOff(addr, off), ptx.Vec(imm(int64(id)), imm(0), r(3+2*slot), imm(0)))
+		c.op("st.v4.u32", addrOff(addr, off), ptx.Vec(imm(int64(id)), imm(0), clockReg(slot), imm(0)))
 	} else {
 		c.op("st.v2.u64", addrOff(addr, off), ptx.Vec(imm(int64(id)), rd(slot)))
 	}
@@ -454,6 +466,20 @@ func (k *kernel) rewrite() {
 	groups := k.siteGroups()
 	for _, s := range k.sites {
 		var w wrap
+		if s.async != asyncNone {
+			// begin before the copy, end and records after its wait
+			k.readTimer(&w.pre, 3)
+			var e code
+			k.readTimer(&e, 2)
+			k.record(&e, []uint32{s.beginID, s.endID}, []int{3, 2})
+			if s.waitAt == s.in {
+				w.post = e
+			} else {
+				after[s.waitAt] = append(after[s.waitAt], e...)
+			}
+			sites[s.in] = w
+			continue
+		}
 		k.readTimer(&w.pre, 1)
 		if g, ok := groups[s.in]; ok {
 			k.groupedSite(&w.pre, &w.post, s, g)
@@ -510,10 +536,16 @@ func (k *kernel) rewrite() {
 	if !m.addr64 {
 		addrType = ptx.B32
 	}
+	extra := 0 // the async begin timestamp registers
+	for _, s := range k.sites {
+		if s.async != asyncNone {
+			extra = 1
+		}
+	}
 	var pro code
 	pro = append(pro,
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B32, TypeName: ".b32", Names: []ptx.Declarator{{Name: "%__pt_r", Range: nR32}}},
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B64, TypeName: ".b64", Names: []ptx.Declarator{{Name: "%__pt_rd", Range: nR64}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B32, TypeName: ".b32", Names: []ptx.Declarator{{Name: "%__pt_r", Range: nR32 + extra}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B64, TypeName: ".b64", Names: []ptx.Declarator{{Name: "%__pt_rd", Range: nR64 + extra}}},
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred}}},
 	)

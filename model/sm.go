@@ -52,6 +52,8 @@ type warpState struct {
 	blockedUntil Time
 	outstanding  int32 // memory operations whose completion time is unknown
 	memDoneAt    Time  // latest known completion of its memory operations
+	asyncOut     int32 // of outstanding, the Async ones
+	asyncDoneAt  Time  // latest known completion of its Async operations
 	// stampAt is when the last StampBegin timer read issued (hasStamp: one
 	// did since the last probed access); lastProbe is 1 + the index in
 	// sm.probes of the warp's last probed access, 0 for none.
@@ -574,11 +576,7 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 				}
 			}
 			if in.Class == ClassFence && t <= sm.now {
-				if w.outstanding > 0 {
-					t, reason = never, StallFence
-				} else if w.memDoneAt > t {
-					t, reason = w.memDoneAt, StallFence
-				}
+				t, reason = w.fenceWait(in, t, reason)
 			}
 		}
 		if t > sm.now {
@@ -837,6 +835,9 @@ func (sm *smState) opDone(id int32, n int32) {
 	}
 	w := op.w
 	w.outstanding--
+	if op.in.Async {
+		w.asyncOut--
+	}
 	sm.complete(w, op.in, op.load, op.readyAt, op.probe)
 	op.w, op.in = nil, nil
 	sm.opfree = append(sm.opfree, id)
@@ -856,6 +857,9 @@ func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int
 	if t > w.memDoneAt {
 		w.memDoneAt = t
 	}
+	if in.Async && t > w.asyncDoneAt {
+		w.asyncDoneAt = t
+	}
 	if probe >= 0 {
 		sm.probes[probe].Complete = t
 	}
@@ -871,4 +875,21 @@ func (sm *smState) observeIssue(w *warpState, s int, in *Inst, u int, active uin
 	sm.obs.Issue(IssueEvent{SM: sm.id, Sched: s, Slot: w.slot, CTA: w.cta.id, Warp: w.w.ID(), Inst: in,
 		Cycle: sm.now, Active: active, Unit: k, UnitIndex: ui.index, Busy: occ})
 	sm.obs.UnitBusy(UnitEvent{SM: sm.id, Unit: k, Index: ui.index, Sched: ui.sched, From: sm.now, To: sm.now + occ, Active: active, Split: ui.split})
+}
+
+// fenceWait is when the fence in at the head of w may issue, given that
+// nothing else holds it before t: once the warp's outstanding memory
+// operations (for an AsyncWait, its Async ones) have completed.
+func (w *warpState) fenceWait(in *Inst, t Time, reason StallReason) (Time, StallReason) {
+	out, done := w.outstanding, w.memDoneAt
+	if in.AsyncWait {
+		out, done = w.asyncOut, w.asyncDoneAt
+	}
+	if out > 0 {
+		return never, StallFence
+	}
+	if done > t {
+		return done, StallFence
+	}
+	return t, reason
 }

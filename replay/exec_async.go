@@ -34,12 +34,13 @@ import (
 // undefined too).
 //
 // Timing (docs/model.md): cp.async is a global load without a destination
-// register (the warp does not stall at issue; the model times the read
-// through L1/L2/DRAM and counts it as outstanding); cp.async.wait_group
-// and wait_all are fences for the model, which wait until every
-// outstanding memory operation of the warp has completed — exact for
-// wait_group 0 and wait_all, and conservative (it also waits for the N
-// most recent groups) for wait_group N > 0.
+// register (model.Inst.Async: the warp does not stall at issue; the model
+// times the read through L1/L2/DRAM and counts it as outstanding);
+// cp.async.wait_group and wait_all are async waits for the model
+// (model.Inst.AsyncWait), which wait until every outstanding asynchronous
+// copy of the warp has completed — exact for wait_group 0 and wait_all,
+// and conservative (it also waits for the N most recent groups) for
+// wait_group N > 0.
 
 // asyncCopy is a pending cp.async destination.
 type asyncCopy struct {
@@ -129,6 +130,7 @@ func (l *lowerer) lowerCpAsync(p *ptx.Instruction, in *inst, f ptx.Facts) error 
 	in.m.Mem = model.MemLoad
 	in.m.Space = model.SpaceGlobal
 	in.m.Size = int(size)
+	in.m.Async = true
 	in.exec = execCpAsync
 	return nil
 }
@@ -259,6 +261,7 @@ func (l *lowerer) lowerCpAsyncGroup(p *ptx.Instruction, in *inst, f ptx.Facts) e
 		// the model's fence waits for every outstanding memory operation
 		// of the warp: all its cp.async copies (docs/model.md)
 		in.m.Class = model.ClassFence
+		in.m.AsyncWait = true
 	}
 	in.exec = execCpAsyncGroup
 	return nil

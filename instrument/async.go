@@ -1,0 +1,193 @@
+package instrument
+
+import (
+	"strconv"
+
+	"github.com/ptxtrace/ptxtrace/manifest"
+	"github.com/ptxtrace/ptxtrace/ptx"
+)
+
+// Asynchronous copies (cp.async, cp.async.bulk, cp.async.bulk.tensor)
+// complete after they issue; the program observes completion where it
+// waits for them. An async site is timed from its issue to that wait: the
+// begin timer read goes immediately before the copy, the end timer read
+// (and the region's two records) immediately after the wait —
+//
+//   - cp.async (non-bulk): the cp.async.wait_group N / cp.async.wait_all
+//     that covers the copy's group: at least N+1 cp.async.commit_group
+//     (wait_all: any number) between the copy and the wait (probe mode
+//     wait_group);
+//   - cp.async.bulk{.tensor} global→shared with .mbarrier::complete_tx:
+//     the exit of the try_wait/test_wait loop that follows it
+//     ("L: mbarrier.try_wait… P, …; @!P bra L;", the end read after the
+//     branch) (probe mode mbarrier).
+//
+// The wait must follow the copy in straight-line code (no label other than
+// the wait loop's own, no branch, call, return or exit between them) and
+// no other copy of the same kind may come between: of several copies
+// issued before one wait, the last is the site (its region then also
+// spans the earlier copies' completion when they complete later; the wait
+// observes the group, not one copy). A copy whose wait is not found so is
+// not probed (a multi-stage pipeline whose wait_group N > 0 sits in a later
+// loop iteration). In naive mode the end read follows the copy itself.
+//
+// The begin timestamp is kept in a register of its own (%__pt_rd3, or
+// %__pt_r24 with the 32-bit clock), since load sites between the copy and
+// the wait use the load probes' registers.
+
+// async site kinds (site.async)
+const (
+	asyncNone = iota
+	asyncGroup
+	asyncMbarrier
+)
+
+// asyncKind classifies a copy instruction an async site can be built on.
+func asyncKind(in *ptx.Instruction, fx ptx.Facts) int {
+	if in.Op == nil || fx.Mem != ptx.MemAsyncCopy || fx.SrcSpace != ptx.SpaceGlobal {
+		return asyncNone
+	}
+	switch fx.Name {
+	case "cp.async":
+		return asyncGroup
+	case "cp.async.bulk", "cp.async.bulk.tensor":
+		for _, m := range in.Op.Mods {
+			if m == ".mbarrier::complete_tx::bytes" {
+				return asyncMbarrier
+			}
+		}
+	}
+	return asyncNone
+}
+
+// flatStmts lists the labels and instructions of b in textual order,
+// nested blocks included.
+func flatStmts(b *ptx.Block, dst []ptx.Stmt) []ptx.Stmt {
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *ptx.Block:
+			dst = flatStmts(s, dst)
+		case *ptx.Label, *ptx.Instruction:
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+// asyncWait returns the instruction after which the end probe of the copy
+// at stmts[i] goes, or nil when its wait is not found in straight-line code.
+func asyncWait(stmts []ptx.Stmt, i, kind int) *ptx.Instruction {
+	commits := 0
+	for j := i + 1; j < len(stmts); j++ {
+		if l, ok := stmts[j].(*ptx.Label); ok {
+			if kind == asyncMbarrier {
+				return waitLoop(stmts, j, l.Name)
+			}
+			return nil
+		}
+		in := stmts[j].(*ptx.Instruction)
+		if in.Op == nil {
+			return nil
+		}
+		fx := ptx.FactsOf(in)
+		if asyncKind(in, fx) == kind {
+			return nil // a later copy is the site
+		}
+		if fx.Branch || fx.Call || fx.Return || fx.Exit || fx.EndsBlock {
+			return nil
+		}
+		switch fx.Name {
+		case "cp.async.commit_group":
+			commits++
+		case "cp.async.wait_all":
+			if kind == asyncGroup {
+				return in
+			}
+		case "cp.async.wait_group":
+			if kind != asyncGroup {
+				continue
+			}
+			n, ok := immArg(in)
+			if !ok || int64(commits) < n+1 {
+				return nil // the copy's group may still be pending after it
+			}
+			return in
+		case "mbarrier.try_wait", "mbarrier.test_wait":
+			if kind == asyncMbarrier {
+				return nil // a wait outside a loop
+			}
+		}
+	}
+	return nil
+}
+
+// waitLoop matches "L: mbarrier.{try,test}_wait… P, …; @!P bra L;" at
+// stmts[j] (the label L) and returns the branch.
+func waitLoop(stmts []ptx.Stmt, j int, label string) *ptx.Instruction {
+	if j+2 >= len(stmts) {
+		return nil
+	}
+	w, ok1 := stmts[j+1].(*ptx.Instruction)
+	br, ok2 := stmts[j+2].(*ptx.Instruction)
+	if !ok1 || !ok2 || w.Op == nil || br.Op == nil || len(w.Args) < 1 || len(br.Args) != 1 {
+		return nil
+	}
+	name := ptx.FactsOf(w).Name
+	if name != "mbarrier.try_wait" && name != "mbarrier.test_wait" || w.Guard != "" {
+		return nil
+	}
+	if ptx.FactsOf(br).Name != "bra" || !br.GuardNeg || br.Guard != w.Args[0].Name || br.Args[0].Name != label {
+		return nil
+	}
+	return br
+}
+
+func immArg(in *ptx.Instruction) (int64, bool) {
+	if len(in.Args) != 1 || in.Args[0].Kind != ptx.OpImm {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(in.Args[0].Name, 0, 64)
+	return v, err == nil
+}
+
+// asyncMode is the manifest mode of an async site probed in mode (naive,
+// or one that waits).
+func asyncMode(kind int, mode string) string {
+	if mode == manifest.ModeNaive {
+		return manifest.ModeNaive
+	}
+	if kind == asyncGroup {
+		return manifest.ModeWaitGroup
+	}
+	return manifest.ModeMbarrier
+}
+
+// collectAsync adds the async sites of k's body (collect's selection
+// rules: spaces — the copy's source, global —, lines, source range).
+func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (site, bool)) {
+	stmts := flatStmts(k.fn.Body, nil)
+	for i, st := range stmts {
+		in, ok := st.(*ptx.Instruction)
+		if !ok {
+			continue
+		}
+		kind := asyncKind(in, ptx.FactsOf(in))
+		if kind == asyncNone {
+			continue
+		}
+		s, ok := selected(in, "global")
+		if !ok {
+			continue
+		}
+		wait := asyncWait(stmts, i, kind)
+		if wait == nil {
+			continue
+		}
+		s.async, s.waitAt = kind, wait
+		s.mode = asyncMode(kind, k.m.opts.Mode)
+		if s.mode == manifest.ModeNaive {
+			s.waitAt = in
+		}
+		k.sites = append(k.sites, &s)
+	}
+}
