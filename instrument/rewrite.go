@@ -461,41 +461,7 @@ func (k *kernel) rewrite() {
 			after[u.endAt] = append(after[u.endAt], e...)
 		}
 	}
-	type wrap struct{ pre, post code }
-	sites := map[*ptx.Instruction]wrap{}
-	groups := k.siteGroups()
-	for _, s := range k.sites {
-		var w wrap
-		if s.async != asyncNone {
-			// begin before the copy, end and records after its wait
-			k.readTimer(&w.pre, 3)
-			var e code
-			k.readTimer(&e, 2)
-			k.record(&e, []uint32{s.beginID, s.endID}, []int{3, 2})
-			if s.waitAt == s.in {
-				w.post = e
-			} else {
-				after[s.waitAt] = append(after[s.waitAt], e...)
-			}
-			sites[s.in] = w
-			continue
-		}
-		k.readTimer(&w.pre, 1)
-		if g, ok := groups[s.in]; ok {
-			k.groupedSite(&w.pre, &w.post, s, g)
-			sites[s.in] = w
-			continue
-		}
-		switch s.mode {
-		case manifest.ModeFence:
-			w.post.op(m.fence)
-		case manifest.ModeDummy:
-			k.dummy(&w.post, s.elems)
-		}
-		k.readTimer(&w.post, 2)
-		k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
-		sites[s.in] = w
-	}
+	sites := k.siteCode(after)
 
 	var fix func(b *ptx.Block)
 	fix = func(b *ptx.Block) {
@@ -569,6 +535,50 @@ func (k *kernel) rewrite() {
 	nb = append(nb, body[i:]...)
 	nb = append(nb, tail...)
 	k.fn.Body.Stmts = nb
+}
+
+// wrap is the probe code around one site: before and after its access.
+type wrap struct{ pre, post code }
+
+// siteCode builds the probe code of every site; an async site's end code
+// goes into after, at its wait.
+func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]wrap {
+	m := k.m
+	sites := map[*ptx.Instruction]wrap{}
+	groups := k.siteGroups()
+	for _, s := range k.sites {
+		var w wrap
+		if s.async != asyncNone {
+			// begin before the copy, end and records after its wait
+			k.readTimer(&w.pre, 3)
+			var e code
+			k.readTimer(&e, 2)
+			k.record(&e, []uint32{s.beginID, s.endID}, []int{3, 2})
+			if s.waitAt == s.in {
+				w.post = e
+			} else {
+				after[s.waitAt] = append(after[s.waitAt], e...)
+			}
+			sites[s.in] = w
+			continue
+		}
+		k.readTimer(&w.pre, 1)
+		if g, ok := groups[s.in]; ok {
+			k.groupedSite(&w.pre, &w.post, s, g)
+			sites[s.in] = w
+			continue
+		}
+		switch s.mode {
+		case manifest.ModeFence:
+			w.post.op(m.fence)
+		case manifest.ModeDummy:
+			k.dummy(&w.post, s.elems)
+		}
+		k.readTimer(&w.post, 2)
+		k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
+		sites[s.in] = w
+	}
+	return sites
 }
 
 func isDeclOrComment(s ptx.Stmt) bool {
