@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/launch"
 )
 
@@ -110,6 +111,9 @@ func asyncCases(t testing.TB) []Case {
 // region right after the copy issues and must underestimate by ≥ 80 %.
 // The instrumented kernels' outputs equal the originals' (Measure checks
 // it) and the originals match Go references.
+//
+// With the 32-bit %clock timer (the async begin timestamp then lives in
+// %__pt_r24) the same holds; it is checked on rtx3080.
 func TestAsyncProbes(t *testing.T) {
 	rows, err := Measure(context.Background(), asyncCases(t), Options{
 		Modes: []string{"naive", "auto"},
@@ -118,6 +122,19 @@ func TestAsyncProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clock, err := Measure(context.Background(), asyncCases(t), Options{
+		Presets:    []string{"rtx3080"},
+		Modes:      []string{"auto"},
+		Arch:       func(string) string { return "async" },
+		Instrument: func(o *instrument.Options) { o.Timer = "clock" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range clock {
+		clock[i].Preset += "/clock"
+	}
+	rows = append(rows, clock...)
 	asyncModes := map[string]bool{"wait_group": true, "mbarrier": true}
 	for _, r := range rows {
 		if r.Err != nil || r.NotRun != "" {
