@@ -54,6 +54,11 @@ type warpState struct {
 	memDoneAt    Time  // latest known completion of its memory operations
 	asyncOut     int32 // of outstanding, the Async ones
 	asyncDoneAt  Time  // latest known completion of its Async operations
+	// asyncCommits counts the warp's AsyncCommit instructions; an Async
+	// operation belongs to group asyncCommits+1 at its issue. groups holds
+	// the groups with Async operations not yet waited for, oldest first.
+	asyncCommits int32
+	groups       []asyncGroup
 	// stampAt is when the last StampBegin timer read issued (hasStamp: one
 	// did since the last probed access); lastProbe is 1 + the index in
 	// sm.probes of the warp's last probed access, 0 for none.
@@ -65,6 +70,13 @@ type warpState struct {
 	ooo  Reorderable
 	win  []*Inst
 	pick int
+}
+
+// asyncGroup is one commit group of a warp's Async operations.
+type asyncGroup struct {
+	g      int32 // group number
+	out    int32 // operations outstanding
+	doneAt Time  // latest completion of the completed ones
 }
 
 type barrier struct {
@@ -98,7 +110,8 @@ type memOp struct {
 	pending int32
 	readyAt Time
 	probe   int32
-	load    bool // writes its destination registers
+	load    bool  // writes its destination registers
+	group   int32 // Async: the warp's group it belongs to
 }
 
 // txn is one line-sized transaction of a warp memory access.
@@ -710,6 +723,9 @@ func (sm *smState) issue(w *warpState, s int) {
 	case ClassFence:
 		w.blockedUntil = now + Time(sm.spec.SM.FenceLatency)
 		w.reason = StallFence
+		if in.AsyncWait {
+			w.dropWaited(in)
+		}
 	case ClassBarrier:
 		if eff.Barrier {
 			sm.barrier(w, eff)
@@ -719,6 +735,9 @@ func (sm *smState) issue(w *warpState, s int) {
 			w.regReady[r] = now + ci.lat
 			w.regMem[r] = false
 		}
+	}
+	if in.AsyncCommit {
+		w.asyncCommits++ // after an async wait's check: wait_all commits, then waits for all
 	}
 	if w.blockedUntil > w.notBefore {
 		w.notBefore = w.blockedUntil
@@ -837,6 +856,12 @@ func (sm *smState) opDone(id int32, n int32) {
 	w.outstanding--
 	if op.in.Async {
 		w.asyncOut--
+		for i := range w.groups {
+			if g := &w.groups[i]; g.g == op.group {
+				g.out--
+				g.doneAt = max(g.doneAt, op.readyAt)
+			}
+		}
 	}
 	sm.complete(w, op.in, op.load, op.readyAt, op.probe)
 	op.w, op.in = nil, nil
@@ -884,6 +909,15 @@ func (w *warpState) fenceWait(in *Inst, t Time, reason StallReason) (Time, Stall
 	out, done := w.outstanding, w.memDoneAt
 	if in.AsyncWait {
 		out, done = w.asyncOut, w.asyncDoneAt
+		if in.AsyncKeep >= 0 {
+			out, done = 0, 0
+			for _, g := range w.groups {
+				if g.g <= w.asyncCommits-int32(in.AsyncKeep) {
+					out += g.out
+					done = max(done, g.doneAt)
+				}
+			}
+		}
 	}
 	if out > 0 {
 		return never, StallFence
@@ -892,4 +926,26 @@ func (w *warpState) fenceWait(in *Inst, t Time, reason StallReason) (Time, Stall
 		return done, StallFence
 	}
 	return t, reason
+}
+
+// dropWaited forgets the groups the async wait in has just waited for.
+func (w *warpState) dropWaited(in *Inst) {
+	limit := w.asyncCommits - int32(in.AsyncKeep)
+	keep := w.groups[:0]
+	for _, g := range w.groups {
+		if in.AsyncKeep >= 0 && g.g > limit || g.out > 0 {
+			keep = append(keep, g)
+		}
+	}
+	w.groups = keep
+}
+
+// asyncIssued counts an Async operation of w in its current group.
+func (w *warpState) asyncIssued() int32 {
+	g := w.asyncCommits + 1
+	if n := len(w.groups); n == 0 || w.groups[n-1].g != g {
+		w.groups = append(w.groups, asyncGroup{g: g})
+	}
+	w.groups[len(w.groups)-1].out++
+	return g
 }

@@ -112,6 +112,7 @@ func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
 	w.outstanding++
 	if in.Async {
 		w.asyncOut++
+		sm.ops[id].group = w.asyncIssued()
 	}
 	if load {
 		for _, r := range in.Dst {

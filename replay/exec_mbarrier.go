@@ -186,7 +186,7 @@ func (l *lowerer) lowerMbarrier(p *ptx.Instruction, in *inst, f ptx.Facts) error
 		// a wait is an async wait for the model (docs/model.md,
 		// "mbarrier"): it issues once the TMA and bulk copies (and
 		// cp.async copies) the warp issued have completed
-		in.m.Class, in.m.AsyncWait = model.ClassFence, true
+		in.m.Class, in.m.AsyncWait, in.m.AsyncKeep = model.ClassFence, true, -1
 		in.m.Mem, in.m.Space, in.m.Size = model.MemNone, model.SpaceNone, 0
 	}
 	in.exec = execMbarrier
