@@ -22,9 +22,15 @@ import (
 //     ("L: mbarrier.try_wait… P, …; @!P bra L;", the end read after the
 //     branch) (probe mode mbarrier).
 //
-// The wait must follow the copy in straight-line code (no label other than
-// the wait loop's own, no branch, call, return or exit between them) and
-// no other copy of the same kind may come between: of several copies
+// The copy's path must fall through to the wait (no branch, call, return
+// or exit between them) and no other copy of the same kind may come
+// between. Labels may (a copy issued by one thread in an if-block whose
+// end joins the others before the wait, as nvcc compiles "if (tid == 0)
+// { expect_tx; TMA }"): the site is then joined — the begin probe also
+// sets a per-thread flag (%__pt_p7, false from the kernel's prologue on),
+// and only the threads that have it record the region and clear it, so a
+// thread that reaches the wait without the copy records nothing (joined
+// sites only in kernels, not in .func bodies). Of several copies
 // issued before one wait, the last is the site (its region then also
 // spans the earlier copies' completion when they complete later; the wait
 // observes the group, not one copy). A copy whose wait is not found so is
@@ -75,33 +81,39 @@ func flatStmts(b *ptx.Block, dst []ptx.Stmt) []ptx.Stmt {
 }
 
 // asyncWait returns the instruction after which the end probe of the copy
-// at stmts[i] goes, or nil when its wait is not found in straight-line code.
-func asyncWait(stmts []ptx.Stmt, i, kind int) *ptx.Instruction {
+// at stmts[i] goes, or nil when its wait is not found: the copy's path must
+// fall through to it with no branch, call, return or exit between; joined
+// says a label lies between (other paths may reach the wait without
+// executing the copy).
+func asyncWait(stmts []ptx.Stmt, i, kind int) (wait *ptx.Instruction, joined bool) {
 	commits := 0
 	for j := i + 1; j < len(stmts); j++ {
 		if l, ok := stmts[j].(*ptx.Label); ok {
 			if kind == asyncMbarrier {
-				return waitLoop(stmts, j, l.Name)
+				if br := waitLoop(stmts, j, l.Name); br != nil {
+					return br, joined
+				}
 			}
-			return nil
+			joined = true
+			continue
 		}
 		in := stmts[j].(*ptx.Instruction)
 		if in.Op == nil {
-			return nil
+			return nil, false
 		}
 		fx := ptx.FactsOf(in)
 		if asyncKind(in, fx) == kind {
-			return nil // a later copy is the site
+			return nil, false // a later copy is the site
 		}
 		if fx.Branch || fx.Call || fx.Return || fx.Exit || fx.EndsBlock {
-			return nil
+			return nil, false
 		}
 		switch fx.Name {
 		case "cp.async.commit_group":
 			commits++
 		case "cp.async.wait_all":
 			if kind == asyncGroup {
-				return in
+				return in, joined
 			}
 		case "cp.async.wait_group":
 			if kind != asyncGroup {
@@ -109,16 +121,16 @@ func asyncWait(stmts []ptx.Stmt, i, kind int) *ptx.Instruction {
 			}
 			n, ok := immArg(in)
 			if !ok || int64(commits) < n+1 {
-				return nil // the copy's group may still be pending after it
+				return nil, false // the copy's group may still be pending after it
 			}
-			return in
+			return in, joined
 		case "mbarrier.try_wait", "mbarrier.test_wait":
 			if kind == asyncMbarrier {
-				return nil // a wait outside a loop
+				return nil, false // a wait outside a loop
 			}
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // waitLoop matches "L: mbarrier.{try,test}_wait… P, …; @!P bra L;" at
@@ -179,14 +191,14 @@ func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (sit
 		if !ok {
 			continue
 		}
-		wait := asyncWait(stmts, i, kind)
-		if wait == nil {
+		wait, joined := asyncWait(stmts, i, kind)
+		if wait == nil || joined && k.isFunc {
 			continue
 		}
-		s.async, s.waitAt = kind, wait
+		s.async, s.waitAt, s.joined = kind, wait, joined
 		s.mode = asyncMode(kind, k.m.opts.Mode)
 		if s.mode == manifest.ModeNaive {
-			s.waitAt = in
+			s.waitAt, s.joined = in, false
 		}
 		k.sites = append(k.sites, &s)
 	}

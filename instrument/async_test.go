@@ -57,6 +57,13 @@ $Lwait:
 	@!%ok bra $Lwait;
 	@%p cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%s], [%in], 256, [%mb];
 	mbarrier.try_wait.parity.shared.b64 %ok, [%mb], %ph;
+	@!%p bra $Ljoin;
+	mbarrier.arrive.expect_tx.shared.b64 _, [%mb], 256;
+	cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%s], [%tm, {%c, %c}], [%mb];
+$Ljoin:
+$Lwait2:
+	mbarrier.try_wait.parity.shared.b64 %ok, [%mb], %ph;
+	@!%ok bra $Lwait2;
 	ret;
 }
 `
@@ -70,7 +77,9 @@ $Lwait:
 //   - line 28 (two commits, wait_group 1 covers the older group): site;
 //   - line 32 (a branch before the wait): none;
 //   - line 37 (TMA, then the wait loop): site, end after "@!%ok bra";
-//   - line 41 (bulk copy, a wait outside a loop): none.
+//   - line 41 (bulk copy, a wait outside a loop): none;
+//   - line 45 (TMA in an if-block joined by other paths before the wait
+//     loop): a joined site, its record guarded by the thread's flag.
 func TestAsyncSites(t *testing.T) {
 	for _, mode := range []string{"auto", "naive"} {
 		fset := token.NewFileSet()
@@ -87,7 +96,7 @@ func TestAsyncSites(t *testing.T) {
 			line int
 			mode string
 		}
-		wants := []want{{19, manifest.ModeWaitGroup}, {26, manifest.ModeWaitGroup}, {28, manifest.ModeWaitGroup}, {37, manifest.ModeMbarrier}}
+		wants := []want{{19, manifest.ModeWaitGroup}, {26, manifest.ModeWaitGroup}, {28, manifest.ModeWaitGroup}, {37, manifest.ModeMbarrier}, {45, manifest.ModeMbarrier}}
 		var got []want
 		for _, p := range k.Probes {
 			if p.Kind == manifest.KindBegin {
@@ -152,6 +161,15 @@ func TestAsyncSites(t *testing.T) {
 		}
 		if !strings.Contains(out, "%__pt_rd<4>") {
 			t.Errorf("%s: the async begin register is not declared", mode)
+		}
+		// the joined site: flag cleared in the prologue, set at its begin,
+		// tested (the end read before the test) and cleared at its end
+		flag := regexp.MustCompile(`(?s)mov\.pred\s+%__pt_p7, 0;.*` +
+			`mov\.pred\s+%__pt_p7, 1;\s*cp\.async\.bulk\.tensor[^\n]*\n\$Ljoin:.*` +
+			`@!%ok bra \$Lwait2;\s*mov\.u64\s+%__pt_rd2, %clock64;\s*@!%__pt_p7 bra \$__pt_async\d+;.*` +
+			`mov\.pred\s+%__pt_p7, 0;\s*\$__pt_async\d+:`)
+		if mode != "naive" && (!flag.MatchString(out) || !strings.Contains(out, "%__pt_p<8>")) {
+			t.Errorf("%s: the joined site's flag code is missing:\n%s", mode, out)
 		}
 	}
 }

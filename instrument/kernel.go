@@ -26,6 +26,7 @@ type site struct {
 	region  int
 	async   int              // async copy site kind (async.go), asyncNone for a load
 	waitAt  *ptx.Instruction // async site: the end probe goes after it
+	joined  bool             // async site: other paths join before the wait (flag-guarded record)
 }
 
 // userRegion is one --region placed in a kernel.

@@ -28,6 +28,8 @@ import (
 //	%__pt_p1        this warp's records are staged in shared memory
 //	%__pt_p2        leader lane;  %__pt_p3: slot in bounds;  %__pt_p4: slot staged;  %__pt_p5: scratch
 //	%__pt_p6        a grouped site's end record in bounds
+//	%__pt_p7        a joined async site's copy was issued by this thread (async.go); declared
+//	                only in a kernel with joined sites
 //	%__pt_rd3       an async site's begin timestamp (%__pt_r24 with the 32-bit clock): held
 //	                from the copy to its wait, across load probes (async.go); declared
 //	                only in a body with async sites
@@ -502,10 +504,13 @@ func (k *kernel) rewrite() {
 	if !m.addr64 {
 		addrType = ptx.B32
 	}
-	extra := 0 // the async begin timestamp registers
+	extra, joined := 0, 0 // the async begin timestamp registers, the joined-site flag
 	for _, s := range k.sites {
 		if s.async != asyncNone {
 			extra = 1
+		}
+		if s.joined {
+			joined = 1
 		}
 	}
 	var pro code
@@ -513,7 +518,7 @@ func (k *kernel) rewrite() {
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B32, TypeName: ".b32", Names: []ptx.Declarator{{Name: "%__pt_r", Range: nR32 + extra}}},
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B64, TypeName: ".b64", Names: []ptx.Declarator{{Name: "%__pt_rd", Range: nR64 + extra}}},
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred + joined}}},
 	)
 	// Declarations first: the prologue goes after the kernel's own leading
 	// declarations, so that every register it could shadow is declared.
@@ -527,6 +532,9 @@ func (k *kernel) rewrite() {
 		k.funcPrologue(&pro)
 	} else {
 		k.prologue(&pro)
+		if joined > 0 {
+			pro.op("mov.pred", pr(7), imm(0)) // no joined async site begun
+		}
 		k.flush(&tail)
 	}
 	nb := make([]ptx.Stmt, 0, len(body)+len(pro)+len(tail))
@@ -553,7 +561,17 @@ func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]
 			k.readTimer(&w.pre, 3)
 			var e code
 			k.readTimer(&e, 2)
+			skip := fmt.Sprintf("$__pt_async%d", s.beginID)
+			if s.joined {
+				w.pre.op("mov.pred", pr(7), imm(1))
+				e.op("bra", sreg(skip))
+				e.when(7, true)
+			}
 			k.record(&e, []uint32{s.beginID, s.endID}, []int{3, 2})
+			if s.joined {
+				e.op("mov.pred", pr(7), imm(0))
+				e.label(skip)
+			}
 			if s.waitAt == s.in {
 				w.post = e
 			} else {

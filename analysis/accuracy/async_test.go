@@ -54,27 +54,36 @@ func asyncRegistry() launch.Registry {
 			return f32s(out), nil
 		},
 		// out[32c + l] = Σ_{t<4} Σ_{r∈{0,8,16,24}} x[((4c+t)·32 + r)·32 + l]
-		"tma_sum": func(launch.RefInput) ([]byte, error) {
-			b := make([]byte, 4*256)
-			for c := 0; c < 8; c++ {
-				for l := 0; l < 32; l++ {
-					s := uint32(0)
-					for t := 0; t < 4; t++ {
-						for r := 0; r < 32; r += 8 {
-							s += uint32(((4*c+t)*32+r)*32 + l)
-						}
-					}
-					binary.LittleEndian.PutUint32(b[4*(32*c+l):], s)
-				}
-			}
-			return b, nil
-		},
+		"tma_sum": func(launch.RefInput) ([]byte, error) { return colSums(32), nil },
+		// the same per thread of two warps: out[64c + tid], l = tid % 32
+		"tma_sum_if": func(launch.RefInput) ([]byte, error) { return colSums(64), nil },
 	}}
 }
 
+// colSums is tma_sum's output for block threads per CTA: out[block·c +
+// tid] = Σ_{t<4} Σ_{r∈{0,8,16,24}} x[((4c+t)·32 + r)·32 + tid % 32] over
+// the ramp x[i] = i.
+func colSums(block int) []byte {
+	b := make([]byte, 4*8*block)
+	for c := 0; c < 8; c++ {
+		for tid := 0; tid < block; tid++ {
+			s := uint32(0)
+			for t := 0; t < 4; t++ {
+				for r := 0; r < 32; r += 8 {
+					s += uint32(((4*c+t)*32+r)*32 + tid%32)
+				}
+			}
+			binary.LittleEndian.PutUint32(b[4*(block*c+tid):], s)
+		}
+	}
+	return b
+}
+
 // asyncCases are the async-copy kernels: two cp.async kernels (nvcc 11.8
-// -arch=sm_80 from testdata/async/cpasync.cu) and a hand-written TMA
-// kernel (sm_90a), each run for every preset from the same PTX.
+// -arch=sm_80 from testdata/async/cpasync.cu) and two hand-written TMA
+// kernels (sm_90a: the copy predicated on lane 0 of the CTA's one warp, or
+// issued by thread 0 in an if-block of a two-warp CTA), each run for every
+// preset from the same PTX.
 func asyncCases(t testing.TB) []Case {
 	t.Helper()
 	dir := filepath.Join("testdata", "async")
@@ -90,7 +99,7 @@ func asyncCases(t testing.TB) []Case {
 	for _, c := range []struct {
 		name string
 		ptx  []byte
-	}{{"cpasync_sum", cp}, {"cpasync_tile", cp}, {"tma_sum", tma}} {
+	}{{"cpasync_sum", cp}, {"cpasync_tile", cp}, {"tma_sum", tma}, {"tma_sum_if", tma}} {
 		spec, err := launch.ParseSpec(read(c.name + ".yaml"))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
