@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -20,7 +21,11 @@ import (
 //   - cp.async.bulk{.tensor} global→shared with .mbarrier::complete_tx:
 //     the exit of the try_wait/test_wait loop that follows it
 //     ("L: mbarrier.try_wait… P, …; @!P bra L;", the end read after the
-//     branch) (probe mode mbarrier).
+//     branch) when it waits on the copy's mbarrier — the same address
+//     operand, not rewritten between, or addresses of equal value by
+//     symVal (mov/cvta/add of symbols and immediates in one stretch of
+//     code) — (probe mode mbarrier); a loop on another barrier, or one not
+//     known to be the same, ends the search: no site.
 //
 // The copy's path must fall through to the wait (no branch, call, return
 // or exit between them) and no other copy of the same kind may come
@@ -91,6 +96,9 @@ func asyncWait(stmts []ptx.Stmt, i, kind int) (wait *ptx.Instruction, joined boo
 		if l, ok := stmts[j].(*ptx.Label); ok {
 			if kind == asyncMbarrier {
 				if br := waitLoop(stmts, j, l.Name); br != nil {
+					if !sameBarrier(stmts, i, j+1) {
+						return nil, false // it waits on another mbarrier
+					}
 					return br, joined
 				}
 			}
@@ -152,6 +160,83 @@ func waitLoop(stmts []ptx.Stmt, j int, label string) *ptx.Instruction {
 		return nil
 	}
 	return br
+}
+
+// sameBarrier reports whether the wait at stmts[w] is on the mbarrier the
+// copy at stmts[c] signals: the same address operand whose base register
+// no instruction between them writes, or two address operands whose values
+// symVal computes equal.
+func sameBarrier(stmts []ptx.Stmt, c, w int) bool {
+	cp, wt := stmts[c].(*ptx.Instruction), stmts[w].(*ptx.Instruction)
+	if len(cp.Args) == 0 || len(wt.Args) < 3 {
+		return false
+	}
+	mb, wa := cp.Args[len(cp.Args)-1], wt.Args[1]
+	if mb.Kind != ptx.OpAddr || wa.Kind != ptx.OpAddr || mb.Offset != wa.Offset {
+		return false
+	}
+	if mb.Name == wa.Name {
+		written := false
+		for j := c + 1; j < w; j++ {
+			if in, ok := stmts[j].(*ptx.Instruction); ok && len(in.Args) > 0 && in.Args[0].Kind == ptx.OpReg && in.Args[0].Name == mb.Name {
+				written = true
+			}
+		}
+		if !written {
+			return true
+		}
+	}
+	a, b := symVal(stmts, c, mb.Name, 4), symVal(stmts, w-1, wa.Name, 4) // w-1: the loop label
+	return a != "" && a == b
+}
+
+// symVal is a canonical text of the value register (or symbol) name holds
+// at stmts[at], from its nearest preceding definition in the same
+// straight-line stretch (no label between) by an unguarded mov, cvta or
+// add of symbols, immediates and such registers; "" when unknown.
+func symVal(stmts []ptx.Stmt, at int, name string, depth int) string {
+	if !strings.HasPrefix(name, "%") {
+		return name // a symbol
+	}
+	if depth == 0 {
+		return ""
+	}
+	for j := at - 1; j >= 0; j-- {
+		in, ok := stmts[j].(*ptx.Instruction)
+		if !ok {
+			return "" // a label: other definitions may reach
+		}
+		if in.Op == nil || len(in.Args) == 0 || in.Args[0].Kind != ptx.OpReg || in.Args[0].Name != name {
+			continue
+		}
+		if in.Guard != "" {
+			return ""
+		}
+		val := func(o ptx.Operand) string {
+			switch o.Kind {
+			case ptx.OpImm:
+				return o.Name
+			case ptx.OpReg:
+				return symVal(stmts, j, o.Name, depth-1)
+			}
+			return ""
+		}
+		switch {
+		case (in.Op.Name == "mov" || in.Op.Name == "cvta") && len(in.Args) == 2:
+			return val(in.Args[1])
+		case in.Op.Name == "add" && len(in.Args) == 3:
+			x, y := val(in.Args[1]), val(in.Args[2])
+			if x == "" || y == "" {
+				return ""
+			}
+			if y < x {
+				x, y = y, x
+			}
+			return "(" + x + "+" + y + ")"
+		}
+		return ""
+	}
+	return ""
 }
 
 func immArg(in *ptx.Instruction) (int64, bool) {

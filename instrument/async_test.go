@@ -20,10 +20,11 @@ const asyncKernel = `.version 8.0
 .address_size 64
 .shared .align 128 .b8 buf[1024];
 .shared .align 8 .b64 bar;
+.shared .align 8 .b64 bar2;
 
 .visible .entry k(.param .u64 pin, .param .align 128 .b8 tmap[128])
 {
-	.reg .b32 %s, %mb, %c, %ph;
+	.reg .b32 %s, %mb, %c, %ph, %mb2, %mb3, %mb4;
 	.reg .b64 %in, %tm;
 	.reg .pred %p, %ok;
 	ld.param.u64 %in, [pin];
@@ -64,22 +65,35 @@ $Ljoin:
 $Lwait2:
 	mbarrier.try_wait.parity.shared.b64 %ok, [%mb], %ph;
 	@!%ok bra $Lwait2;
+	mov.u32 %mb2, bar2;
+	@%p cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%s], [%tm, {%c, %c}], [%mb];
+$Lwait3:
+	mbarrier.try_wait.parity.shared.b64 %ok, [%mb2], %ph;
+	@!%ok bra $Lwait3;
+	mov.u32 %mb3, bar;
+	@%p cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%s], [%tm, {%c, %c}], [%mb3];
+	mov.u32 %mb4, bar;
+$Lwait4:
+	mbarrier.try_wait.parity.shared.b64 %ok, [%mb4], %ph;
+	@!%ok bra $Lwait4;
 	ret;
 }
 `
 
 // TestAsyncSites checks which copies become async sites and where their
 // probes go (async.go's rules):
-//   - line 19 (4-byte cp.async, commit, wait_group 0): site, end after the
-//     wait (line 21);
-//   - line 22 (commit, wait_group 1: its group may still be pending): none;
-//   - lines 25, 26 (two copies, wait_all): the second is the site;
-//   - line 28 (two commits, wait_group 1 covers the older group): site;
-//   - line 32 (a branch before the wait): none;
-//   - line 37 (TMA, then the wait loop): site, end after "@!%ok bra";
-//   - line 41 (bulk copy, a wait outside a loop): none;
-//   - line 45 (TMA in an if-block joined by other paths before the wait
-//     loop): a joined site, its record guarded by the thread's flag.
+//   - line 20 (4-byte cp.async, commit, wait_group 0): site, end after the
+//     wait (line 22);
+//   - line 23 (commit, wait_group 1: its group may still be pending): none;
+//   - lines 26, 27 (two copies, wait_all): the second is the site;
+//   - line 29 (two commits, wait_group 1 covers the older group): site;
+//   - line 33 (a branch before the wait): none;
+//   - line 38 (TMA, then the wait loop): site, end after "@!%ok bra";
+//   - line 42 (bulk copy, a wait outside a loop): none;
+//   - line 46 (TMA in an if-block joined by other paths before the wait
+//     loop): a joined site, its record guarded by the thread's flag;
+//   - line 52 (TMA on bar, the loop waits on bar2): none;
+//   - line 57 (TMA on %mb3 = bar, the loop on %mb4 = bar): site.
 func TestAsyncSites(t *testing.T) {
 	for _, mode := range []string{"auto", "naive"} {
 		fset := token.NewFileSet()
@@ -96,7 +110,8 @@ func TestAsyncSites(t *testing.T) {
 			line int
 			mode string
 		}
-		wants := []want{{19, manifest.ModeWaitGroup}, {26, manifest.ModeWaitGroup}, {28, manifest.ModeWaitGroup}, {37, manifest.ModeMbarrier}, {45, manifest.ModeMbarrier}}
+		wants := []want{{20, manifest.ModeWaitGroup}, {27, manifest.ModeWaitGroup}, {29, manifest.ModeWaitGroup}, {38, manifest.ModeMbarrier},
+			{46, manifest.ModeMbarrier}, {57, manifest.ModeMbarrier}}
 		var got []want
 		for _, p := range k.Probes {
 			if p.Kind == manifest.KindBegin {
@@ -137,6 +152,7 @@ func TestAsyncSites(t *testing.T) {
 			for i, l := range lines {
 				if norm(l) == c.copy {
 					at = i
+					break
 				}
 			}
 			if at < 1 {
