@@ -1,6 +1,7 @@
 package accuracy
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -183,4 +184,75 @@ func spaceList(ss []SpaceStat) string {
 		out = append(out, fmt.Sprintf("%s/%s", s.Space, s.Probe))
 	}
 	return strings.Join(out, ",")
+}
+
+// TestAsyncProbesCorpusGemm measures the TMA probes on a third-party
+// kernel: the shared corpus' sm_90a GEMM (zhang677__PTXBench__gemm_kernel,
+// replay's TestCorpusGemmParity) with its two wrong mbarrier parities
+// corrected (as published it races: replay faults). Thread 0 issues each
+// k-tile's two TMA copies in an if-block; instrument probes the three waits
+// whose barrier address it can prove equal to the copies' (joined sites).
+// Inputs: 128×5120 bf16 operands of zeros (the values do not change the
+// timing), 2×2 CTAs, on a100 and h100.
+func TestAsyncProbesCorpusGemm(t *testing.T) {
+	var src []byte
+	for _, dir := range []string{os.Getenv("PTXTRACE_CORPUS_DIR"), "../../../shared/corpus/ptx", "../../../../shared/corpus/ptx"} {
+		if b, err := os.ReadFile(filepath.Join(dir, "zhang677__PTXBench__gemm_kernel.ptx")); dir != "" && err == nil {
+			src = b
+			break
+		}
+	}
+	if src == nil {
+		t.Skip("shared corpus absent")
+	}
+	fixed := bytes.Replace(src, []byte("mov.u32 \t%r115, 1;"), []byte("mov.u32 \t%r115, 0;"), 1)
+	fixed = bytes.Replace(fixed, []byte("mov.u32 \t%r135, 0;"), []byte("mov.u32 \t%r135, 1;"), 1)
+	if bytes.Equal(fixed, src) {
+		t.Fatal("the corpus GEMM changed: its parity constants were not found")
+	}
+	spec, err := launch.ParseSpec([]byte(`buffers:
+  - {name: a, type: bf16, count: 655360}
+  - {name: b, type: bf16, count: 655360}
+  - {name: c, type: bf16, count: 16384, output: true}
+steps:
+  - launch:
+      kernel: _ZN12tvm_ffi_gemm11gemm_kernelE14CUtensorMap_stS0_P13__nv_bfloat16ii
+      grid: [2, 2]
+      block: [128]
+      dynamic_shared: 16400
+      params:
+        - {tensor_map: {ref: a, dims: [5120, 128], box: [64, 64], swizzle: 128}}
+        - {tensor_map: {ref: b, dims: [5120, 128], box: [64, 64], swizzle: 128}}
+        - {ref: c}
+        - {value: 128}
+        - {value: 128}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Measure(context.Background(), []Case{{Name: "corpus-gemm", PTX: map[string][]byte{"x": fixed}, Spec: spec}},
+		Options{Presets: []string{"a100", "h100"}, Modes: []string{"auto"}, Arch: func(string) string { return "x" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Err != nil || r.NotRun != "" || r.Unmatched > 0 {
+			t.Fatalf("%s: err %v, not run %q, %d unmatched", r.Preset, r.Err, r.NotRun, r.Unmatched)
+		}
+		n := 0
+		for _, s := range r.Spaces {
+			if s.Probe != "mbarrier" {
+				continue
+			}
+			n += s.Regions
+			t.Logf("%s mbarrier: regions %d true %.1f measured %.1f cost %.1f issue wait %.2f error %.2f%% strict %.2f%%",
+				r.Preset, s.Regions, s.TrueMean, s.MeasMean, s.CostMean, s.IssueWait, 100*s.NetErr, 100*s.RelErr)
+			if s.NetErr > MaxRelErr {
+				t.Errorf("%s: error %.2f%% beyond %.0f%%", r.Preset, 100*s.NetErr, 100*MaxRelErr)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no TMA region measured", r.Preset)
+		}
+	}
 }
