@@ -107,14 +107,16 @@ func decList(m map[string]*decAcc) []Decomposition {
 // PostCost is the documented probe cost after completion for a probe mode
 // (docs/instrument.md, docs/model.md "Probe cost"): dummy 1 cycle (the
 // consumer issues when the loaded register is written, the end timer read
-// the next cycle), fence the model's fence latency, naive 0. The remaining
+// the next cycle), fence the model's fence latency, naive 0; an async copy's
+// wait_group probe the fence latency too (an mbarrier probe also pays the
+// branch latency, which this signature cannot know: not given). The remaining
 // cycle of the documented own cost (1 + fence latency, 2) is the minimum
 // issue wait, counted in IssueWait.
 func PostCost(mode string, fenceLatency int) (float64, bool) {
 	switch mode {
 	case "dummy":
 		return 1, true
-	case "fence":
+	case "fence", "wait_group": // wait_group: an async copy ended by the program's cp.async wait (a fence for the model)
 		return float64(fenceLatency), true
 	case "naive":
 		return 0, true

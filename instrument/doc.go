@@ -26,6 +26,12 @@
 //     destination registers arrive together);
 //   - naive: nothing (the paper's baseline).
 //
+// An asynchronous copy (cp.async, cp.async.bulk{.tensor} with an mbarrier)
+// is a site too when its wait follows it on its path (async.go): the begin
+// read goes before the copy, the end read after the program's own wait —
+// the cp.async.wait_group/wait_all that covers its group, or the exit of
+// the try_wait loop on its mbarrier (modes wait_group, mbarrier).
+//
 // Auto mode uses the dummy consumer for every load whose destination can be
 // read, whatever its state space: a fence would also wait for the warp's
 // older in-flight stores and atomics and charge them to the load. The fence

@@ -2,8 +2,10 @@ package instrument
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"go/token"
+	"slices"
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
@@ -14,7 +16,7 @@ import (
 type site struct {
 	in      *ptx.Instruction
 	space   string
-	mode    string // naive, fence or dummy
+	mode    string // naive, fence, dummy, wait_group or mbarrier
 	line    int
 	text    string
 	loc     ptx.Loc
@@ -23,6 +25,9 @@ type site struct {
 	beginID uint32
 	endID   uint32
 	region  int
+	async   int              // async copy site kind (async.go), asyncNone for a load
+	waitAt  *ptx.Instruction // async site: the end probe goes after it
+	joined  bool             // async site: other paths join before the wait (flag-guarded record)
 }
 
 // userRegion is one --region placed in a kernel.
@@ -110,16 +115,8 @@ func (k *kernel) collect() {
 			return
 		}
 		sp := spaceName(fx)
-		if !m.spaces[sp] {
+		if !k.selected(sp, line, loc, has) {
 			return
-		}
-		if m.opts.Lines != nil && !m.opts.Lines.Contains(line) {
-			return
-		}
-		if src := m.opts.Src; src != nil {
-			if !has || !src.Lines.Contains(loc.Line) || !matchFile(m.files[loc.File], src.File) {
-				return
-			}
 		}
 		s := &site{in: in, space: sp, line: line, text: m.text(in), loc: loc, hasLoc: has}
 		s.mode = m.opts.Mode
@@ -141,6 +138,40 @@ func (k *kernel) collect() {
 		}
 		k.sites = append(k.sites, s)
 	})
+	if m.opts.NoLoads {
+		return
+	}
+	at := map[*ptx.Instruction]instLoc{}
+	for _, il := range k.insts {
+		at[il.in] = il
+	}
+	k.collectAsync(func(in *ptx.Instruction, sp string) (site, bool) {
+		il := at[in]
+		if !k.selected(sp, il.line, il.loc, il.hasLoc) {
+			return site{}, false
+		}
+		return site{in: in, space: sp, line: il.line, text: m.text(in), loc: il.loc, hasLoc: il.hasLoc}, true
+	})
+	// sites in textual order (ids, manifest and records follow it)
+	slices.SortStableFunc(k.sites, func(a, b *site) int { return cmp.Compare(a.line, b.line) })
+}
+
+// selected applies the site selection options (spaces, lines, source
+// range) to an access of space sp on input line line.
+func (k *kernel) selected(sp string, line int, loc ptx.Loc, has bool) bool {
+	m := k.m
+	if !m.spaces[sp] {
+		return false
+	}
+	if m.opts.Lines != nil && !m.opts.Lines.Contains(line) {
+		return false
+	}
+	if src := m.opts.Src; src != nil {
+		if !has || !src.Lines.Contains(loc.Line) || !matchFile(m.files[loc.File], src.File) {
+			return false
+		}
+	}
+	return true
 }
 
 // consumable returns the destination registers of a load that the dummy

@@ -28,6 +28,11 @@ import (
 //	%__pt_p1        this warp's records are staged in shared memory
 //	%__pt_p2        leader lane;  %__pt_p3: slot in bounds;  %__pt_p4: slot staged;  %__pt_p5: scratch
 //	%__pt_p6        a grouped site's end record in bounds
+//	%__pt_p7        a joined async site's copy was issued by this thread (async.go); declared
+//	                only in a kernel with joined sites
+//	%__pt_rd3       an async site's begin timestamp (%__pt_r24 with the 32-bit clock): held
+//	                from the copy to its wait, across load probes (async.go); declared
+//	                only in a body with async sites
 const (
 	nR32  = 24
 	nR64  = 3
@@ -99,11 +104,20 @@ func (k *kernel) leader(c *code) {
 	c.op("setp.eq.u32", pr(2), r(3), imm(0))
 }
 
-// readTimer reads the timer into timestamp slot n (1 = begin, 2 = end).
+// clockReg is the 32-bit register of timestamp slot n.
+func clockReg(n int) ptx.Operand {
+	if n == 3 {
+		return r(24)
+	}
+	return r(3 + 2*n)
+}
+
+// readTimer reads the timer into timestamp slot n (1 = begin, 2 = end,
+// 3 = an async site's begin).
 func (k *kernel) readTimer(c *code, n int) {
 	switch k.m.opts.Timer {
 	case manifest.TimerClock:
-		c.op("mov.u32", r(3+2*n), sreg("%clock"))
+		c.op("mov.u32", clockReg(n), sreg("%clock"))
 	case manifest.TimerGlobaltimer:
 		c.op("mov.u64", rd(n), sreg("%globaltimer"))
 	default:
@@ -167,7 +181,7 @@ func (k *kernel) storeAt(c *code, addr ptx.Operand, off int64, pred int, id uint
 	// 64-bit timer, two little-endian u64 words, so the timestamp register
 	// is stored as it is.
 	if k.m.opts.Timer == manifest.TimerClock {
-		c.op("st.v4.u32", addrOff(addr, off), ptx.Vec(imm(int64(id)), imm(0), r(3+2*slot), imm(0)))
+		c.op("st.v4.u32", addrOff(addr, off), ptx.Vec(imm(int64(id)), imm(0), clockReg(slot), imm(0)))
 	} else {
 		c.op("st.v2.u64", addrOff(addr, off), ptx.Vec(imm(int64(id)), rd(slot)))
 	}
@@ -450,26 +464,11 @@ func (k *kernel) rewrite() {
 			after[u.endAt] = append(after[u.endAt], e...)
 		}
 	}
-	type wrap struct{ pre, post code }
-	sites := map[*ptx.Instruction]wrap{}
-	groups := k.siteGroups()
-	for _, s := range k.sites {
-		var w wrap
-		k.readTimer(&w.pre, 1)
-		if g, ok := groups[s.in]; ok {
-			k.groupedSite(&w.pre, &w.post, s, g)
+	sites := k.siteCode(after)
+	for _, s := range k.sites { // in site order: the first of equal instructions is the one kept
+		if w, ok := sites[s.in]; ok {
 			sites[s.in] = wrap{m.intern(w.pre), m.intern(w.post)}
-			continue
 		}
-		switch s.mode {
-		case manifest.ModeFence:
-			w.post.op(m.fence)
-		case manifest.ModeDummy:
-			k.dummy(&w.post, s.elems)
-		}
-		k.readTimer(&w.post, 2)
-		k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
-		sites[s.in] = wrap{m.intern(w.pre), m.intern(w.post)}
 	}
 
 	var fix func(b *ptx.Block)
@@ -507,7 +506,16 @@ func (k *kernel) rewrite() {
 	}
 	fix(k.fn.Body)
 
-	pro, tail := m.sharedCode(k)
+	extra, joined := 0, 0 // the async begin timestamp registers, the joined-site flag
+	for _, s := range k.sites {
+		if s.async != asyncNone {
+			extra = 1
+		}
+		if s.joined {
+			joined = 1
+		}
+	}
+	pro, tail := m.sharedCode(k, extra, joined)
 	// Declarations first: the prologue goes after the kernel's own leading
 	// declarations, so that every register it could shadow is declared.
 	body := k.fn.Body.Stmts
@@ -525,13 +533,16 @@ func (k *kernel) rewrite() {
 
 // codeKey selects the prologue and exit block of a rewritten function:
 // they depend on the module's options and on these properties only.
-type codeKey struct{ isFunc, useDummy, staged bool }
+type codeKey struct {
+	isFunc, useDummy, staged bool
+	extra, joined            int // async sites' registers (siteCode)
+}
 
 // sharedCode returns the register declarations with the prologue, and the
 // exit block, of k. Functions with the same key share the same statements
 // (read-only once built): a module of many kernels holds one copy.
-func (m *module) sharedCode(k *kernel) (pro, tail code) {
-	key := codeKey{k.isFunc, k.useDummy, k.staged}
+func (m *module) sharedCode(k *kernel, extra, joined int) (pro, tail code) {
+	key := codeKey{k.isFunc, k.useDummy, k.staged, extra, joined}
 	if c, ok := m.shared[key]; ok {
 		return c[0], c[1]
 	}
@@ -540,15 +551,18 @@ func (m *module) sharedCode(k *kernel) (pro, tail code) {
 		addrType = ptx.B32
 	}
 	pro = append(pro,
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B32, TypeName: ".b32", Names: []ptx.Declarator{{Name: "%__pt_r", Range: nR32}}},
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B64, TypeName: ".b64", Names: []ptx.Declarator{{Name: "%__pt_rd", Range: nR64}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B32, TypeName: ".b32", Names: []ptx.Declarator{{Name: "%__pt_r", Range: nR32 + extra}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.B64, TypeName: ".b64", Names: []ptx.Declarator{{Name: "%__pt_rd", Range: nR64 + extra}}},
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
-		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred}}},
+		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred + joined}}},
 	)
 	if k.isFunc {
 		k.funcPrologue(&pro)
 	} else {
 		k.prologue(&pro)
+		if joined > 0 {
+			pro.op("mov.pred", pr(7), imm(0)) // no joined async site begun
+		}
 		k.flush(&tail)
 	}
 	if m.shared == nil {
@@ -621,6 +635,60 @@ func appendOperandKey(b []byte, o *ptx.Operand) []byte {
 		b = appendOperandKey(b, &o.Elems[i])
 	}
 	return append(b, ')')
+}
+
+// wrap is the probe code around one site: before and after its access.
+type wrap struct{ pre, post code }
+
+// siteCode builds the probe code of every site; an async site's end code
+// goes into after, at its wait.
+func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]wrap {
+	m := k.m
+	sites := map[*ptx.Instruction]wrap{}
+	groups := k.siteGroups()
+	for _, s := range k.sites {
+		var w wrap
+		if s.async != asyncNone {
+			// begin before the copy, end and records after its wait
+			k.readTimer(&w.pre, 3)
+			var e code
+			k.readTimer(&e, 2)
+			skip := fmt.Sprintf("$__pt_async%d", s.beginID)
+			if s.joined {
+				w.pre.op("mov.pred", pr(7), imm(1))
+				e.op("bra", sreg(skip))
+				e.when(7, true)
+			}
+			k.record(&e, []uint32{s.beginID, s.endID}, []int{3, 2})
+			if s.joined {
+				e.op("mov.pred", pr(7), imm(0))
+				e.label(skip)
+			}
+			if s.waitAt == s.in {
+				w.post = e
+			} else {
+				after[s.waitAt] = append(after[s.waitAt], m.intern(e)...)
+			}
+			sites[s.in] = w
+			continue
+		}
+		k.readTimer(&w.pre, 1)
+		if g, ok := groups[s.in]; ok {
+			k.groupedSite(&w.pre, &w.post, s, g)
+			sites[s.in] = w
+			continue
+		}
+		switch s.mode {
+		case manifest.ModeFence:
+			w.post.op(m.fence)
+		case manifest.ModeDummy:
+			k.dummy(&w.post, s.elems)
+		}
+		k.readTimer(&w.post, 2)
+		k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
+		sites[s.in] = w
+	}
+	return sites
 }
 
 func isDeclOrComment(s ptx.Stmt) bool {

@@ -333,6 +333,19 @@ func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck,
 						c.OK, c.Detail = true, fmt.Sprintf("%s at #%d before the end read at #%d", s.Text, s.Index, end)
 					}
 				}
+			case manifest.ModeWaitGroup, manifest.ModeMbarrier:
+				// the program's own wait: DEPBAR for cp.async.wait_group/
+				// wait_all, SYNCS (sm_90 mbarrier wait) for a try_wait loop
+				want := "DEPBAR"
+				if r.Mode == manifest.ModeMbarrier {
+					want = "SYNCS"
+				}
+				c.Detail = fmt.Sprintf("no %s wait between the previous timer read (#%d) and the end read (#%d)", want, start, end)
+				for _, s := range between {
+					if strings.HasPrefix(s.Op, want) {
+						c.OK, c.Detail = true, fmt.Sprintf("%s at #%d before the end read at #%d", s.Text, s.Index, end)
+					}
+				}
 			case manifest.ModeDummy:
 				lastLoad := -1
 				for _, s := range between {

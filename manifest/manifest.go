@@ -51,6 +51,13 @@ const (
 	ModeFence = "fence"
 	ModeDummy = "dummy"
 	ModeAuto  = "auto" // only on Manifest.Mode; every probe has a concrete mode
+	// Probe modes of asynchronous copies (Probe.Mode only): the end timer
+	// read follows the program's own wait for the copy — the
+	// cp.async.wait_group/wait_all that covers a cp.async (ModeWaitGroup),
+	// or the exit of the mbarrier try_wait/test_wait loop a TMA or bulk
+	// copy signals (ModeMbarrier).
+	ModeWaitGroup = "wait_group"
+	ModeMbarrier  = "mbarrier"
 )
 
 // Probe kinds.
@@ -161,7 +168,7 @@ type Probe struct {
 	Kind       string `json:"kind"`   // begin or end
 	Region     int    `json:"region"` // region id, unique in the module
 	RegionKind string `json:"region_kind"`
-	Mode       string `json:"mode"`            // naive, fence or dummy (never auto)
+	Mode       string `json:"mode"`            // naive, fence, dummy, wait_group or mbarrier (never auto)
 	Space      string `json:"space,omitempty"` // state space of the access: global, shared, local, const, param, tex, generic; "" for user regions
 	// Line and Text locate the probed access (load regions) or the region
 	// boundary (user regions) in the INPUT file.
@@ -323,9 +330,9 @@ func (m *Manifest) Validate() error {
 				bad("probe %d: kernel %q but listed under %q", p.ID, p.Kernel, k.Name)
 			}
 			switch p.Mode {
-			case ModeNaive, ModeFence, ModeDummy:
+			case ModeNaive, ModeFence, ModeDummy, ModeWaitGroup, ModeMbarrier:
 			default:
-				bad("probe %d: mode %q (want naive, fence or dummy)", p.ID, p.Mode)
+				bad("probe %d: mode %q (want naive, fence, dummy, wait_group or mbarrier)", p.ID, p.Mode)
 			}
 			if p.RegionKind != RegionLoad && p.RegionKind != RegionUser {
 				bad("probe %d: unknown region kind %q", p.ID, p.RegionKind)

@@ -44,6 +44,10 @@
 // operation and then blocks the warp for SM.FenceLatency cycles; a consumer
 // of the load's destination (even predicated off) issues when the data is
 // back. Either placed before the end stamp makes it measure completion.
+// An async wait (ClassFence with Inst.AsyncWait: cp.async.wait_group,
+// mbarrier waits) issues only when the warp has no outstanding Async
+// operation (asynchronous copies), whatever its other memory operations,
+// and then blocks the warp like a fence.
 //
 // # Timing rules (what the microbenchmark tests derive their numbers from)
 //

@@ -76,6 +76,21 @@ type Inst struct {
 	Size  int  // bytes per lane of a memory access (vector width included)
 	Probe int  // probe-site id whose measured access this is (ground truth), or -1
 	Clock bool // reads %clock, %clock64 or %globaltimer
+	// Async marks an asynchronous copy (cp.async, TMA and bulk copies): a
+	// memory operation without destination registers whose completion the
+	// warp observes with an AsyncWait instruction.
+	Async bool
+	// AsyncWait marks a ClassFence instruction that waits only for the
+	// warp's outstanding Async operations (cp.async.wait_group/wait_all,
+	// mbarrier test_wait/try_wait), not for its other memory operations:
+	// with AsyncKeep = N ≥ 0 for those of the groups committed before the
+	// N most recent ones (cp.async.wait_group N), with AsyncKeep < 0 for
+	// all of them, committed or not.
+	AsyncWait bool
+	AsyncKeep int
+	// AsyncCommit closes the warp's current group of Async operations
+	// (cp.async.commit_group, and cp.async.wait_all after its wait).
+	AsyncCommit bool
 	// Stamp marks the timer reads of a probed access's probe pair (the
 	// begin read before it, the end read after it), so the ground truth
 	// records when they issued (ProbeAccess.Begin, End).

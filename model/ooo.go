@@ -170,11 +170,7 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 		}
 		blocked, falseOnly := raw || war || mem, !raw && !mem
 		if k == 0 && in.Class == ClassFence && t <= sm.now {
-			if w.outstanding > 0 {
-				t, reason = never, StallFence
-			} else if w.memDoneAt > t {
-				t, reason = w.memDoneAt, StallFence
-			}
+			t, reason = w.fenceWait(in, t, reason)
 		}
 		if blocked {
 			// waits for an older entry, which wakes the warp when it issues

@@ -52,6 +52,13 @@ type warpState struct {
 	blockedUntil Time
 	outstanding  int32 // memory operations whose completion time is unknown
 	memDoneAt    Time  // latest known completion of its memory operations
+	asyncOut     int32 // of outstanding, the Async ones
+	asyncDoneAt  Time  // latest known completion of its Async operations
+	// asyncCommits counts the warp's AsyncCommit instructions; an Async
+	// operation belongs to group asyncCommits+1 at its issue. groups holds
+	// the groups with Async operations not yet waited for, oldest first.
+	asyncCommits int32
+	groups       []asyncGroup
 	// stampAt is when the last StampBegin timer read issued (hasStamp: one
 	// did since the last probed access); lastProbe is 1 + the index in
 	// sm.probes of the warp's last probed access, 0 for none.
@@ -63,6 +70,13 @@ type warpState struct {
 	ooo  Reorderable
 	win  []*Inst
 	pick int
+}
+
+// asyncGroup is one commit group of a warp's Async operations.
+type asyncGroup struct {
+	g      int32 // group number
+	out    int32 // operations outstanding
+	doneAt Time  // latest completion of the completed ones
 }
 
 type barrier struct {
@@ -96,7 +110,8 @@ type memOp struct {
 	pending int32
 	readyAt Time
 	probe   int32
-	load    bool // writes its destination registers
+	load    bool  // writes its destination registers
+	group   int32 // Async: the warp's group it belongs to
 }
 
 // txn is one line-sized transaction of a warp memory access.
@@ -575,11 +590,7 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 				}
 			}
 			if in.Class == ClassFence && t <= sm.now {
-				if w.outstanding > 0 {
-					t, reason = never, StallFence
-				} else if w.memDoneAt > t {
-					t, reason = w.memDoneAt, StallFence
-				}
+				t, reason = w.fenceWait(in, t, reason)
 			}
 		}
 		if t > sm.now {
@@ -713,6 +724,9 @@ func (sm *smState) issue(w *warpState, s int) {
 	case ClassFence:
 		w.blockedUntil = now + Time(sm.spec.SM.FenceLatency)
 		w.reason = StallFence
+		if in.AsyncWait {
+			w.dropWaited(in)
+		}
 	case ClassBarrier:
 		if eff.Barrier {
 			sm.barrier(w, eff)
@@ -722,6 +736,9 @@ func (sm *smState) issue(w *warpState, s int) {
 			w.regReady[r] = now + ci.lat
 			w.regMem[r] = false
 		}
+	}
+	if in.AsyncCommit {
+		w.asyncCommits++ // after an async wait's check: wait_all commits, then waits for all
 	}
 	if w.blockedUntil > w.notBefore {
 		w.notBefore = w.blockedUntil
@@ -838,6 +855,15 @@ func (sm *smState) opDone(id int32, n int32) {
 	}
 	w := op.w
 	w.outstanding--
+	if op.in.Async {
+		w.asyncOut--
+		for i := range w.groups {
+			if g := &w.groups[i]; g.g == op.group {
+				g.out--
+				g.doneAt = max(g.doneAt, op.readyAt)
+			}
+		}
+	}
 	sm.complete(w, op.in, op.load, op.readyAt, op.probe)
 	op.w, op.in = nil, nil
 	sm.opfree = append(sm.opfree, id)
@@ -857,6 +883,9 @@ func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int
 	if t > w.memDoneAt {
 		w.memDoneAt = t
 	}
+	if in.Async && t > w.asyncDoneAt {
+		w.asyncDoneAt = t
+	}
 	if probe >= 0 {
 		sm.probes[probe].Complete = t
 	}
@@ -872,4 +901,52 @@ func (sm *smState) observeIssue(w *warpState, s int, in *Inst, u int, active uin
 	sm.obs.Issue(IssueEvent{SM: sm.id, Sched: s, Slot: w.slot, CTA: w.cta.id, Warp: w.w.ID(), Inst: in,
 		Cycle: sm.now, Active: active, Unit: k, UnitIndex: ui.index, Busy: occ})
 	sm.obs.UnitBusy(UnitEvent{SM: sm.id, Unit: k, Index: ui.index, Sched: ui.sched, From: sm.now, To: sm.now + occ, Active: active, Split: ui.split})
+}
+
+// fenceWait is when the fence in at the head of w may issue, given that
+// nothing else holds it before t: once the warp's outstanding memory
+// operations (for an AsyncWait, its Async ones) have completed.
+func (w *warpState) fenceWait(in *Inst, t Time, reason StallReason) (Time, StallReason) {
+	out, done := w.outstanding, w.memDoneAt
+	if in.AsyncWait {
+		out, done = w.asyncOut, w.asyncDoneAt
+		if in.AsyncKeep >= 0 {
+			out, done = 0, 0
+			for _, g := range w.groups {
+				if g.g <= w.asyncCommits-int32(in.AsyncKeep) {
+					out += g.out
+					done = max(done, g.doneAt)
+				}
+			}
+		}
+	}
+	if out > 0 {
+		return never, StallFence
+	}
+	if done > t {
+		return done, StallFence
+	}
+	return t, reason
+}
+
+// dropWaited forgets the groups the async wait in has just waited for.
+func (w *warpState) dropWaited(in *Inst) {
+	limit := w.asyncCommits - int32(in.AsyncKeep)
+	keep := w.groups[:0]
+	for _, g := range w.groups {
+		if in.AsyncKeep >= 0 && g.g > limit || g.out > 0 {
+			keep = append(keep, g)
+		}
+	}
+	w.groups = keep
+}
+
+// asyncIssued counts an Async operation of w in its current group.
+func (w *warpState) asyncIssued() int32 {
+	g := w.asyncCommits + 1
+	if n := len(w.groups); n == 0 || w.groups[n-1].g != g {
+		w.groups = append(w.groups, asyncGroup{g: g})
+	}
+	w.groups[len(w.groups)-1].out++
+	return g
 }

@@ -110,6 +110,10 @@ func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
 	}
 	sm.ops[id] = memOp{w: w, in: in, pending: 1, readyAt: start, probe: probe, load: load}
 	w.outstanding++
+	if in.Async {
+		w.asyncOut++
+		sm.ops[id].group = w.asyncIssued()
+	}
 	if load {
 		for _, r := range in.Dst {
 			w.regReady[r] = never

@@ -139,3 +139,57 @@ func TestMbarrierExchange(t *testing.T) {
 		}
 	}
 }
+
+// asyncGroupWait: group 1 copies a word whose line an earlier load has
+// brought on chip, group 2 a word of a line nothing has touched (a DRAM
+// miss); each thread stores the cycles its cp.async.wait_group WAITN took.
+const asyncGroupWait = `
+	.reg .b64 %src, %dst, %t0, %t1;
+	add.u64 %src, %in, %o;
+	add.u64 %dst, %s, %o;
+	ld.global.u32 %v, [%src];
+	add.u32 %v, %v, 1;
+	cp.async.ca.shared.global [%dst], [%src], 4;
+	cp.async.commit_group;
+	cp.async.ca.shared.global [%dst+256], [%src+512], 4;
+	cp.async.commit_group;
+	mov.u64 %t0, %clock64;
+	cp.async.wait_group WAITN;
+	mov.u64 %t1, %clock64;
+	cp.async.wait_group 0;
+	sub.u64 %t1, %t1, %t0;
+	cvt.u32.u64 %v, %t1;
+	add.u64 %a, %out, %o;
+	st.global.u32 [%a], %v;
+`
+
+// TestCpAsyncWaitGroupTiming: per the ISA cp.async.wait_group 1 waits for
+// every committed group but the most recent, so in the timing model it
+// releases the warp once group 1 (an on-chip hit) has completed, while
+// wait_group 0 also waits for group 2's DRAM miss. On the a100 preset a
+// DRAM miss costs the DRAM latency (200 DRAM clocks) on top of the L2
+// path, so wait_group 1 must be shorter by at least 100 cycles, and
+// wait_group 0 must take at least the L2 latency.
+func TestCpAsyncWaitGroupTiming(t *testing.T) {
+	run := func(n string) uint32 {
+		out, err := runBar(t, strings.Replace(asyncGroupWait, "WAITN", n, 1), 32, 32, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range out[1:] {
+			if v != out[0] {
+				t.Fatalf("wait_group %s: lanes disagree: %v", n, out)
+			}
+		}
+		return out[0]
+	}
+	w1, w0 := run("1"), run("0")
+	t.Logf("wait_group 1: %d cycles, wait_group 0: %d cycles", w1, w0)
+	spec := model.A100()
+	if w0 < uint32(spec.L2.Latency) {
+		t.Errorf("wait_group 0 took %d cycles, less than the L2 latency %d: it did not wait for the DRAM miss", w0, spec.L2.Latency)
+	}
+	if w1+100 > w0 {
+		t.Errorf("wait_group 1 took %d cycles, wait_group 0 %d: wait_group 1 waited for the most recent group", w1, w0)
+	}
+}

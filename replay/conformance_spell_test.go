@@ -336,6 +336,19 @@ func spellingCases() []ccase {
 			"p,p:32", 0, 2).withWant(0, 0),
 		k("mbarrier.init.shared.b64 [%sm], 1; mbarrier.arrive.shared.b64 %t64, [%sm]; mbarrier.test_wait.parity.shared.b64 $d, [%sm], $a; mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 $q, [%sm], 0",
 			"p,p:32", 0, 1).withWant(0, 1),
+		// PTX ISA (mbarrier.test_wait/try_wait): phaseParity names "either
+		// the current phase or the immediately preceding phase"; the wait
+		// is False for the current incomplete phase and True for the
+		// immediately preceding one, and init leaves the object in phase 0
+		// (parity 0). So on a fresh barrier parity 1 (the preceding phase)
+		// is True at once and parity 0 False — the producer-start idiom.
+		k("mbarrier.init.shared.b64 [%sm], 1; mbarrier.test_wait.parity.shared.b64 $d, [%sm], $a; mbarrier.try_wait.parity.shared.b64 $q, [%sm], 0",
+			"p,p:32", 0, 1).withWant(1, 0),
+		// two arrivals on a count-1 barrier: phases 0 and 1 complete, the
+		// current phase is 2 (parity 0, incomplete), the preceding 1
+		// (parity 1, complete)
+		k("mbarrier.init.shared.b64 [%sm], 1; mbarrier.arrive.shared.b64 _, [%sm]; mbarrier.arrive.shared.b64 _, [%sm]; mbarrier.try_wait.parity.shared.b64 $d, [%sm], $a; mbarrier.test_wait.parity.shared.b64 $q, [%sm], 0",
+			"p,p:32", 0, 1).withWant(1, 0),
 		// expect_tx: the phase waits for the transaction bytes too
 		k("mbarrier.init.shared.b64 [%sm], 1; mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%sm], $a; mbarrier.test_wait.parity.shared.b64 $d, [%sm], 0; mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%sm], $a; mbarrier.test_wait.parity.shared.b64 $q, [%sm], 0",
 			"p,p:32", 0, 64).withWant(0, 1),

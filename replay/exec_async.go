@@ -34,12 +34,12 @@ import (
 // undefined too).
 //
 // Timing (docs/model.md): cp.async is a global load without a destination
-// register (the warp does not stall at issue; the model times the read
-// through L1/L2/DRAM and counts it as outstanding); cp.async.wait_group
-// and wait_all are fences for the model, which wait until every
-// outstanding memory operation of the warp has completed — exact for
-// wait_group 0 and wait_all, and conservative (it also waits for the N
-// most recent groups) for wait_group N > 0.
+// register (model.Inst.Async: the warp does not stall at issue; the model
+// times the read through L1/L2/DRAM and counts it as outstanding);
+// cp.async.commit_group closes the warp's group (model.Inst.AsyncCommit);
+// cp.async.wait_group N is an async wait for the model
+// (model.Inst.AsyncWait) until the warp's copies of every group but the N
+// most recent have completed, wait_all until all have.
 
 // asyncCopy is a pending cp.async destination.
 type asyncCopy struct {
@@ -129,6 +129,7 @@ func (l *lowerer) lowerCpAsync(p *ptx.Instruction, in *inst, f ptx.Facts) error 
 	in.m.Mem = model.MemLoad
 	in.m.Space = model.SpaceGlobal
 	in.m.Size = int(size)
+	in.m.Async = true
 	in.exec = execCpAsync
 	return nil
 }
@@ -255,10 +256,17 @@ func (l *lowerer) lowerCpAsyncGroup(p *ptx.Instruction, in *inst, f ptx.Facts) e
 	if ms := opMods(p.Op, f.Name); len(ms) > 0 {
 		return refuse(f.Name, "modifier %s is not implemented", ms[0])
 	}
+	// for the model (docs/model.md): commit_group and wait_all close the
+	// warp's group; wait_group N waits for the copies of the groups
+	// before the N most recent, wait_all for all
+	in.m.AsyncCommit = in.sub != 1
 	if in.sub != 0 {
-		// the model's fence waits for every outstanding memory operation
-		// of the warp: all its cp.async copies (docs/model.md)
 		in.m.Class = model.ClassFence
+		in.m.AsyncWait = true
+		in.m.AsyncKeep = int(in.off)
+		if in.sub == 2 {
+			in.m.AsyncKeep = -1
+		}
 	}
 	in.exec = execCpAsyncGroup
 	return nil

@@ -182,6 +182,13 @@ func (l *lowerer) lowerMbarrier(p *ptx.Instruction, in *inst, f ptx.Facts) error
 	in.m.Mem = model.MemAtomic
 	in.m.Space = model.SpaceShared
 	in.m.Size = 8
+	if in.sub == mbTestWait {
+		// a wait is an async wait for the model (docs/model.md,
+		// "mbarrier"): it issues once the TMA and bulk copies (and
+		// cp.async copies) the warp issued have completed
+		in.m.Class, in.m.AsyncWait, in.m.AsyncKeep = model.ClassFence, true, -1
+		in.m.Mem, in.m.Space, in.m.Size = model.MemNone, model.SpaceNone, 0
+	}
 	in.exec = execMbarrier
 	return nil
 }

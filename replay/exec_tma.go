@@ -170,6 +170,7 @@ func (l *lowerer) lowerTma(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	in.m.Mem = model.MemLoad
 	in.m.Space = model.SpaceGlobal
 	in.m.Size = 16
+	in.m.Async = true
 	in.exec = execTma
 	return nil
 }
@@ -209,7 +210,7 @@ func execTma(w *warp, in *inst, m uint32) {
 		for d := 0; d < tm.Rank; d++ {
 			c[d] = int64(int32(uint32(w.regs[in.targets[d]+int32(l)])))
 		}
-		w.addrs[l] = tm.Base
+		w.addrs[l] = tm.origin(c)
 		d0 := dst[l] & 0xffffffff
 		align := uint64(128)
 		if tm.Swizzle != 0 {
@@ -373,6 +374,21 @@ func (w *warp) tmaCopy(in *inst, l int, tm TensorMap, c [5]int64, dst uint64) ([
 	return out, true
 }
 
+// origin is the global address the model times a TMA load at: the box's
+// first element, each coordinate clamped into the tensor.
+func (m TensorMap) origin(c [5]int64) uint64 {
+	a := m.Base
+	for d := 0; d < m.Rank; d++ {
+		x := min(max(c[d], 0), int64(m.Dims[d])-1)
+		st := uint64(m.ElemSize)
+		if d > 0 {
+			st = m.Strides[d]
+		}
+		a += uint64(x) * st
+	}
+	return a
+}
+
 // mbCompleteTx performs mbarrier complete_tx of n bytes on the object at
 // shared address a (the semantics of execMbarrier's complete_tx).
 func (w *warp) mbCompleteTx(in *inst, l int, a uint64, n uint64) bool {
@@ -451,6 +467,7 @@ func (l *lowerer) lowerBulk(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	in.m.Mem = model.MemLoad
 	in.m.Space = model.SpaceGlobal
 	in.m.Size = 16
+	in.m.Async = true
 	in.exec = execBulk
 	return nil
 }

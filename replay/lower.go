@@ -200,6 +200,11 @@ func (c *Code) lowerFunc(fn *ptx.Function) (*fnCode, error) {
 			f.builtin = builtinMalloc
 		case "free":
 			f.builtin = builtinFree
+		case "cudaGetParameterBuffer", "cudaGetParameterBufferV2", "cudaLaunchDevice", "cudaLaunchDeviceV2",
+			"cudaDeviceSynchronize", "cudaStreamCreateWithFlags", "cudaGetDevice":
+			// the device runtime (cudadevrt): replay runs one grid at
+			// a time and has no device-side launch queue
+			return nil, fmt.Errorf("%s: call of %s: dynamic parallelism (device-side kernel launch, CUDA device runtime) is not implemented", c.Prog.Name, fn.Name)
 		default:
 			ld, isLib, err := lookupLibdevice(fn.Name)
 			if !isLib {

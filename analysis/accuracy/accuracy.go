@@ -211,12 +211,16 @@ func (r *Row) CauseStrict() string {
 // dummy 2, naive 0. Of it, 1 cycle (fence, dummy) is the minimum issue
 // wait (the access issues at the earliest one cycle after the begin timer
 // read: a warp issues one instruction per cycle) and the rest is PostCost.
+//
+// An async copy's probe (instrument: wait_group, mbarrier) ends at the
+// program's own wait, which the model treats as a fence: wait_group
+// 1 + SM.FenceLatency like fence, mbarrier 1 + SM.FenceLatency + the
+// branch latency (the loop's exit branch issues at the fence's release,
+// the end read when the branch resolves).
 func OwnCost(mode string, spec *model.Spec) float64 {
 	switch mode {
-	case "fence":
-		return 1 + float64(spec.SM.FenceLatency)
-	case "dummy":
-		return 2
+	case "fence", "dummy", "wait_group", "mbarrier":
+		return 1 + PostCost(mode, spec)
 	}
 	return 0
 }
@@ -230,8 +234,10 @@ func OwnCost(mode string, spec *model.Spec) float64 {
 // timer read may issue before completion, so the post wait is negative).
 func PostCost(mode string, spec *model.Spec) float64 {
 	switch mode {
-	case "fence":
+	case "fence", "wait_group":
 		return float64(spec.SM.FenceLatency)
+	case "mbarrier":
+		return float64(spec.SM.FenceLatency + spec.SM.Classes.Branch.Latency)
 	case "dummy":
 		return 1
 	}
