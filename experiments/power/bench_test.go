@@ -159,10 +159,13 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// TestRecordingCost measures BenchmarkRecording's workloads by process CPU
-// time (getrusage: robust to other processes' load, unlike wall time),
-// 7 interleaved runs of each variant, reporting the median and the
-// minimum (PTXTRACE_POWER_COST=1).
+// TestRecordingCost measures the recording overhead on model time: the
+// process CPU time (getrusage: robust to other processes' load, unlike
+// wall time) of the model run of every launch (launch.Prepared.Run, one
+// worker; preparing the inputs and checking the outputs are not timed),
+// plain and with a Session recording the activity (what ptxtrace run
+// --activity does), 7 interleaved runs of each, reporting the median and
+// the minimum (PTXTRACE_POWER_COST=1).
 func TestRecordingCost(t *testing.T) {
 	if os.Getenv("PTXTRACE_POWER_COST") == "" {
 		t.Skip("set PTXTRACE_POWER_COST=1 to measure the recording overhead")
@@ -179,41 +182,53 @@ func TestRecordingCost(t *testing.T) {
 			}
 			in.Spec = spec
 		}
-		in.Workers = 1
 		var times [2][]time.Duration
 		var insts uint64
 		for range 7 {
 			for v := range 2 {
+				prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), GPU: &in.Model})
+				if err != nil {
+					t.Fatal(err)
+				}
+				insts = 0
+				var ferr error
+				var sess *Session
+				eo := launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}
+				eo.OnLaunch = func(i int, lr *launch.LaunchResult) {
+					for _, s := range lr.Timing.SMs {
+						insts += s.WarpInsts
+					}
+					if sess != nil {
+						if err := sess.Finish(i, lr); err != nil && ferr == nil {
+							ferr = err
+						}
+					}
+				}
+				if v == 1 {
+					sess = NewSession(&in.Model)
+					eo.ModelOpt.Observe = sess.Observe
+				}
 				runtime.GC()
 				c0 := cpuTime()
-				if v == 1 {
-					if _, err := Run(context.Background(), in, DefaultConfig()); err != nil {
-						t.Fatal(err)
-					}
-				} else {
-					prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), NumSMs: in.Model.NumSMs})
-					if err != nil {
-						t.Fatal(err)
-					}
-					insts = 0
-					if _, err := prep.Run(context.Background(), launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1},
-						OnLaunch: func(_ int, lr *launch.LaunchResult) {
-							for _, s := range lr.Timing.SMs {
-								insts += s.WarpInsts
-							}
-						}}); err != nil {
-						t.Fatal(err)
-					}
-					prep.Check(launch.SampleRegistry(), in.BaseDir)
+				if _, err := prep.Run(context.Background(), eo); err != nil {
+					t.Fatal(err)
 				}
 				times[v] = append(times[v], cpuTime()-c0)
+				if ferr != nil {
+					t.Fatal(ferr)
+				}
+				for _, c := range prep.Check(launch.SampleRegistry(), in.BaseDir) {
+					if !c.OK {
+						t.Fatalf("%s: %s", w, c.Msg)
+					}
+				}
 			}
 		}
 		for v := range times {
 			slices.Sort(times[v])
 		}
 		med := func(v int) time.Duration { return times[v][len(times[v])/2] }
-		t.Logf("%s (%d warp-instructions): CPU median plain %v, recorder %v: %+.1f %%; minimum %v, %v: %+.1f %%", w, insts,
+		t.Logf("%s (%d warp-instructions): model CPU median plain %v, recording %v: %+.1f %%; minimum %v, %v: %+.1f %%", w, insts,
 			med(0).Round(time.Millisecond), med(1).Round(time.Millisecond), 100*(float64(med(1))/float64(med(0))-1),
 			times[0][0].Round(time.Millisecond), times[1][0].Round(time.Millisecond), 100*(float64(times[1][0])/float64(times[0][0])-1))
 	}
