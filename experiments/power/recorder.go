@@ -129,8 +129,8 @@ type smRecorder struct {
 	resident int
 	since    model.Time
 	core     *track
-	units    [model.NumUnitKinds][]*track  // [kind][instance]
-	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
+	units    [model.NumUnitKinds][]*track    // [kind][instance]
+	lanes    [model.NumUnitKinds][][]track   // [kind][instance][lane], contiguous per instance
 	groups   [model.NumUnitKinds][]laneGroup // [kind][instance]
 	// busy unit cycles and busy lane cycles of each kind over time
 	useries, lseries [model.NumUnitKinds]series
