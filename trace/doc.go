@@ -1,8 +1,10 @@
 // Package trace is ptxtrace's trace data model: it decodes the raw
 // timestamp buffer of an instrumented kernel launch (docs/buffer.md) with its
 // probe manifest into probe-region instances, and reads and writes the run
-// bundle that keeps a run's raw buffer, manifest, metadata, ground truth and
-// model counters in one checksummed file (docs/trace.md).
+// bundle that keeps a run's raw buffer, manifest, metadata, ground truth,
+// model counters and, optionally, the model's recorded activity (Activity,
+// chunk ACTV, for power-gating analyses) in one checksummed file
+// (docs/trace.md).
 //
 // Model: a Trace has a Header (kernel, timer, buffer geometry, run metadata,
 // the kernel's probes and regions from the manifest), the written Warps (one

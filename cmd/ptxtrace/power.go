@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/experiments/power"
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
+	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/trace"
 	"github.com/urfave/cli/v2"
@@ -122,7 +123,7 @@ func runPower(ctx context.Context, o powerOptions) error {
 	if err != nil {
 		return err
 	}
-	pr := newRunProgress(o.Stderr, "power "+filepath.Base(o.PTX), time.Now(), isTerminal(o.Stderr))
+	pr := &powerProgress{runProgress: newRunProgress(o.Stderr, "power "+filepath.Base(o.PTX), time.Now(), isTerminal(o.Stderr))}
 	pin := power.Input{Prog: in.prog, Spec: in.spec, BaseDir: filepath.Dir(o.Launch), Model: *in.ms, Workers: o.Workers,
 		OnLaunch: pr.launch, Progress: pr.cycles}
 	if o.Congestion >= 0 {
@@ -273,4 +274,48 @@ func readActivity(path string) (*power.Activity, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return act, nil
+}
+
+// powerProgress is power's progress line (a terminal only, after 2 s, like
+// run's): which model run (power runs a spec several times under
+// --policies, --consolidate and --congestion), which launch, the cycle
+// reached and the CTAs started, and the time spent.
+type powerProgress struct {
+	*runProgress
+	run, launchNo int
+}
+
+// launch is power.Input.OnLaunch: a launch index that does not grow
+// starts the next run.
+func (p *powerProgress) launch(i int, _ *launch.LaunchResult) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i == 0 {
+		p.run++
+	}
+	p.launchNo = i + 1
+	p.draw()
+}
+
+// cycles is model.Options.Progress.
+func (p *powerProgress) cycles(cycle model.Time, started, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cycle, p.done, p.total = cycle, started, total
+	p.draw()
+}
+
+// draw writes the line when due (mu held).
+func (p *powerProgress) draw() {
+	if p.due(false) {
+		next := ""
+		if p.cycle > 0 {
+			next = fmt.Sprintf("next at cycle %d, ", p.cycle)
+		}
+		if p.total > 0 {
+			next += fmt.Sprintf("%d/%d CTAs started, ", p.done, p.total)
+		}
+		fmt.Fprintf(p.w, "\r%s: run %d, %d launch(es) done, %s%.1f s ",
+			p.kernel, max(p.run, 1), p.launchNo, next, time.Since(p.start).Seconds())
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptxtrace/ptxtrace/exporters/perfetto"
 )
@@ -176,5 +177,32 @@ func TestPowerFromBundle(t *testing.T) {
 	}
 	if r := runCLI(t, "", "run", "--activity", "--launch", spec, "-o", plainDir, "../../samples/hotspot/hotspot.sm_52.ptx"); r.code != 2 || !strings.Contains(r.stderr, "instrumented") {
 		t.Errorf("run --activity without a manifest: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestPowerProgress: power's progress line appears only after 2 s (on a
+// terminal: enabled), counts runs by launch indices restarting at 0, and
+// names the launch and CTAs.
+func TestPowerProgress(t *testing.T) {
+	var early, late strings.Builder
+	for _, c := range []struct {
+		w     *strings.Builder
+		start time.Time
+	}{{&early, time.Now()}, {&late, time.Now().Add(-3 * time.Second)}} {
+		p := &powerProgress{runProgress: newRunProgress(c.w, "power k.ptx", c.start, true)}
+		p.launch(0, nil)
+		p.launch(1, nil)
+		p.last = time.Time{} // past the 200 ms throttle
+		p.launch(0, nil)     // a second run of the spec
+		p.last = time.Time{}
+		p.cycles(1234, 5, 16)
+		p.finish()
+	}
+	if early.Len() != 0 {
+		t.Errorf("progress before 2 s: %q", early.String())
+	}
+	if got := late.String(); !strings.Contains(got, "\rpower k.ptx: run 1, 1 launch(es) done, 3.") ||
+		!strings.Contains(got, "\rpower k.ptx: run 2, 1 launch(es) done, next at cycle 1234, 5/16 CTAs started, 3.") || !strings.HasSuffix(got, "\n") {
+		t.Errorf("progress lines: %q", got)
 	}
 }

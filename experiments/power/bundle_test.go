@@ -80,21 +80,22 @@ func TestBundleChunkRoundTrip(t *testing.T) {
 // counts: hand-checked on a few intervals.
 func TestSeries(t *testing.T) {
 	var s series
-	s.add(0, 3, 2)  // cycles 0,1,2 × 2
-	s.add(5, 6, 16) // cycle 5 × 16
-	if s.shift != 0 || len(s.v) != 6 || s.v[0] != 2 || s.v[2] != 2 || s.v[3] != 0 || s.v[5] != 16 {
+	s.add(0, 3, 2, 1)  // cycles 0,1,2: 2 units, 1 lane
+	s.add(5, 6, 0, 16) // cycle 5: 16 lanes
+	if s.shift != 0 || len(s.v) != 6 || s.v[0] != [2]uint64{2, 1} || s.v[2] != [2]uint64{2, 1} || s.v[3] != [2]uint64{} || s.v[5] != [2]uint64{0, 16} {
 		t.Fatalf("width 1: shift %d %v", s.shift, s.v)
 	}
-	s.add(1023, 1025, 1) // crosses the cap: width 2, buckets 0..512
-	if s.shift != 1 || len(s.v) != 513 || s.v[0] != 4 || s.v[1] != 2 || s.v[2] != 16 || s.v[511] != 1 || s.v[512] != 1 {
+	s.add(1023, 1025, 1, 3) // crosses the cap: width 2, buckets 0..512
+	if s.shift != 1 || len(s.v) != 513 || s.v[0] != [2]uint64{4, 2} || s.v[1] != [2]uint64{2, 1} || s.v[2] != [2]uint64{0, 16} ||
+		s.v[511] != [2]uint64{1, 3} || s.v[512] != [2]uint64{1, 3} {
 		t.Fatalf("width 2: shift %d len %d %v", s.shift, len(s.v), s.v[:3])
 	}
-	got := s.buckets(3, 129) // width 8: [0,8) = 4+2+16, [1016,1024) = 1, [1024,1032) = 1
-	if got[0] != 22 || got[127] != 1 || got[128] != 1 {
-		t.Errorf("width 8: %v … %v", got[:2], got[126:])
+	u, l := s.buckets(3, 129) // width 8: [0,8) = 2+2+2 units, 1+1+1+16 lanes; [1016,1024), [1024,1032)
+	if u[0] != 6 || l[0] != 19 || u[127] != 1 || l[127] != 3 || u[128] != 1 || l[128] != 3 {
+		t.Errorf("width 8: %v %v … %v %v", u[:2], l[:2], u[126:], l[126:])
 	}
-	if got := s.buckets(3, 2); got[1] != 2 { // later buckets fold into the last
-		t.Errorf("folded: %v", got)
+	if u, l := s.buckets(3, 2); u[1] != 2 || l[1] != 6 { // later buckets fold into the last
+		t.Errorf("folded: %v %v", u, l)
 	}
 }
 

@@ -52,7 +52,21 @@
 //
 // Activity (RecordActivity) is the recorded blocks of every launch;
 // WriteParquet, WriteCSV and ReadParquet carry it as ActivityRows, and the
-// analysis of a file read back equals the analysis of the run.
+// analysis of a file read back equals the analysis of the run. A Session
+// records the launches of any launch.Prepared.Run (ptxtrace run
+// --activity); Launch.Chunk turns a launch into a run bundle's ACTV chunk
+// (trace.Activity, with per-SM busy time series in at most 1,024
+// power-of-two buckets) and FromBundles / ReadRun turn chunks back into an
+// Activity with the same analysis. Sections is the power part of ptxtrace
+// report's page.
+//
+// # Cost
+//
+// One UnitBusy per issue: the unit's track, two series buckets, and the
+// lanes as a group (laneGroup): while every lane of an instance has had
+// the same timeline, one shared track stands for all of them. Nothing runs
+// per cycle; memory is bounded by distinct idle lengths per block and
+// seriesCap buckets per series.
 //
 // # Invariants
 //

@@ -112,10 +112,9 @@ func (r *Recorder) Observe(part int) model.Observer {
 	s := &smRecorder{r: r, core: newTrack(true)}
 	for k, u := range unitSpecs(r.spec) {
 		for range u.Count {
-			s.units[k] = append(s.units[k], newTrack(false))
 			ls := make([]track, r.lanes[k].lanes)
 			s.lanes[k] = append(s.lanes[k], ls)
-			s.groups[k] = append(s.groups[k], laneGroup{sync: true, full: laneBits(uint64(1)<<len(ls) - 1)})
+			s.units[k] = append(s.units[k], instRec{g: laneGroup{sync: true, full: laneBits(uint64(1)<<len(ls) - 1)}})
 		}
 	}
 	r.sms[part] = s
@@ -129,12 +128,18 @@ type smRecorder struct {
 	resident int
 	since    model.Time
 	core     *track
-	units    [model.NumUnitKinds][]*track  // [kind][instance]
+	units    [model.NumUnitKinds][]instRec // [kind][instance]
 	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
-	groups   [model.NumUnitKinds][]laneGroup // [kind][instance]
-	// busy unit cycles and busy lane cycles of each kind over time
-	useries, lseries [model.NumUnitKinds]series
-	err              error
+	// busy unit cycles (n0) and busy lane cycles (n1) of each kind over time
+	series [model.NumUnitKinds]series
+	err    error
+}
+
+// instRec is one unit instance's track and its lanes' group, together so
+// that an issue touches few cache lines.
+type instRec struct {
+	unit track
+	g    laneGroup
 }
 
 func (s *smRecorder) CTAStart(e model.CTAEvent) {
@@ -161,8 +166,8 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 		}
 		return
 	}
-	s.units[e.Unit][e.Index].add(e.From, e.To)
-	s.useries[e.Unit].add(e.From, e.To, 1)
+	ir := &s.units[e.Unit][e.Index]
+	ir.unit.add(e.From, e.To)
 	lm := &s.r.lanes[e.Unit]
 	if e.Split {
 		lm = &s.r.half[e.Unit]
@@ -170,16 +175,16 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", e.SM, e.Unit)
 		}
 	}
-	lanes := s.lanes[e.Unit][e.Index]
-	g := &s.groups[e.Unit][e.Index]
+	g := &ir.g
 	if lm.passes == 1 && !s.r.Compact {
 		// every thread in the one pass (gtx480's sp and ldst)
 		lb := lm.busyLanes(e.Active, 0)
-		s.lseries[e.Unit].add(e.From, e.To, uint64(bits.OnesCount64(uint64(lb))))
+		s.series[e.Unit].add(e.From, e.To, 1, uint64(bits.OnesCount64(uint64(lb))))
 		if lb == g.full && g.sync {
 			g.t.add(e.From, e.To) // every lane alike: one update
 			return
 		}
+		lanes := s.lanes[e.Unit][e.Index]
 		g.desync(lanes)
 		for b := lb; b != 0; {
 			j := b.TrailingZeros64()
@@ -191,7 +196,9 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 		}
 		return
 	}
+	lanes := s.lanes[e.Unit][e.Index]
 	g.desync(lanes)
+	s.series[e.Unit].add(e.From, e.To, 1, 0)
 	occ := e.To - e.From
 	P := model.Time(lm.passes)
 	n := bits.OnesCount32(e.Active)
@@ -203,7 +210,7 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 			lb = lm.busyLanes(e.Active, p)
 		}
 		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
-		s.lseries[e.Unit].add(from, to, uint64(bits.OnesCount64(uint64(lb))))
+		s.series[e.Unit].add(from, to, 0, uint64(bits.OnesCount64(uint64(lb))))
 		for lb != 0 {
 			j := lb.TrailingZeros64()
 			lb &= lb - 1
@@ -329,7 +336,7 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 			continue
 		}
 		for k := range s.units {
-			l.SeriesShift = max(l.SeriesShift, s.useries[k].shift, s.lseries[k].shift)
+			l.SeriesShift = max(l.SeriesShift, s.series[k].shift)
 		}
 	}
 	for cycles > 0 && uint64(cycles-1)>>l.SeriesShift >= seriesCap {
@@ -355,9 +362,10 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 			if len(s.units[k]) == 0 {
 				continue
 			}
-			sr := Series{SM: i, Unit: model.UnitKind(k), Units: len(s.units[k]),
-				UnitCycles: s.useries[k].buckets(l.SeriesShift, nb), LaneCycles: s.lseries[k].buckets(l.SeriesShift, nb)}
-			for u, t := range s.units[k] {
+			sr := Series{SM: i, Unit: model.UnitKind(k), Units: len(s.units[k])}
+			sr.UnitCycles, sr.LaneCycles = s.series[k].buckets(l.SeriesShift, nb)
+			for u := range s.units[k] {
+				t := &s.units[k][u].unit
 				b, err := block(i, u, t)
 				if err != nil {
 					return nil, err
@@ -366,7 +374,7 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 					sr.UnitCycles[nb-1] -= uint64(cut)
 				}
 				l.Units[k] = append(l.Units[k], b)
-				cuts, err := s.groups[k][u].finish(s.lanes[k][u], cycles)
+				cuts, err := s.units[k][u].g.finish(s.lanes[k][u], cycles)
 				if err != nil {
 					return nil, fmt.Errorf("power: SM %d: %w", i, err)
 				}

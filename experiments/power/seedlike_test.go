@@ -272,3 +272,31 @@ func TestSeedTable(t *testing.T) {
 	}
 	t.Logf("\nFig. 17 (lane sp net %% at BET 100)\n%s\nFig. 15\n%s", f17, f15)
 }
+
+// TestLIBConsolidationShape is docs/power.md's explanation of the LIB
+// finding: with all 8 CTAs allowed on one SM, consolidation packs them
+// there (active cycles −80 %, issue-bound: slowdown > 40 %); with at most 2
+// resident CTAs per SM (max_ctas 2, a resource limit), it fills 4 SMs
+// (8 CTAs / 2), halving the SMs in use, and each SM's two sp units issue
+// for 4 warps as round robin's did for 2: the seed's shape, a large
+// active-cycle cut (≥ 40 %) at a small slowdown (< 5 %).
+func TestLIBConsolidationShape(t *testing.T) {
+	for _, c := range []struct {
+		maxCTAs                  int
+		minCut, minSlow, maxSlow float64
+	}{{8, 0.70, 0.40, 1}, {2, 0.40, -0.05, 0.05}} {
+		in := seedlikeInput(t, "lib")
+		in.Model.SM.MaxCTAs = c.maxCTAs
+		cons, err := RunConsolidation(context.Background(), in, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := 1 - float64(cons.Consolidated.ActiveCycles)/float64(cons.Normal.ActiveCycles)
+		slow := float64(cons.Consolidated.Cycles)/float64(cons.Normal.Cycles) - 1
+		t.Logf("max_ctas %d: active cycles %d → %d (−%.1f %%), cycles %d → %d (%+.1f %%)", c.maxCTAs,
+			cons.Normal.ActiveCycles, cons.Consolidated.ActiveCycles, 100*cut, cons.Normal.Cycles, cons.Consolidated.Cycles, 100*slow)
+		if cut < c.minCut || slow < c.minSlow || slow > c.maxSlow {
+			t.Errorf("max_ctas %d: cut %.3f, slowdown %.3f; want cut ≥ %.2f, slowdown in [%.2f, %.2f]", c.maxCTAs, cut, slow, c.minCut, c.minSlow, c.maxSlow)
+		}
+	}
+}

@@ -2,22 +2,23 @@ package power
 
 import "github.com/ptxtrace/ptxtrace/model"
 
-// series counts busy cycles (weighted by a lane count) over time in
-// buckets of 2^shift cycles. It starts at one cycle per bucket and doubles
+// series counts two kinds of busy cycles (units n0 and lanes n1, each
+// weighted by a count) over time in buckets of 2^shift cycles, the pair of
+// a bucket side by side. It starts at one cycle per bucket and doubles
 // the width (adding neighbouring buckets) whenever a time past seriesCap
 // buckets arrives, so its memory is bounded by seriesCap whatever the
 // launch's length, and every bucket holds the exact count of its cycles.
 type series struct {
 	shift uint
-	v     []uint64
+	v     [][2]uint64
 }
 
 // seriesCap bounds a series' buckets.
 const seriesCap = 1024
 
-// add counts n for every cycle of [from, to).
-func (s *series) add(from, to model.Time, n uint64) {
-	if n == 0 {
+// add counts n0 and n1 for every cycle of [from, to).
+func (s *series) add(from, to model.Time, n0, n1 uint64) {
+	if n0 == 0 && n1 == 0 {
 		return
 	}
 	for from < to {
@@ -27,10 +28,11 @@ func (s *series) add(from, to model.Time, n uint64) {
 			i >>= 1
 		}
 		if i >= uint64(len(s.v)) {
-			s.v = append(s.v, make([]uint64, int(i)+1-len(s.v))...)
+			s.v = append(s.v, make([][2]uint64, int(i)+1-len(s.v))...)
 		}
 		end := min(to, model.Time((i+1)<<s.shift))
-		s.v[i] += uint64(end-from) * n
+		s.v[i][0] += uint64(end-from) * n0
+		s.v[i][1] += uint64(end-from) * n1
 		from = end
 	}
 }
@@ -41,7 +43,8 @@ func (s *series) coarsen() {
 	for j := range n {
 		v := s.v[2*j]
 		if 2*j+1 < len(s.v) {
-			v += s.v[2*j+1]
+			v[0] += s.v[2*j+1][0]
+			v[1] += s.v[2*j+1][1]
 		}
 		s.v[j] = v
 	}
@@ -49,17 +52,18 @@ func (s *series) coarsen() {
 	s.shift++
 }
 
-// buckets returns s's counts at width 2^shift (≥ s.shift) over nb buckets;
+// buckets returns s's two counts at width 2^shift (≥ s.shift) over nb buckets;
 // counts past the last bucket (busy cycles after the launch's end, which
 // the tracks cut) are added to the last one.
-func (s *series) buckets(shift uint, nb int) []uint64 {
-	out := make([]uint64, nb)
+func (s *series) buckets(shift uint, nb int) (n0, n1 []uint64) {
+	n0, n1 = make([]uint64, nb), make([]uint64, nb)
 	if nb == 0 {
-		return out
+		return n0, n1
 	}
 	for i, v := range s.v {
 		j := min(i>>(shift-s.shift), nb-1)
-		out[j] += v
+		n0[j] += v[0]
+		n1[j] += v[1]
 	}
-	return out
+	return n0, n1
 }

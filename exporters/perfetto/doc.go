@@ -29,6 +29,10 @@
 // as in every format), end_probe, loc_file (full path) and truth_cycles
 // (Options.NoArgs drops them). Model counters (Options.Counters) become counter tracks under
 // their SM (or the kernel) with their value at the first and last timestamp.
+// The model's recorded activity (Header.Activity, a bundle's ACTV chunk)
+// becomes counter tracks under each SM: "active (CTA resident)" and, per
+// unit kind used, "KIND units busy" and "KIND lanes busy" (mean busy
+// instances and lanes per series bucket), on the kernel's sequence.
 //
 // # JSON model
 //
