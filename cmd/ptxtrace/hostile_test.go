@@ -95,6 +95,8 @@ func hostileFixture(t *testing.T) string {
 	write("syntax.ptx", ".version 7.0\n.target sm_52\n.visible .entry k(\n{\n")
 	write("big.ptx", hostileBigLocal)
 	write("spin.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry spin()\n{\n\t.reg .u32 %r<2>;\n\t.reg .pred %p;\n\tmov.u32 %r1, 0;\n$L_loop:\n\tadd.u32 %r1, %r1, 0;\n\tsetp.eq.u32 %p, %r1, 0;\n\t@%p bra $L_loop;\n\tret;\n}\n")
+	write("count.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry count(.param .u64 out)\n{\n\t.reg .u32 %r<2>;\n\t.reg .u64 %rd<2>;\n\t.reg .pred %p;\n\tmov.u32 %r1, 0;\n$L_loop:\n\tadd.u32 %r1, %r1, 1;\n\tsetp.lt.u32 %p, %r1, 200000;\n\t@%p bra $L_loop;\n\tld.param.u64 %rd1, [out];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n")
+	write("count.yaml", "kernel: count\ngrid: [2]\nblock: [32]\nparams:\n  - {name: out, buffer: {type: u32, count: 1, output: true}}\n")
 	write("spin.yaml", "kernel: spin\ngrid: [2]\nblock: [32]\nparams: []\n")
 	write("big.yaml", "kernel: big\ngrid: [1]\nblock: [1]\nparams:\n  - {name: out, buffer: {type: u32, count: 1, output: true}}\n")
 
@@ -133,6 +135,8 @@ type hostileCase struct {
 	want  []string // substrings of stderr (or stdout when code 0 and out set)
 	out   bool     // match want against stdout
 	after func(t *testing.T, d string)
+	// within bounds the command's wall-clock time (0: 20 s)
+	within time.Duration
 }
 
 func hostileCases() []hostileCase {
@@ -182,8 +186,18 @@ func hostileCases() []hostileCase {
 		{name: "params_added index 99", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/idx99.probes.json", "-o", "$D/r5.run"}, code: 1, want: []string{"params_added index 99 is out of range"}},
 		{name: "truncated manifest", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/garbage.probes.json"}, code: 1, want: []string{"garbage.probes.json"}},
 		// [4] runaway kernels: the watchdog names a spinning warp within seconds
-		{name: "watchdog functional", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--timeout", "1s", "-o", "$D/r12.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "warp 0"}, after: absent("r12.run")},
-		{name: "watchdog timing", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--model", "$D/fast.yaml", "--timeout", "1s", "-o", "$D/r13.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "simulated cycle"}, after: absent("r13.run")},
+		{name: "spinning warp functional", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "-o", "$D/r15.run"}, code: 1, want: []string{"warp is spinning", "spin.ptx:1", "block (0,0,0)", "warp 0", "kind runaway"}, after: absent("r15.run"), within: 5 * time.Second},
+		{name: "spinning warp timing", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--model", "$D/fast.yaml", "-o", "$D/r16.run"}, code: 1, want: []string{"warp is spinning", "spin.ptx:1", "block (", "warp 0"}, after: absent("r16.run"), within: 5 * time.Second},
+		{name: "spinning warp default model", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml"}, code: 1, want: []string{"warp is spinning", "spin.ptx:1"}, after: absent("spin.run"), within: 5 * time.Second},
+		{name: "spin check off", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--spin-check", "0", "--max-warp-insts", "300000"}, code: 1, want: []string{"more than 300000 instructions", "spin.ptx:1"}},
+		{name: "spin check spares a long loop", args: []string{"run", "$D/count.ptx", "--launch", "$D/count.yaml", "--functional", "--spin-check", "50", "-o", "$D/r17.run"}, code: 0, after: func(t *testing.T, d string) {
+			// 200000 little-endian: the loop ran to its end
+			if b, err := os.ReadFile(filepath.Join(d, "r17.run", "out.bin")); err != nil || string(b) != "\x40\x0d\x03\x00" {
+				t.Errorf("out.bin = %q, %v; want 200000", b, err)
+			}
+		}},
+		{name: "watchdog functional", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--spin-check", "0", "--timeout", "1s", "-o", "$D/r12.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "warp 0"}, after: absent("r12.run")},
+		{name: "watchdog timing", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--model", "$D/fast.yaml", "--spin-check", "0", "--timeout", "1s", "-o", "$D/r13.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "simulated cycle"}, after: absent("r13.run")},
 		{name: "instruction budget", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--max-warp-insts", "100000"}, code: 1, want: []string{"more than 100000 instructions", "spin.ptx:1"}},
 		{name: "watchdog spares a finishing run", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--model", "$D/fast.yaml", "--timeout", "60s", "-o", "$D/r14.run"}, code: 0, after: exists("r14.run/run.bundle")},
 		// [5] run directories as a whole
@@ -247,8 +261,12 @@ func TestHostile(t *testing.T) {
 			}
 			start := time.Now()
 			r := runCLI(t, "", args...)
-			if el := time.Since(start); el > 20*time.Second {
-				t.Errorf("took %v, want a bounded time", el)
+			limit := tc.within
+			if limit == 0 {
+				limit = 20 * time.Second
+			}
+			if el := time.Since(start); el > limit {
+				t.Errorf("took %v, want at most %v", el, limit)
 			}
 			if r.code != tc.code {
 				t.Errorf("exit %d, want %d\nstderr: %s", r.code, tc.code, truncate(r.stderr))
