@@ -87,6 +87,27 @@ func hostileFixture(t *testing.T) string {
 	k0["params_added"].([]any)[0].(map[string]any)["index"] = 99
 	bogus, _ := json.Marshal(man)
 	write("idx99.probes.json", string(bogus))
+	// hand edits that keep the instrumentation id: probe ids, capacity, timer
+	edit := func(name string, f func(m map[string]any)) {
+		var e map[string]any
+		json.Unmarshal(mb, &e)
+		f(e)
+		b, _ := json.Marshal(e)
+		write(name, string(b))
+	}
+	edit("ids.probes.json", func(m map[string]any) {
+		for _, p := range m["kernels"].([]any)[0].(map[string]any)["probes"].([]any) {
+			p.(map[string]any)["id"] = p.(map[string]any)["id"].(float64) + 100
+		}
+	})
+	edit("cap.probes.json", func(m map[string]any) {
+		m["buffer"].(map[string]any)["records_per_warp"] = 8
+		m["buffer"].(map[string]any)["segment_bytes"] = 32 + 8*16
+	})
+	edit("timer.probes.json", func(m map[string]any) {
+		m["timer"] = "globaltimer"
+		m["buffer"].(map[string]any)["timer_code"] = 2
+	})
 	write("garbage.probes.json", "{\"version\": \"1.0\", \"kernels\": [")
 
 	write("targett.ptx", ".version 7.0\n.targett sm_52\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n")
@@ -184,6 +205,9 @@ func hostileCases() []hostileCase {
 		{name: "manifest of another PTX", args: []string{"run", "$D/k.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/ki.probes.json", "-o", "$D/r3.run"}, code: 1, want: []string{"instrumentation_id", "does not match the PTX"}, after: absent("r3.run")},
 		{name: "naive manifest with auto PTX", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/kn.probes.json", "-o", "$D/r4.run"}, code: 1, want: []string{"kn.probes.json", "does not match"}},
 		{name: "params_added index 99", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/idx99.probes.json", "-o", "$D/r5.run"}, code: 1, want: []string{"params_added index 99 is out of range"}},
+		{name: "manifest probe ids edited", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/ids.probes.json", "-o", "$D/r18.run"}, code: 1, want: []string{"ids.probes.json", "records probe id 0, which no probe of the manifest has"}, after: absent("r18.run")},
+		{name: "manifest capacity edited", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/cap.probes.json", "-o", "$D/r19.run"}, code: 1, want: []string{"records_per_warp 8 does not match the PTX", "64 records per warp"}, after: absent("r19.run")},
+		{name: "manifest timer edited", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/timer.probes.json", "-o", "$D/r20.run"}, code: 1, after: absent("r20.run"), want: []string{`timer "globaltimer" does not match the PTX`}},
 		{name: "truncated manifest", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/garbage.probes.json"}, code: 1, want: []string{"garbage.probes.json"}},
 		// [4] runaway kernels: the watchdog names a spinning warp within seconds
 		{name: "spinning warp functional", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "-o", "$D/r15.run"}, code: 1, want: []string{"warp is spinning", "spin.ptx:1", "block (0,0,0)", "warp 0", "kind runaway"}, after: absent("r15.run"), within: 5 * time.Second},
