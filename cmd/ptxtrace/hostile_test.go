@@ -140,6 +140,7 @@ func hostileFixture(t *testing.T) string {
 	write("l_grid.yaml", "kernel: vecadd\ngrid: [2147483648]\nblock: [64]\nparams: []\n")
 	write("l_block.yaml", "kernel: vecadd\ngrid: [1]\nblock: [2048]\nparams: []\n")
 	write("l_bomb.yaml", "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\nkernel: vecadd\n")
+	spec("l_count.yaml", "  - {name: a, buffer: {type: f32, count: 100000000000}}\n"+abc[strings.Index(abc, "  - {name: b"):]+"  - {name: n, value: 256}\n", "")
 	write("l_params.yaml", "kernel: vecadd\ngrid: [1]\nblock: [32]\nparams:\n  - {value: 1}\n")
 
 	os.MkdirAll(filepath.Join(d, "foreign"), 0o755)
@@ -251,6 +252,7 @@ func hostileCases() []hostileCase {
 		{name: "grid over 2^31-1", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_grid.yaml", "--functional"}, code: 1, want: []string{"2147483647"}},
 		{name: "block over 1024", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_block.yaml", "--functional"}, code: 1, want: []string{"1024"}},
 		{name: "YAML anchor bomb", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_bomb.yaml", "--functional"}, code: 1, want: []string{"l_bomb.yaml"}},
+		{name: "buffer count 1e11", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_count.yaml", "--functional"}, code: 1, want: []string{"l_count.yaml", "params[0]", "count 100000000000", "2^28 elements"}},
 		{name: "wrong parameter count", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_params.yaml", "--functional"}, code: 1, want: []string{"parameters"}},
 		// [10] PTX semantic errors
 		{name: "instrument .targett", args: []string{"instrument", "--no-ptxas", "-o", "$D/t1.ptx", "$D/targett.ptx"}, code: 1, want: []string{"targett.ptx:2:1: unknown directive .targett", "missing .target"}, after: absent("t1.ptx", "t1.probes.json")},
