@@ -101,7 +101,7 @@ params:
 		t.Errorf("4096 bytes within a 4096-byte limit: %v", err)
 	}
 	_, err = spec.Prepare(prog, PrepareOptions{MaxBufferBytes: 4095})
-	if want := "params[2] (c): 2048 bytes, with the 2048 bytes of the buffers before it, exceed the 4095-byte limit"; err == nil || !strings.Contains(err.Error(), want) {
+	if want := "params[2] (c): 2048 bytes, with the 2048 bytes of the buffers and textures before it, exceed the 4095-byte limit"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }

@@ -49,7 +49,7 @@ type Prepared struct {
 }
 
 // MaxBufferBytes is the default bound on the total size of a spec's
-// buffers (PrepareOptions.MaxBufferBytes): 4 GiB, more than the replay can
+// buffers and textures (PrepareOptions.MaxBufferBytes): 4 GiB, more than the replay can
 // touch in an hour, and below what would exhaust the host's memory before
 // the run starts.
 const MaxBufferBytes = 4 << 30
@@ -178,6 +178,19 @@ func paramName(ps ParamSpec, i int) string {
 	return fmt.Sprintf("param%d", i)
 }
 
+// fits checks that need more bytes keep the buffers and textures within
+// PrepareOptions.MaxBufferBytes, before they are allocated.
+func (p *Prepared) fits(need int) error {
+	limit := p.opts.MaxBufferBytes
+	if limit <= 0 {
+		limit = MaxBufferBytes
+	}
+	if need < 0 || need > limit-p.bufBytes {
+		return fmt.Errorf("%d bytes, with the %d bytes of the buffers and textures before it, exceed the %d-byte limit on a spec's buffers and textures", need, p.bufBytes, limit)
+	}
+	return nil
+}
+
 // allocBuffer allocates and initialises a named buffer.
 func (p *Prepared) allocBuffer(name string, param int, b *BufferSpec) (*Buffer, error) {
 	if p.byName[name] != nil {
@@ -189,20 +202,16 @@ func (p *Prepared) allocBuffer(name string, param int, b *BufferSpec) (*Buffer, 
 	if count == 0 && b.Size > 0 {
 		count = (b.Size + es - 1) / es
 	}
-	limit := p.opts.MaxBufferBytes
-	if limit <= 0 {
-		limit = MaxBufferBytes
-	}
-	if need := max(b.Size, count*es); p.bufBytes+need > limit {
-		return nil, fmt.Errorf("%d bytes, with the %d bytes of the buffers before it, exceed the %d-byte limit on a spec's buffers", need, p.bufBytes, limit)
+	if err := p.fits(max(b.Size, count*es)); err != nil {
+		return nil, err
 	}
 	data, err := p.fill(b.Init, t, count, p.opts.BaseDir)
 	if err != nil {
 		return nil, err
 	}
 	size := max(len(data), b.Size, count*es)
-	if p.bufBytes+size > limit {
-		return nil, fmt.Errorf("%d bytes, with the %d bytes of the buffers before it, exceed the %d-byte limit on a spec's buffers", size, p.bufBytes, limit)
+	if err := p.fits(size); err != nil {
+		return nil, err
 	}
 	p.bufBytes += size
 	al := p.Dev.Alloc(name, size)

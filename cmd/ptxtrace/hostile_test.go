@@ -141,6 +141,7 @@ func hostileFixture(t *testing.T) string {
 	write("l_block.yaml", "kernel: vecadd\ngrid: [1]\nblock: [2048]\nparams: []\n")
 	write("l_bomb.yaml", "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\nkernel: vecadd\n")
 	spec("l_count.yaml", "  - {name: a, buffer: {type: f32, count: 100000000000}}\n"+abc[strings.Index(abc, "  - {name: b"):]+"  - {name: n, value: 256}\n", "")
+	spec("l_tex.yaml", abc+"  - {name: n, value: 256}\n", "textures:\n  - {name: vol, dims: 3, width: 65536, height: 65536, depth: 4096, format: f32x4}\n")
 	write("l_params.yaml", "kernel: vecadd\ngrid: [1]\nblock: [32]\nparams:\n  - {value: 1}\n")
 
 	os.MkdirAll(filepath.Join(d, "foreign"), 0o755)
@@ -253,6 +254,7 @@ func hostileCases() []hostileCase {
 		{name: "block over 1024", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_block.yaml", "--functional"}, code: 1, want: []string{"1024"}},
 		{name: "YAML anchor bomb", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_bomb.yaml", "--functional"}, code: 1, want: []string{"l_bomb.yaml"}},
 		{name: "buffer count 1e11", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_count.yaml", "--functional"}, code: 1, want: []string{"l_count.yaml", "params[0]", "count 100000000000", "2^28 elements"}},
+		{name: "texture of 2^48 bytes", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_tex.yaml", "--functional"}, code: 1, want: []string{"textures[0] (vol)", "281474976710656 bytes", "limit"}},
 		{name: "wrong parameter count", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_params.yaml", "--functional"}, code: 1, want: []string{"parameters"}},
 		// [10] PTX semantic errors
 		{name: "instrument .targett", args: []string{"instrument", "--no-ptxas", "-o", "$D/t1.ptx", "$D/targett.ptx"}, code: 1, want: []string{"targett.ptx:2:1: unknown directive .targett", "missing .target"}, after: absent("t1.ptx", "t1.probes.json")},
@@ -305,6 +307,9 @@ func TestHostile(t *testing.T) {
 				if !strings.Contains(got, w) {
 					t.Errorf("output lacks %q:\n%s", w, truncate(got))
 				}
+			}
+			if strings.Contains(r.stderr, ".atomicfile-") || strings.Contains(r.stderr, ".new-") {
+				t.Errorf("message leaks a temporary file name:\n%s", truncate(r.stderr))
 			}
 			if strings.Contains(r.stderr, "internal error") || strings.Contains(r.stderr, "goroutine ") {
 				t.Errorf("crash report on stderr:\n%s", truncate(r.stderr))
