@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,6 +143,17 @@ func hostileFixture(t *testing.T) string {
 	write("l_bomb.yaml", "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\nkernel: vecadd\n")
 	spec("l_count.yaml", "  - {name: a, buffer: {type: f32, count: 100000000000}}\n"+abc[strings.Index(abc, "  - {name: b"):]+"  - {name: n, value: 256}\n", "")
 	spec("l_tex.yaml", abc+"  - {name: n, value: 256}\n", "textures:\n  - {name: vol, dims: 3, width: 65536, height: 65536, depth: 4096, format: f32x4}\n")
+	write("sw_image.yaml", "vr:\n  views: [\"0,0,0\"]\n  blocks: [32x4]\n  image: 100000\n  volume: 100000\n")
+	views := make([]string, 300)
+	for i := range views {
+		views[i] = fmt.Sprintf("\"%d,0,0\"", i)
+	}
+	blocks := make([]string, 200)
+	for i := range blocks {
+		blocks[i] = fmt.Sprintf("%dx1", i+1)
+	}
+	write("sw_many.yaml", "vr:\n  views: ["+strings.Join(views, ",")+"]\n  blocks: ["+strings.Join(blocks, ",")+"]\n  image: 16\n  volume: 8\n")
+	write("l_gen.yaml", "kernel: vecadd\ngrid: [4]\nblock: [64]\ninputs:\n  - {name: g, generator: vecadd, args: {n: 2147483648}}\nparams:\n  - {name: a, buffer: {type: f32, count: 256, init: {from: g.a}}}\n  - {name: b, buffer: {type: f32, count: 256, init: {from: g.b}}}\n  - {name: c, buffer: {type: f32, count: 256, output: true}}\n  - {name: n, value: 256}\n")
 	write("l_params.yaml", "kernel: vecadd\ngrid: [1]\nblock: [32]\nparams:\n  - {value: 1}\n")
 
 	os.MkdirAll(filepath.Join(d, "foreign"), 0o755)
@@ -255,6 +267,10 @@ func hostileCases() []hostileCase {
 		{name: "YAML anchor bomb", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_bomb.yaml", "--functional"}, code: 1, want: []string{"l_bomb.yaml"}},
 		{name: "buffer count 1e11", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_count.yaml", "--functional"}, code: 1, want: []string{"l_count.yaml", "params[0]", "count 100000000000", "2^28 elements"}},
 		{name: "texture of 2^48 bytes", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_tex.yaml", "--functional"}, code: 1, want: []string{"textures[0] (vol)", "281474976710656 bytes", "limit"}},
+		{name: "generator of 2^31 elements", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_gen.yaml", "--functional"}, code: 1, want: []string{"inputs g (vecadd)", "exceeds the limit of 268435456"}},
+		{name: "sweep image 1e5", args: []string{"sweep", "plan", "$D/sw_image.yaml", "-o", "$D/p1.jsonl"}, code: 1, want: []string{"image must be 1 … 8192"}, after: absent("p1.jsonl")},
+		{name: "sweep 180000 entries", args: []string{"sweep", "plan", "$D/sw_many.yaml", "-o", "$D/p2.jsonl"}, code: 1, want: []string{"180000 entries exceed the limit of 100000"}, after: absent("p2.jsonl")},
+		{name: "sweep spec /dev/zero", args: []string{"sweep", "plan", "/dev/zero", "-o", "$D/p3.jsonl"}, code: 1, want: []string{"/dev/zero", "16 MiB limit"}, after: absent("p3.jsonl")},
 		{name: "wrong parameter count", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_params.yaml", "--functional"}, code: 1, want: []string{"parameters"}},
 		// [10] PTX semantic errors
 		{name: "instrument .targett", args: []string{"instrument", "--no-ptxas", "-o", "$D/t1.ptx", "$D/targett.ptx"}, code: 1, want: []string{"targett.ptx:2:1: unknown directive .targett", "missing .target"}, after: absent("t1.ptx", "t1.probes.json")},
