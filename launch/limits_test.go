@@ -79,3 +79,29 @@ func FuzzEval(f *testing.F) {
 		p.eval(src)
 	})
 }
+
+// TestBufferBytesLimit: the buffers' total size is checked before each is
+// allocated; the error names the buffer, its size and the limit.
+func TestBufferBytesLimit(t *testing.T) {
+	prog := loadPTX(t, "../samples/vecadd/vecadd.sm_52.ptx")
+	spec, err := ParseSpec([]byte(`kernel: vecadd
+grid: [1]
+block: [32]
+params:
+  - {name: a, buffer: {type: f32, count: 256}}
+  - {name: b, buffer: {type: f32, count: 256}}
+  - {name: c, buffer: {type: f64, count: 256, output: true}}
+  - {name: n, value: 256}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a and b take 1024 bytes each, c 2048: 4096 in all
+	if _, err := spec.Prepare(prog, PrepareOptions{MaxBufferBytes: 4096}); err != nil {
+		t.Errorf("4096 bytes within a 4096-byte limit: %v", err)
+	}
+	_, err = spec.Prepare(prog, PrepareOptions{MaxBufferBytes: 4095})
+	if want := "params[2] (c): 2048 bytes, with the 2048 bytes of the buffers and textures before it, exceed the 4095-byte limit"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}

@@ -28,30 +28,40 @@ type Buffer struct {
 // textures and constants set up, and (single-launch form) the kernel ready
 // to run. Run executes it (all steps of the multi-launch form).
 type Prepared struct {
-	Spec    *Spec
-	Kernel  *replay.Kernel // single-launch form; nil for steps
-	Dev     *replay.Device
-	Buffers []*Buffer
-	Trace   *replay.Alloc // the trace buffer of the single launch of an instrumented kernel, or nil
-	scalars map[string]float64
-	byName  map[string]*Buffer
-	vars    map[string]value
-	inputs  map[string]GenOutput
-	prog    *replay.Program
-	opts    PrepareOptions
-	consts  []byte
-	globals []uint64
-	texs    []*replay.TexBinding
-	codes   map[string]*replay.Code
-	man     *manifest.Manifest
-	extra   map[string][]byte // texture and constant data by name (RefInput)
+	Spec     *Spec
+	Kernel   *replay.Kernel // single-launch form; nil for steps
+	Dev      *replay.Device
+	Buffers  []*Buffer
+	Trace    *replay.Alloc // the trace buffer of the single launch of an instrumented kernel, or nil
+	scalars  map[string]float64
+	byName   map[string]*Buffer
+	vars     map[string]value
+	inputs   map[string]GenOutput
+	prog     *replay.Program
+	opts     PrepareOptions
+	consts   []byte
+	globals  []uint64
+	texs     []*replay.TexBinding
+	codes    map[string]*replay.Code
+	man      *manifest.Manifest
+	extra    map[string][]byte // texture and constant data by name (RefInput)
+	bufBytes int               // bytes of the buffers allocated so far (MaxBufferBytes)
 }
+
+// MaxBufferBytes is the default bound on the total size of a spec's
+// buffers and textures (PrepareOptions.MaxBufferBytes): 4 GiB, more than the replay can
+// touch in an hour, and below what would exhaust the host's memory before
+// the run starts.
+const MaxBufferBytes = 4 << 30
 
 // PrepareOptions configure Prepare.
 type PrepareOptions struct {
 	BaseDir  string             // relative file names in the spec are resolved here
 	Manifest *manifest.Manifest // instrumented kernel: allocate and pass the trace buffer
 	Registry Registry           // generators named by the spec's inputs
+	// MaxBufferBytes bounds the total bytes of the spec's buffers, checked
+	// before each is allocated (0: the MaxBufferBytes default).
+	MaxBufferBytes int
 	// GPU is the model the launch runs on: it sizes the shared staging of
 	// instrumented kernels (instrument.PlanStaging) and gives the SM
 	// count (%nsmid). nil: no GPU (functional replay), global staging.
@@ -168,6 +178,19 @@ func paramName(ps ParamSpec, i int) string {
 	return fmt.Sprintf("param%d", i)
 }
 
+// fits checks that need more bytes keep the buffers and textures within
+// PrepareOptions.MaxBufferBytes, before they are allocated.
+func (p *Prepared) fits(need int) error {
+	limit := p.opts.MaxBufferBytes
+	if limit <= 0 {
+		limit = MaxBufferBytes
+	}
+	if need < 0 || need > limit-p.bufBytes {
+		return fmt.Errorf("%d bytes, with the %d bytes of the buffers and textures before it, exceed the %d-byte limit on a spec's buffers and textures", need, p.bufBytes, limit)
+	}
+	return nil
+}
+
 // allocBuffer allocates and initialises a named buffer.
 func (p *Prepared) allocBuffer(name string, param int, b *BufferSpec) (*Buffer, error) {
 	if p.byName[name] != nil {
@@ -179,11 +202,18 @@ func (p *Prepared) allocBuffer(name string, param int, b *BufferSpec) (*Buffer, 
 	if count == 0 && b.Size > 0 {
 		count = (b.Size + es - 1) / es
 	}
+	if err := p.fits(max(b.Size, count*es)); err != nil {
+		return nil, err
+	}
 	data, err := p.fill(b.Init, t, count, p.opts.BaseDir)
 	if err != nil {
 		return nil, err
 	}
 	size := max(len(data), b.Size, count*es)
+	if err := p.fits(size); err != nil {
+		return nil, err
+	}
+	p.bufBytes += size
 	al := p.Dev.Alloc(name, size)
 	if in := b.Init; in != nil && (in.From != "" || in.File != "" || !in.Zeros) {
 		copy(al.Data, data) // (zeros need no copy: the allocation is zeroed, its pages untouched)

@@ -132,6 +132,15 @@ func (p *Prepared) runKernel(ctx context.Context, k *replay.Kernel, tr *replay.A
 	return lr, nil
 }
 
+// Limits of the multi-launch form: a spec makes at most MaxLaunches
+// launches (their results, trace buffers included, are kept until the run
+// directory is written), and a repeat step runs at most MaxRepeat times
+// (an until step at most its max, DefaultUntilMax).
+const (
+	MaxLaunches = 100_000
+	MaxRepeat   = 10_000_000
+)
+
 func (p *Prepared) runSteps(ctx context.Context, steps []StepSpec, o ExecOptions, sr *SeqResult) error {
 	for i := range steps {
 		st := &steps[i]
@@ -157,6 +166,9 @@ func (p *Prepared) runSteps(ctx context.Context, steps []StepSpec, o ExecOptions
 				}
 				dyn = int(v.int())
 			}
+			if len(sr.Launches) >= MaxLaunches {
+				return fmt.Errorf("launch %s: the spec makes more than %d launches (each one's result is kept for the run directory)", ls.Kernel, MaxLaunches)
+			}
 			k, tr, err := p.newKernel(ls, grid, block, dyn)
 			if err != nil {
 				return fmt.Errorf("launch %d (%s): %w", len(sr.Launches), ls.Kernel, err)
@@ -170,6 +182,9 @@ func (p *Prepared) runSteps(ctx context.Context, steps []StepSpec, o ExecOptions
 			n, err := p.eval(string(st.Repeat))
 			if err != nil {
 				return fmt.Errorf("repeat: %v", err)
+			}
+			if n.int() > MaxRepeat {
+				return fmt.Errorf("repeat %q: %d iterations exceed the limit of %d", st.Repeat, n.int(), MaxRepeat)
 			}
 			for it := int64(0); it < n.int(); it++ {
 				if st.Var != "" {

@@ -334,7 +334,7 @@ func (b *BufferSpec) validate() error {
 		return fmt.Errorf("unknown element type %q", b.Type)
 	}
 	if b.Count < 0 || b.Size < 0 || b.Count > 1<<28 || b.Size > 1<<30 {
-		return fmt.Errorf("buffer size out of range")
+		return fmt.Errorf("buffer count %d or size %d out of range (count 0 … 2^28 elements, size 0 … 2^30 bytes)", b.Count, b.Size)
 	}
 	if b.Count == 0 && b.Size == 0 && (b.Init == nil || b.Init.File == "" && b.Init.Values == nil && b.Init.From == "") {
 		return fmt.Errorf("buffer needs count or size")

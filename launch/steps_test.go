@@ -92,6 +92,14 @@ steps:
 	if _, err := prep.Run(context.Background(), ExecOptions{}); err == nil || !strings.Contains(err.Error(), "after 3 iterations") {
 		t.Fatalf("until max: %v", err)
 	}
+	// a repeat over MaxRepeat is refused before its first iteration
+	huge := strings.Replace(spec, "repeat: n\n", "repeat: n * 1000000000\n", 1)
+	s, _ = ParseSpec([]byte(huge))
+	prep, _ = s.Prepare(progFromSrc(t, "k.ptx", texHeader+src), PrepareOptions{})
+	res, err = prep.Run(context.Background(), ExecOptions{})
+	if want := "4000000000 iterations exceed the limit of 10000000"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("repeat 4e9: %v, want %q", err, want)
+	}
 	for _, y := range []string{
 		"steps: [{launch: {kernel: k, grid: [1], block: [1], params: []}, swap: [a, b]}]",
 		"kernel: k\ngrid: [1]\nblock: [1]\nsteps: [{swap: [a, b]}]",

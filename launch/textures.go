@@ -113,6 +113,10 @@ func (p *Prepared) buildTexture(ts *TexSpec, baseDir string) (*replay.TexBinding
 	texels := ts.Width * h * dp * ly
 	es := f.Kind.Size()
 	et := texElemType(f.Kind)
+	if err := p.fits(texels * es * f.Channels); err != nil {
+		return nil, fmt.Errorf("%d texels of %d bytes: %v", texels, es*f.Channels, err)
+	}
+	p.bufBytes += texels * es * f.Channels
 	data, err := p.fill(ts.Init, et, texels*f.Channels, baseDir)
 	if err != nil {
 		return nil, err

@@ -220,7 +220,11 @@
 // unsupported instructions stop the launch with a *Fault naming the kernel,
 // CTA, warp, lane, thread, PC, PTX file:line and the instruction text.
 // Run reports the fault of the lowest-numbered faulting CTA of the first
-// faulting wave.
+// faulting wave. A warp proven to spin (its whole state repeats at one
+// instruction with only register work in between, spin.go; probed every
+// Kernel.SetSpinCheck instructions) faults as runaway at once, long before
+// its budget runs out; the proof is exact, so it never stops a loop that
+// can exit.
 //
 // # Invariants
 //

@@ -51,18 +51,19 @@ func (d *Device) LoadModule(p *Program) []uint64 {
 // timing model can create CTAs and step warps; Run executes it functionally
 // without a model.
 type Kernel struct {
-	l        Launch
-	code     *Code
-	nthreads int
-	nwarps   int
-	nctas    int
-	shared   int
-	budget   uint64
-	stop     watchdog // Interrupt (watchdog.go)
-	printf   printfSink
-	regPool  sync.Pool
-	slabs    sync.Pool // *warpSlab of released CTAs
-	estRegs  int
+	l         Launch
+	code      *Code
+	nthreads  int
+	nwarps    int
+	nctas     int
+	shared    int
+	budget    uint64
+	spinEvery uint64   // instructions between spin probes, 0: none (spin.go)
+	stop      watchdog // Interrupt (watchdog.go)
+	printf    printfSink
+	regPool   sync.Pool
+	slabs     sync.Pool // *warpSlab of released CTAs
+	estRegs   int
 	// model mode with printf: the CTAs created, to collect their output
 	keep   bool
 	kept   []*CTA
@@ -151,6 +152,7 @@ func NewKernel(l Launch) (*Kernel, error) {
 	if k.budget == 0 {
 		k.budget = DefaultMaxWarpInsts
 	}
+	k.spinEvery = DefaultSpinCheck
 	k.conc, k.why = concurrentSafe(c)
 	return k, nil
 }

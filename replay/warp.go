@@ -47,6 +47,8 @@ type warp struct {
 	cur    uint32 // active mask of the instruction executing (before the guard)
 	clk    model.Clocks
 	icount uint64
+	spinAt uint64     // icount at which spinStep runs next (spin.go)
+	spin   *spinProbe // the open spin probe, or nil
 	done   bool
 	fault  *Fault
 
@@ -87,6 +89,7 @@ func initWarp(w *warp, c *CTA, wi int) {
 	*w = warp{regs0: r0}
 	w.c, w.k, w.id, w.live, w.waitBar = c, k, wi, lanesOf(k.nthreads, wi), -1
 	w.frames = w.frame0[:0]
+	w.spinAt = w.spinNext()
 	w.pushFrame(k.code.entry, nil, w.live)
 	w.normalize()
 }
@@ -411,6 +414,10 @@ func (w *warp) step() {
 	if w.done {
 		e.Exited = true
 		w.c.ndone++
+		return
+	}
+	if w.icount >= w.spinAt {
+		w.spinStep(in)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ptxtrace/ptxtrace/internal/readcap"
 	"io"
 	"os"
 	"path/filepath"
@@ -116,9 +117,15 @@ type VRSpec struct {
 	Scene  string   `yaml:"scene"` // volume kind; default sphere
 }
 
+// MaxEntries bounds a plan's entries (each one a full simulation).
+const MaxEntries = 100_000
+
+// MaxSpecBytes bounds a sweep spec file.
+const MaxSpecBytes = 16 << 20
+
 // ReadSpec reads a spec file; errors name file:line.
 func ReadSpec(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := readcap.ReadFile(path, "sweep spec", MaxSpecBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -215,6 +222,9 @@ func MakePlan(s *Spec, tool string) (*Plan, error) {
 		}
 	}
 	for i, k := range s.Kernels {
+		if n := max(len(k.Blocks), 1) * len(models) * len(modes); len(p.Entries)+n > MaxEntries {
+			return nil, fmt.Errorf("sweep: kernels[%d]: %d blocks × %d models × %d modes make the plan exceed the limit of %d entries", i, max(len(k.Blocks), 1), len(models), len(modes), MaxEntries)
+		}
 		es, err := kernelEntries(k, models, modes, tool)
 		if err != nil {
 			return nil, fmt.Errorf("sweep: kernels[%d]: %w", i, err)
@@ -241,8 +251,8 @@ func vrEntries(p *Plan, v VRSpec, tool string) error {
 	if v.Scene == "" {
 		v.Scene = "sphere"
 	}
-	if v.Image <= 0 || v.Volume < 2 {
-		return fmt.Errorf("sweep: vr: image must be > 0 and volume ≥ 2 (got %d, %d)", v.Image, v.Volume)
+	if err := (vr.Scene{Image: v.Image, Volume: v.Volume, Kind: "sphere"}).Validate(); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
 	if len(v.Views) == 0 || len(v.Blocks) == 0 {
 		return errors.New("sweep: vr: needs views and blocks")
@@ -281,6 +291,9 @@ func vrEntries(p *Plan, v VRSpec, tool string) error {
 		}
 		shapes = append(shapes, sh)
 		ax.Blocks = append(ax.Blocks, sh.Stem())
+	}
+	if n := len(views) * len(shapes) * len(vr.SweepModes()); len(p.Entries)+n > MaxEntries {
+		return fmt.Errorf("sweep: vr: %d views × %d blocks × %d modes = %d entries exceed the limit of %d", len(views), len(shapes), len(vr.SweepModes()), n, MaxEntries)
 	}
 	p.VR = ax
 	for _, view := range views {

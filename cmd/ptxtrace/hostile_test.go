@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,27 @@ func hostileFixture(t *testing.T) string {
 	k0["params_added"].([]any)[0].(map[string]any)["index"] = 99
 	bogus, _ := json.Marshal(man)
 	write("idx99.probes.json", string(bogus))
+	// hand edits that keep the instrumentation id: probe ids, capacity, timer
+	edit := func(name string, f func(m map[string]any)) {
+		var e map[string]any
+		json.Unmarshal(mb, &e)
+		f(e)
+		b, _ := json.Marshal(e)
+		write(name, string(b))
+	}
+	edit("ids.probes.json", func(m map[string]any) {
+		for _, p := range m["kernels"].([]any)[0].(map[string]any)["probes"].([]any) {
+			p.(map[string]any)["id"] = p.(map[string]any)["id"].(float64) + 100
+		}
+	})
+	edit("cap.probes.json", func(m map[string]any) {
+		m["buffer"].(map[string]any)["records_per_warp"] = 8
+		m["buffer"].(map[string]any)["segment_bytes"] = 32 + 8*16
+	})
+	edit("timer.probes.json", func(m map[string]any) {
+		m["timer"] = "globaltimer"
+		m["buffer"].(map[string]any)["timer_code"] = 2
+	})
 	write("garbage.probes.json", "{\"version\": \"1.0\", \"kernels\": [")
 
 	write("targett.ptx", ".version 7.0\n.targett sm_52\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n")
@@ -95,6 +117,8 @@ func hostileFixture(t *testing.T) string {
 	write("syntax.ptx", ".version 7.0\n.target sm_52\n.visible .entry k(\n{\n")
 	write("big.ptx", hostileBigLocal)
 	write("spin.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry spin()\n{\n\t.reg .u32 %r<2>;\n\t.reg .pred %p;\n\tmov.u32 %r1, 0;\n$L_loop:\n\tadd.u32 %r1, %r1, 0;\n\tsetp.eq.u32 %p, %r1, 0;\n\t@%p bra $L_loop;\n\tret;\n}\n")
+	write("count.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry count(.param .u64 out)\n{\n\t.reg .u32 %r<2>;\n\t.reg .u64 %rd<2>;\n\t.reg .pred %p;\n\tmov.u32 %r1, 0;\n$L_loop:\n\tadd.u32 %r1, %r1, 1;\n\tsetp.lt.u32 %p, %r1, 200000;\n\t@%p bra $L_loop;\n\tld.param.u64 %rd1, [out];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n")
+	write("count.yaml", "kernel: count\ngrid: [2]\nblock: [32]\nparams:\n  - {name: out, buffer: {type: u32, count: 1, output: true}}\n")
 	write("spin.yaml", "kernel: spin\ngrid: [2]\nblock: [32]\nparams: []\n")
 	write("big.yaml", "kernel: big\ngrid: [1]\nblock: [1]\nparams:\n  - {name: out, buffer: {type: u32, count: 1, output: true}}\n")
 
@@ -117,6 +141,19 @@ func hostileFixture(t *testing.T) string {
 	write("l_grid.yaml", "kernel: vecadd\ngrid: [2147483648]\nblock: [64]\nparams: []\n")
 	write("l_block.yaml", "kernel: vecadd\ngrid: [1]\nblock: [2048]\nparams: []\n")
 	write("l_bomb.yaml", "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\nkernel: vecadd\n")
+	spec("l_count.yaml", "  - {name: a, buffer: {type: f32, count: 100000000000}}\n"+abc[strings.Index(abc, "  - {name: b"):]+"  - {name: n, value: 256}\n", "")
+	spec("l_tex.yaml", abc+"  - {name: n, value: 256}\n", "textures:\n  - {name: vol, dims: 3, width: 65536, height: 65536, depth: 4096, format: f32x4}\n")
+	write("sw_image.yaml", "vr:\n  views: [\"0,0,0\"]\n  blocks: [32x4]\n  image: 100000\n  volume: 100000\n")
+	views := make([]string, 300)
+	for i := range views {
+		views[i] = fmt.Sprintf("\"%d,0,0\"", i)
+	}
+	blocks := make([]string, 200)
+	for i := range blocks {
+		blocks[i] = fmt.Sprintf("%dx1", i+1)
+	}
+	write("sw_many.yaml", "vr:\n  views: ["+strings.Join(views, ",")+"]\n  blocks: ["+strings.Join(blocks, ",")+"]\n  image: 16\n  volume: 8\n")
+	write("l_gen.yaml", "kernel: vecadd\ngrid: [4]\nblock: [64]\ninputs:\n  - {name: g, generator: vecadd, args: {n: 2147483648}}\nparams:\n  - {name: a, buffer: {type: f32, count: 256, init: {from: g.a}}}\n  - {name: b, buffer: {type: f32, count: 256, init: {from: g.b}}}\n  - {name: c, buffer: {type: f32, count: 256, output: true}}\n  - {name: n, value: 256}\n")
 	write("l_params.yaml", "kernel: vecadd\ngrid: [1]\nblock: [32]\nparams:\n  - {value: 1}\n")
 
 	os.MkdirAll(filepath.Join(d, "foreign"), 0o755)
@@ -133,6 +170,8 @@ type hostileCase struct {
 	want  []string // substrings of stderr (or stdout when code 0 and out set)
 	out   bool     // match want against stdout
 	after func(t *testing.T, d string)
+	// within bounds the command's wall-clock time (0: 20 s)
+	within time.Duration
 }
 
 func hostileCases() []hostileCase {
@@ -180,10 +219,23 @@ func hostileCases() []hostileCase {
 		{name: "manifest of another PTX", args: []string{"run", "$D/k.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/ki.probes.json", "-o", "$D/r3.run"}, code: 1, want: []string{"instrumentation_id", "does not match the PTX"}, after: absent("r3.run")},
 		{name: "naive manifest with auto PTX", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/kn.probes.json", "-o", "$D/r4.run"}, code: 1, want: []string{"kn.probes.json", "does not match"}},
 		{name: "params_added index 99", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/idx99.probes.json", "-o", "$D/r5.run"}, code: 1, want: []string{"params_added index 99 is out of range"}},
+		{name: "manifest probe ids edited", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/ids.probes.json", "-o", "$D/r18.run"}, code: 1, want: []string{"ids.probes.json", "records probe id 0, which no probe of the manifest has"}, after: absent("r18.run")},
+		{name: "manifest capacity edited", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/cap.probes.json", "-o", "$D/r19.run"}, code: 1, want: []string{"records_per_warp 8 does not match the PTX", "64 records per warp"}, after: absent("r19.run")},
+		{name: "manifest timer edited", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/timer.probes.json", "-o", "$D/r20.run"}, code: 1, after: absent("r20.run"), want: []string{`timer "globaltimer" does not match the PTX`}},
 		{name: "truncated manifest", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--functional", "--manifest", "$D/garbage.probes.json"}, code: 1, want: []string{"garbage.probes.json"}},
 		// [4] runaway kernels: the watchdog names a spinning warp within seconds
-		{name: "watchdog functional", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--timeout", "1s", "-o", "$D/r12.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "warp 0"}, after: absent("r12.run")},
-		{name: "watchdog timing", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--model", "$D/fast.yaml", "--timeout", "1s", "-o", "$D/r13.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "simulated cycle"}, after: absent("r13.run")},
+		{name: "spinning warp functional", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "-o", "$D/r15.run"}, code: 1, want: []string{"warp is spinning", "spin.ptx:1", "block (0,0,0)", "warp 0", "kind runaway"}, after: absent("r15.run"), within: 5 * time.Second},
+		{name: "spinning warp timing", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--model", "$D/fast.yaml", "-o", "$D/r16.run"}, code: 1, want: []string{"warp is spinning", "spin.ptx:1", "block (", "warp 0"}, after: absent("r16.run"), within: 5 * time.Second},
+		{name: "spinning warp default model", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml"}, code: 1, want: []string{"warp is spinning", "spin.ptx:1"}, after: absent("spin.run"), within: 5 * time.Second},
+		{name: "spin check off", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--spin-check", "0", "--max-warp-insts", "300000"}, code: 1, want: []string{"more than 300000 instructions", "spin.ptx:1"}},
+		{name: "spin check spares a long loop", args: []string{"run", "$D/count.ptx", "--launch", "$D/count.yaml", "--functional", "--spin-check", "50", "-o", "$D/r17.run"}, code: 0, after: func(t *testing.T, d string) {
+			// 200000 little-endian: the loop ran to its end
+			if b, err := os.ReadFile(filepath.Join(d, "r17.run", "out.bin")); err != nil || string(b) != "\x40\x0d\x03\x00" {
+				t.Errorf("out.bin = %q, %v; want 200000", b, err)
+			}
+		}},
+		{name: "watchdog functional", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--spin-check", "0", "--timeout", "1s", "-o", "$D/r12.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "warp 0"}, after: absent("r12.run")},
+		{name: "watchdog timing", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--model", "$D/fast.yaml", "--spin-check", "0", "--timeout", "1s", "-o", "$D/r13.run"}, code: 1, want: []string{"watchdog", "spin.ptx:1", "block (", "simulated cycle"}, after: absent("r13.run")},
 		{name: "instruction budget", args: []string{"run", "$D/spin.ptx", "--launch", "$D/spin.yaml", "--functional", "--max-warp-insts", "100000"}, code: 1, want: []string{"more than 100000 instructions", "spin.ptx:1"}},
 		{name: "watchdog spares a finishing run", args: []string{"run", "$D/ki.ptx", "--launch", "$D/k.yaml", "--model", "$D/fast.yaml", "--timeout", "60s", "-o", "$D/r14.run"}, code: 0, after: exists("r14.run/run.bundle")},
 		// [5] run directories as a whole
@@ -213,6 +265,12 @@ func hostileCases() []hostileCase {
 		{name: "grid over 2^31-1", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_grid.yaml", "--functional"}, code: 1, want: []string{"2147483647"}},
 		{name: "block over 1024", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_block.yaml", "--functional"}, code: 1, want: []string{"1024"}},
 		{name: "YAML anchor bomb", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_bomb.yaml", "--functional"}, code: 1, want: []string{"l_bomb.yaml"}},
+		{name: "buffer count 1e11", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_count.yaml", "--functional"}, code: 1, want: []string{"l_count.yaml", "params[0]", "count 100000000000", "2^28 elements"}},
+		{name: "texture of 2^48 bytes", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_tex.yaml", "--functional"}, code: 1, want: []string{"textures[0] (vol)", "281474976710656 bytes", "limit"}},
+		{name: "generator of 2^31 elements", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_gen.yaml", "--functional"}, code: 1, want: []string{"inputs g (vecadd)", "exceeds the limit of 268435456"}},
+		{name: "sweep image 1e5", args: []string{"sweep", "plan", "$D/sw_image.yaml", "-o", "$D/p1.jsonl"}, code: 1, want: []string{"image must be 1 … 8192"}, after: absent("p1.jsonl")},
+		{name: "sweep 180000 entries", args: []string{"sweep", "plan", "$D/sw_many.yaml", "-o", "$D/p2.jsonl"}, code: 1, want: []string{"180000 entries exceed the limit of 100000"}, after: absent("p2.jsonl")},
+		{name: "sweep spec /dev/zero", args: []string{"sweep", "plan", "/dev/zero", "-o", "$D/p3.jsonl"}, code: 1, want: []string{"/dev/zero", "16 MiB limit"}, after: absent("p3.jsonl")},
 		{name: "wrong parameter count", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_params.yaml", "--functional"}, code: 1, want: []string{"parameters"}},
 		// [10] PTX semantic errors
 		{name: "instrument .targett", args: []string{"instrument", "--no-ptxas", "-o", "$D/t1.ptx", "$D/targett.ptx"}, code: 1, want: []string{"targett.ptx:2:1: unknown directive .targett", "missing .target"}, after: absent("t1.ptx", "t1.probes.json")},
@@ -247,8 +305,12 @@ func TestHostile(t *testing.T) {
 			}
 			start := time.Now()
 			r := runCLI(t, "", args...)
-			if el := time.Since(start); el > 20*time.Second {
-				t.Errorf("took %v, want a bounded time", el)
+			limit := tc.within
+			if limit == 0 {
+				limit = 20 * time.Second
+			}
+			if el := time.Since(start); el > limit {
+				t.Errorf("took %v, want at most %v", el, limit)
 			}
 			if r.code != tc.code {
 				t.Errorf("exit %d, want %d\nstderr: %s", r.code, tc.code, truncate(r.stderr))
@@ -261,6 +323,9 @@ func TestHostile(t *testing.T) {
 				if !strings.Contains(got, w) {
 					t.Errorf("output lacks %q:\n%s", w, truncate(got))
 				}
+			}
+			if strings.Contains(r.stderr, ".atomicfile-") || strings.Contains(r.stderr, ".new-") {
+				t.Errorf("message leaks a temporary file name:\n%s", truncate(r.stderr))
 			}
 			if strings.Contains(r.stderr, "internal error") || strings.Contains(r.stderr, "goroutine ") {
 				t.Errorf("crash report on stderr:\n%s", truncate(r.stderr))

@@ -41,6 +41,7 @@ type runOptions struct {
 	Timeout    time.Duration // wall-clock limit of the execution (0: none)
 	MaxInsts   uint64        // per-warp instruction budget (0: the spec's, else replay's default)
 	Activity   bool          // record the model's activity into the bundles (docs/power.md)
+	SpinCheck  uint64        // instructions between a warp's spin probes (0: none)
 }
 
 func newRunCommand() *cli.Command {
@@ -71,6 +72,7 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line on stderr (it appears only on a terminal, after 2 s)", DisableDefaultText: true},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the execution after `DURATION` of wall-clock time (0: none)"},
 			&cli.BoolFlag{Name: "activity", Usage: "record when each SM, execution unit and lane is busy (power gating, docs/power.md) into every bundle's ACTV chunk; timing runs of instrumented kernels only", DisableDefaultText: true},
+			&cli.Uint64Flag{Name: "spin-check", Value: replay.DefaultSpinCheck, Usage: "probe each warp for a spin loop every `N` of its instructions (0: never): a warp whose state repeats with only register work in between is reported at once (PC, CTA, warp, the loop's source line)"},
 			&cli.Uint64Flag{Name: "max-warp-insts", Usage: "fault a warp that executes more than `N` instructions, reporting its PC, CTA, warp and source line (default: the spec's max_warp_insts, else 200000000)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -89,7 +91,8 @@ func newRunCommand() *cli.Command {
 			return runRun(c.Context, runOptions{streams: streamsOf(c), PTX: c.Args().First(),
 				Launch: c.String("launch"), OutDir: c.String("o"), Manifest: c.String("manifest"),
 				Workers: c.Int("workers"), Functional: c.Bool("functional"), Model: c.String("model"),
-				Quiet: c.Bool("quiet"), Timeout: c.Duration("timeout"), MaxInsts: c.Uint64("max-warp-insts"), Activity: c.Bool("activity")})
+				Quiet: c.Bool("quiet"), Timeout: c.Duration("timeout"), MaxInsts: c.Uint64("max-warp-insts"), Activity: c.Bool("activity"),
+				SpinCheck: c.Uint64("spin-check")})
 		},
 	}
 }
@@ -283,7 +286,7 @@ func warner(w io.Writer) func([]string) {
 // and prints a kernel fault's report.
 func executeRun(ctx context.Context, o runOptions, in *runInputs, prep *launch.Prepared, start time.Time) (*launch.SeqResult, error) {
 	pr := newRunProgress(o.Stderr, in.spec.Kernel, start, !o.Quiet && isTerminal(o.Stderr))
-	wd := newRunWatchdog(o.Timeout)
+	wd := newRunWatchdog(o.Timeout, o.SpinCheck)
 	defer wd.stop()
 	eo := launch.ExecOptions{Workers: o.Workers, Progress: pr.ctas, Model: in.ms, OnLaunch: pr.launch, OnKernel: wd.watch}
 	if in.ms != nil && len(in.spec.Transfers) > 0 {

@@ -109,18 +109,21 @@ func (p *runProgress) state() string {
 	return fmt.Sprintf("%d of %d CTAs ended", p.done, p.total)
 }
 
-// runWatchdog interrupts the running kernel (replay.Kernel.Interrupt) once
-// the --timeout has passed, so the run ends with a fault report naming a
-// warp that was still executing (PC, CTA, warp, source line).
+// runWatchdog sets each kernel's spin probe interval (--spin-check,
+// replay.Kernel.SetSpinCheck: a provably spinning warp faults at once) and
+// interrupts the running kernel (replay.Kernel.Interrupt) once the
+// --timeout has passed, so the run ends with a fault report naming a warp
+// that was still executing (PC, CTA, warp, source line).
 type runWatchdog struct {
 	mu    sync.Mutex
 	timer *time.Timer
 	cur   *replay.Kernel
 	fired bool
+	spin  uint64
 }
 
-func newRunWatchdog(d time.Duration) *runWatchdog {
-	w := &runWatchdog{}
+func newRunWatchdog(d time.Duration, spin uint64) *runWatchdog {
+	w := &runWatchdog{spin: spin}
 	if d > 0 {
 		w.timer = time.AfterFunc(d, func() {
 			w.mu.Lock()
@@ -139,6 +142,7 @@ func (w *runWatchdog) watch(k *replay.Kernel) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.cur = k
+	k.SetSpinCheck(w.spin)
 	if w.fired {
 		k.Interrupt()
 	}

@@ -40,6 +40,13 @@ func (v View) Stem() string { return fmt.Sprintf("v%g_%g_%g", v.A, v.B, v.G) }
 // (90,0,90).
 func DefaultViews() []View { return []View{{0, 0, 0}, {90, 0, 90}} }
 
+// Scene bounds: an 8192² image is 256 MiB of RGBA8 and weeks of simulated
+// rays; the volume generator makes at most 1024³ voxels (1 GiB).
+const (
+	MaxImage  = 8192
+	MaxVolume = 1024
+)
+
 // Scene is what a run renders.
 type Scene struct {
 	Image  int    // image width = height in pixels
@@ -49,8 +56,8 @@ type Scene struct {
 
 // Validate rejects a scene that cannot be rendered.
 func (sc Scene) Validate() error {
-	if sc.Image <= 0 || sc.Volume < 2 {
-		return fmt.Errorf("vr: image must be > 0 and volume ≥ 2 (got %d, %d)", sc.Image, sc.Volume)
+	if sc.Image <= 0 || sc.Volume < 2 || sc.Image > MaxImage || sc.Volume > MaxVolume {
+		return fmt.Errorf("vr: image must be 1 … %d and volume 2 … %d (got %d, %d)", MaxImage, MaxVolume, sc.Image, sc.Volume)
 	}
 	if sc.Kind == "" {
 		return fmt.Errorf("vr: scene has no volume kind")

@@ -133,6 +133,8 @@ func TestSweepErrors(t *testing.T) {
 		{Scene: sc, Views: []View{{}}, Shapes: []Shape{{1, 128}}},
 		{Model: ms, Scene: sc, Shapes: []Shape{{1, 128}}},
 		{Model: ms, Scene: Scene{Image: 0, Volume: 16, Kind: "sphere"}, Views: []View{{}}, Shapes: []Shape{{1, 128}}},
+		{Model: ms, Scene: Scene{Image: MaxImage + 1, Volume: 16, Kind: "sphere"}, Views: []View{{}}, Shapes: []Shape{{1, 128}}},
+		{Model: ms, Scene: Scene{Image: 16, Volume: MaxVolume + 1, Kind: "sphere"}, Views: []View{{}}, Shapes: []Shape{{1, 128}}},
 	} {
 		if _, err := Sweep(context.Background(), o); err == nil {
 			t.Errorf("Sweep(%+v) succeeded", o)

@@ -2,6 +2,7 @@ package ref
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -57,6 +58,9 @@ func Generators() map[string]Generator {
 			if err != nil {
 				return Inputs{}, err
 			}
+			if err := errors.Join(elems("m×k", v[0], v[2]), elems("k×n", v[2], v[1]), elems("m×n", v[0], v[1])); err != nil {
+				return Inputs{}, err
+			}
 			in := MatMulInputs(v[0], v[1], v[2], uint64(v[3]))
 			return inputs(bufs("A", f32s(in.A, in.M, in.K), "B", f32s(in.B, in.K, in.N)),
 				"M", in.M, "N", in.N, "K", in.K), nil
@@ -104,6 +108,9 @@ func Generators() map[string]Generator {
 			if err != nil {
 				return Inputs{}, err
 			}
+			if err := elems("rows×cols", v[0], v[1]); err != nil {
+				return Inputs{}, err
+			}
 			in := HotspotInputs(v[0], v[1], uint64(v[2]))
 			return inputs(bufs("power", f32s(in.Power, in.Rows, in.Cols), "temp_in", f32s(in.Temp, in.Rows, in.Cols)),
 				"rows", in.Rows, "cols", in.Cols, "cx", in.Cx, "cy", in.Cy, "cz", in.Cz,
@@ -112,6 +119,9 @@ func Generators() map[string]Generator {
 		"lud": {"n (multiple of 16), seed → a (f32[n][n]); n", func(a Args) (Inputs, error) {
 			v, err := a.ints("n:64", "seed:1")
 			if err != nil {
+				return Inputs{}, err
+			}
+			if err := elems("n×n", v[0], v[0]); err != nil {
 				return Inputs{}, err
 			}
 			if v[0] <= 0 || v[0]%16 != 0 {
@@ -123,6 +133,9 @@ func Generators() map[string]Generator {
 		"gaussian": {"n, seed → a (f32[n][n]), b (f32[n]), m (f32[n][n], zeros); size", func(a Args) (Inputs, error) {
 			v, err := a.ints("n:64", "seed:1")
 			if err != nil {
+				return Inputs{}, err
+			}
+			if err := elems("n×n", v[0], v[0]); err != nil {
 				return Inputs{}, err
 			}
 			in := DenseInputs(v[0], uint64(v[1]))
@@ -171,12 +184,36 @@ func Generators() map[string]Generator {
 
 // ints parses the named integer arguments ("name:default"; an empty default
 // means the argument is not numeric and is skipped) and rejects unknown names.
+// MaxGenElems bounds the elements of any one generated buffer (2^28: 1 GiB
+// of f32), checked before it is allocated.
+const MaxGenElems = 1 << 28
+
+// elems checks that a buffer of the product of dims elements stays within
+// MaxGenElems; names describes the dimensions for the message.
+func elems(names string, dims ...int) error {
+	n := 1
+	for _, d := range dims {
+		if d > 0 && n > MaxGenElems/d {
+			return fmt.Errorf("%s = %v gives more than %d elements", names, dims, MaxGenElems)
+		}
+		n *= d
+	}
+	if n > MaxGenElems {
+		return fmt.Errorf("%s = %v gives more than %d elements", names, dims, MaxGenElems)
+	}
+	return nil
+}
+
 func (a Args) ints(spec ...string) ([]int, error) {
 	f, err := a.floats(spec...)
 	out := make([]int, len(f))
 	for i, v := range f {
+		name := strings.Split(spec[i], ":")[0]
 		if v != math.Trunc(v) || v < 0 || v > 1<<31 {
-			return nil, fmt.Errorf("argument %s = %v is not a non-negative integer", strings.Split(spec[i], ":")[0], v)
+			return nil, fmt.Errorf("argument %s = %v is not a non-negative integer", name, v)
+		}
+		if name != "seed" && v > MaxGenElems {
+			return nil, fmt.Errorf("argument %s = %v exceeds the limit of %d", name, v, MaxGenElems)
 		}
 		out[i] = int(v)
 	}

@@ -1,6 +1,7 @@
 package ref
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -89,6 +90,9 @@ func HeldoutGenerators() map[string]Generator {
 			if err != nil {
 				return Inputs{}, err
 			}
+			if err := elems("rows×cols", v[0], v[1]); err != nil {
+				return Inputs{}, err
+			}
 			r := newRNG(uint64(v[2]))
 			m := make([]float32, v[0]*v[1])
 			for i := range m {
@@ -101,6 +105,9 @@ func HeldoutGenerators() map[string]Generator {
 			if err != nil {
 				return Inputs{}, err
 			}
+			if err := errors.Join(elems("rows×degree", v[0], v[2]), elems("cols", v[1])); err != nil {
+				return Inputs{}, err
+			}
 			in := SpMVInputs(v[0], v[1], v[2], uint64(v[3]))
 			return inputs(bufs("rowptr", s32s(in.RowPtr, len(in.RowPtr)), "col", s32s(in.Col, len(in.Col)),
 				"val", f32s(in.Val, len(in.Val)), "x", f32s(in.X, len(in.X))), "rows", in.Rows), nil
@@ -108,6 +115,9 @@ func HeldoutGenerators() map[string]Generator {
 		"stencil2d": {"rows, cols, seed → in (s32[rows][cols], values in [-500, 500]); rows, cols", func(a Args) (Inputs, error) {
 			v, err := a.ints("rows:48", "cols:80", "seed:1")
 			if err != nil {
+				return Inputs{}, err
+			}
+			if err := elems("rows×cols", v[0], v[1]); err != nil {
 				return Inputs{}, err
 			}
 			return inputs(bufs("in", s32s(ints32(v[0]*v[1], uint64(v[2]), -500, 500), v[0], v[1])), "rows", v[0], "cols", v[1]), nil
