@@ -31,6 +31,9 @@ type Activity struct {
 	// buckets of SeriesWidth cycles (the last one may be partial).
 	SeriesWidth uint64           `json:"series_width,omitempty"`
 	Series      []ActivitySeries `json:"series,omitempty"`
+	// Sched is each SM's issue and stall counts over time, in the same
+	// buckets as Series (absent in chunks written before it existed).
+	Sched []ActivitySched `json:"sched,omitempty"`
 }
 
 // ActivityFormat is Activity.Format.
@@ -73,6 +76,20 @@ type ActivitySeries struct {
 	LaneCycles []uint64 `json:"lane_cycles"`
 }
 
+// ActivitySched is one SM's warp schedulers over time: in bucket i,
+// Issued[i] warp-instructions issued, Threads[i] their active threads, and
+// Stalls[reason][i] scheduler-cycles in which a scheduler with a resident
+// CTA issued nothing, by the model's stall reason (model.StallReason
+// names). Each scheduler issues at most one instruction per cycle, so
+// Issued[i] + Σ Stalls[·][i] ≤ Schedulers × the bucket's width.
+type ActivitySched struct {
+	SM         int                 `json:"sm"`
+	Schedulers int                 `json:"schedulers"`
+	Issued     []uint64            `json:"issued"`
+	Threads    []uint64            `json:"threads"`
+	Stalls     map[string][]uint64 `json:"stalls,omitempty"`
+}
+
 // Buckets is the number of series buckets of a: ceil(Cycles/SeriesWidth).
 func (a *Activity) Buckets() int {
 	if a.SeriesWidth == 0 {
@@ -110,6 +127,39 @@ func (a *Activity) Check() error {
 				return fmt.Errorf("trace: activity: series %d (SM %d %s) bucket %d: more busy cycles than %d units, %d lanes × %d cycles",
 					i, s.SM, s.Unit, j, s.Units, s.Lanes, w)
 			}
+		}
+	}
+	for i := range a.Sched {
+		if err := a.Sched[i].check(a, nb); err != nil {
+			return fmt.Errorf("trace: activity: sched %d (SM %d): %w", i, a.Sched[i].SM, err)
+		}
+	}
+	return nil
+}
+
+func (s *ActivitySched) check(a *Activity, nb int) error {
+	if a.SeriesWidth == 0 {
+		return fmt.Errorf("no bucket width")
+	}
+	if s.SM < 0 || s.Schedulers <= 0 {
+		return fmt.Errorf("SM %d with %d schedulers", s.SM, s.Schedulers)
+	}
+	if len(s.Issued) != nb || len(s.Threads) != nb {
+		return fmt.Errorf("%d and %d buckets, want %d", len(s.Issued), len(s.Threads), nb)
+	}
+	for r, v := range s.Stalls {
+		if len(v) != nb {
+			return fmt.Errorf("stall %s: %d buckets, want %d", r, len(v), nb)
+		}
+	}
+	for j := range nb {
+		w := min(a.SeriesWidth, a.Cycles-uint64(j)*a.SeriesWidth)
+		used := s.Issued[j]
+		for _, v := range s.Stalls {
+			used += v[j]
+		}
+		if slots := uint64(s.Schedulers) * w; used > slots || s.Threads[j] > 32*s.Issued[j] {
+			return fmt.Errorf("bucket %d: %d issued + stalled scheduler-cycles (%d threads) in %d slots", j, used, s.Threads[j], slots)
 		}
 	}
 	return nil

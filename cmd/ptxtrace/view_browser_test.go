@@ -508,8 +508,21 @@ func TestViewBrowserActivityRun(t *testing.T) {
 	if n := b.evalInt(t, `document.querySelectorAll(".rowlabels div.act.unit").length`); n < 2 {
 		t.Errorf("%d GPU unit rows, want at least sp and ldst", n)
 	}
+	// issue slots and stall reasons over time (the scheduler series)
+	if n, p := b.evalInt(t, `document.querySelectorAll(".rowlabels div.act.issue").length`), b.evalInt(t, `document.querySelectorAll(".rowlabels div.act.power").length`); n != p {
+		t.Errorf("%d issue-slot rows, want one per power row (%d)", n, p)
+	}
+	if n := b.evalInt(t, `document.querySelectorAll(".rowlabels div.act.stall").length`); n < 1 {
+		t.Errorf("%d GPU stall rows, want at least one reason", n)
+	}
 	b.run(t, "expand SM 0", chromedp.Click(chromedp.CSS(`.rowlabels div.sm .tog`)))
 	b.waitFor(t, `panels[0].hitList.some(h=>h.state && h.node.sm===0 && h.state.state==="active")`)
+	b.waitFor(t, `panels[0].hitList.some(h=>h.act && h.node.sm===0 && h.node.track==="issue" && h.act.busy > 0)`)
+	// every label sits on its canvas row (ROWH = 18 px): a label taller
+	// than the row shifted the rows under it (one row after 18 labels)
+	if bad := b.evalInt(t, `(()=>{const ds=[...document.querySelector(".panel .rowlabels").children]; return ds.filter((d,i)=>d.offsetTop-ds[0].offsetTop!==18*i).length})()`); bad != 0 {
+		t.Errorf("%d row labels off their canvas rows", bad)
+	}
 	img := b.screenshot(t, "viewer-activity-run")
 	if c := colours(img, b.rect(t, ".panel .track canvas")); c < 5 {
 		t.Errorf("activity timeline: %d colours", c)

@@ -94,6 +94,18 @@ func (l *Launch) Chunk(spec *model.Spec) (*trace.Activity, error) {
 		a.Series = append(a.Series, trace.ActivitySeries{SM: s.SM, Unit: s.Unit.String(), Units: s.Units, Lanes: s.Lanes,
 			UnitCycles: s.UnitCycles, LaneCycles: s.LaneCycles})
 	}
+	for _, sc := range l.Sched {
+		ts := trace.ActivitySched{SM: sc.SM, Schedulers: sc.Schedulers, Issued: sc.Issued, Threads: sc.Threads}
+		for k, v := range sc.Stalls {
+			if v != nil {
+				if ts.Stalls == nil {
+					ts.Stalls = map[string][]uint64{}
+				}
+				ts.Stalls[model.StallReason(k).String()] = v
+			}
+		}
+		a.Sched = append(a.Sched, ts)
+	}
 	return a, a.Check()
 }
 

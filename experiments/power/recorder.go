@@ -132,7 +132,21 @@ type smRecorder struct {
 	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
 	// busy unit cycles (n0) and busy lane cycles (n1) of each kind over time
 	series [model.NumUnitKinds]series
+	// issued warp-instructions (n0) and their active threads (n1), and
+	// stalled scheduler-cycles by reason (n0), over time
+	issue  series
+	stalls [model.NumStallReasons]series
 	err    error
+}
+
+func (s *smRecorder) Issue(e model.IssueEvent) {
+	s.issue.add(e.Cycle, e.Cycle+1, 1, uint64(bits.OnesCount32(e.Active)))
+}
+
+func (s *smRecorder) Stall(e model.StallEvent) {
+	if e.Reason < model.NumStallReasons {
+		s.stalls[e.Reason].add(e.From, e.To, 1, 0)
+	}
 }
 
 // instRec is one unit instance's track and its lanes' group, together so
@@ -298,6 +312,17 @@ type Launch struct {
 	// (ceil(Cycles/2^SeriesShift) buckets; the last may be partial).
 	SeriesShift uint
 	Series      []Series
+	// Sched is each SM's issue and stall counts in the same buckets.
+	Sched []Sched
+}
+
+// Sched is one SM's warp schedulers over time: issued warp-instructions,
+// their active threads, and stalled scheduler-cycles per reason (indexed
+// by model.StallReason; nil for a reason that never occurred).
+type Sched struct {
+	SM, Schedulers  int
+	Issued, Threads []uint64
+	Stalls          [model.NumStallReasons][]uint64
 }
 
 // Series is one SM's busy cycles of one unit kind over time.
@@ -338,6 +363,10 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		for k := range s.units {
 			l.SeriesShift = max(l.SeriesShift, s.series[k].shift)
 		}
+		l.SeriesShift = max(l.SeriesShift, s.issue.shift)
+		for k := range s.stalls {
+			l.SeriesShift = max(l.SeriesShift, s.stalls[k].shift)
+		}
 	}
 	for cycles > 0 && uint64(cycles-1)>>l.SeriesShift >= seriesCap {
 		l.SeriesShift++
@@ -358,6 +387,7 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 			return nil, err
 		}
 		l.Core = append(l.Core, b)
+		l.Sched = append(l.Sched, s.sched(i, r.spec.SM.Schedulers, l.SeriesShift, nb))
 		for k := range s.units {
 			if len(s.units[k]) == 0 {
 				continue
@@ -391,4 +421,16 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		}
 	}
 	return l, nil
+}
+
+// sched returns SM i's scheduler series at width 2^shift over nb buckets.
+func (s *smRecorder) sched(i, schedulers int, shift uint, nb int) Sched {
+	sc := Sched{SM: i, Schedulers: schedulers}
+	sc.Issued, sc.Threads = s.issue.buckets(shift, nb)
+	for k := range s.stalls {
+		if len(s.stalls[k].v) > 0 {
+			sc.Stalls[k], _ = s.stalls[k].buckets(shift, nb)
+		}
+	}
+	return sc
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/ptxtrace/ptxtrace/trace"
@@ -19,6 +20,10 @@ import (
 //   - Track "unit", per SM and unit kind: busy unit instances and busy
 //     lanes, from the activity's series (power-of-two buckets); on the GPU
 //     row summed over the SMs.
+//   - Track "issue", per SM: issue slots used (warp-instructions issued
+//     out of schedulers × cycles) and their active threads (out of 32 per
+//     slot); Track "stall", per SM and stall reason (Unit): scheduler-cycles
+//     stalled for that reason out of schedulers × cycles. Same buckets.
 //
 // Activity times are model cycles from the launch's start, the axis of a
 // model run's %clock/%clock64 regions; other runs get a note instead.
@@ -39,6 +44,10 @@ type actData struct {
 	// and the kind's instances and lanes.
 	series map[actKey]*trace.ActivitySeries
 	sms    []int
+	// schedulers per SM (same buckets), and the stall reasons that occur
+	// anywhere, sorted
+	sched   map[int]*trace.ActivitySched
+	reasons []string
 }
 
 type actKey struct {
@@ -84,6 +93,20 @@ func placeActivity(h *trace.Header) (*actData, string) {
 			d.units = append(d.units, s.Unit)
 		}
 	}
+	d.sched = map[int]*trace.ActivitySched{}
+	rs := map[string]bool{}
+	for i := range a.Sched {
+		sc := &a.Sched[i]
+		d.sched[sc.SM] = sc
+		seen[sc.SM] = true
+		for r, v := range sc.Stalls {
+			if !rs[r] && slices.ContainsFunc(v, func(x uint64) bool { return x > 0 }) {
+				rs[r] = true
+				d.reasons = append(d.reasons, r)
+			}
+		}
+	}
+	sort.Strings(d.reasons)
 	for sm := range seen {
 		d.sms = append(d.sms, sm)
 	}
@@ -112,6 +135,16 @@ func (ix *Index) actNodes(parent, sm int) {
 			}
 			add("unit", u, fmt.Sprintf("%s busy (%d units, %d lanes)", u, n, l))
 		}
+		if len(d.sched) > 0 {
+			n := 0
+			for _, sc := range d.sched {
+				n += sc.Schedulers
+			}
+			add("issue", "", fmt.Sprintf("issue slots used (%d schedulers)", n))
+			for _, r := range d.reasons {
+				add("stall", r, "stalled: "+r)
+			}
+		}
 		return
 	}
 	if _, ok := d.runs[sm]; ok {
@@ -120,6 +153,14 @@ func (ix *Index) actNodes(parent, sm int) {
 	for _, u := range d.units {
 		if x := d.series[actKey{sm, u}]; x != nil {
 			add("unit", u, fmt.Sprintf("%s busy (%d units, %d lanes)", u, x.Units, x.Lanes))
+		}
+	}
+	if sc := d.sched[sm]; sc != nil {
+		add("issue", "", fmt.Sprintf("issue slots used (%d schedulers)", sc.Schedulers))
+		for _, r := range d.reasons {
+			if v := sc.Stalls[r]; slices.ContainsFunc(v, func(x uint64) bool { return x > 0 }) {
+				add("stall", r, "stalled: "+r)
+			}
 		}
 	}
 }
@@ -186,6 +227,25 @@ func (ix *Index) actTile(n *Node, t0, t1 int64, px int, bet int64) Tile {
 		ab := ActBucket{T0: a, T1: b}
 		for _, sm := range d.sms {
 			if n.SM >= 0 && sm != n.SM {
+				continue
+			}
+			if n.Track == "issue" || n.Track == "stall" {
+				sc := d.sched[sm]
+				if sc == nil {
+					continue
+				}
+				for i := a / d.width; i < (a+w)/d.width && i < int64(len(sc.Issued)); i++ {
+					if n.Track == "issue" {
+						ab.Busy += int64(sc.Issued[i])
+						ab.Lanes += int64(sc.Threads[i])
+					} else if v := sc.Stalls[n.Unit]; v != nil {
+						ab.Busy += int64(v[i])
+					}
+				}
+				ab.Cap += int64(sc.Schedulers) * (b - a)
+				if n.Track == "issue" {
+					ab.LaneCap += 32 * int64(sc.Schedulers) * (b - a)
+				}
 				continue
 			}
 			s := d.series[actKey{sm, n.Unit}]

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"reflect"
 	"testing"
@@ -214,5 +215,66 @@ func TestActivityAPI(t *testing.T) {
 	}
 	if c := get(t, srv.URL+"/api/tiles?run=0&t0=0&t1=20000&px=100&bet=-1&rows=0", nil); c != 400 {
 		t.Errorf("bet=-1: %d", c)
+	}
+}
+
+// TestActivitySched: scheduler series give an issue-slot row per SM and
+// one row per stall reason that occurs on the SM (GPU: every reason that
+// occurs anywhere), with counts summed by hand below.
+func TestActivitySched(t *testing.T) {
+	s := actSynth()
+	a := s.hdr.Activity
+	z := []uint64{0, 0, 0, 0, 0}
+	a.Sched = []trace.ActivitySched{
+		{SM: 0, Schedulers: 2, Issued: []uint64{4000, 2000, 0, 50, 3}, Threads: []uint64{128000, 64000, 0, 100, 96},
+			Stalls: map[string][]uint64{"memory": {1000, 500, 0, 0, 0}, "barrier": z}},
+		{SM: 1, Schedulers: 2, Issued: []uint64{1, 2, 3, 4, 5}, Threads: []uint64{32, 64, 96, 128, 160},
+			Stalls: map[string][]uint64{"scoreboard": {7, 0, 0, 0, 1}}},
+	}
+	if err := a.Check(); err != nil {
+		t.Fatal(err)
+	}
+	ix := build(t, s)
+	var rows []string
+	for _, n := range ix.Nodes {
+		if n.Level == "act" && (n.Track == "issue" || n.Track == "stall") {
+			rows = append(rows, fmt.Sprintf("%d:%s:%s", n.SM, n.Track, n.Unit))
+		}
+	}
+	// barrier never occurs: no row; memory only on SM 0, scoreboard only on SM 1
+	want := []string{"-1:issue:", "-1:stall:memory", "-1:stall:scoreboard", "0:issue:", "0:stall:memory", "1:issue:", "1:stall:scoreboard"}
+	if !reflect.DeepEqual(rows, want) {
+		t.Fatalf("rows %v, want %v", rows, want)
+	}
+	var gi, gm, i0 int
+	for _, n := range ix.Nodes {
+		switch {
+		case n.Level == "act" && n.SM == -1 && n.Track == "issue":
+			gi = n.ID
+		case n.Level == "act" && n.SM == -1 && n.Track == "stall" && n.Unit == "memory":
+			gm = n.ID
+		case n.Level == "act" && n.SM == 0 && n.Track == "issue":
+			i0 = n.ID
+		}
+	}
+	// 2 px over [0, 20000): groups of 4 buckets (16384 cycles), then the
+	// partial last one (3616 cycles); capacity = schedulers × cycles
+	// (threads: × 32).
+	tiles, err := ix.Tiles([]int{i0, gi, gm}, 0, 20000, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantI0 := []ActBucket{{0, 16384, 6050, 192100, 2 * 16384, 64 * 16384}, {16384, 20000, 3, 96, 2 * 3616, 64 * 3616}}
+	wantGI := []ActBucket{{0, 16384, 6050 + 10, 192100 + 320, 4 * 16384, 128 * 16384}, {16384, 20000, 8, 256, 4 * 3616, 128 * 3616}}
+	wantGM := []ActBucket{{0, 16384, 1500, 0, 4 * 16384, 0}, {16384, 20000, 0, 0, 4 * 3616, 0}}
+	for i, w := range [][]ActBucket{wantI0, wantGI, wantGM} {
+		if !reflect.DeepEqual(tiles[i].Act, w) {
+			t.Errorf("row %d: %v, want %v", i, tiles[i].Act, w)
+		}
+	}
+	// Check refuses more issued + stalled scheduler-cycles than slots
+	a.Sched[1].Issued[4] = 2 * 3616
+	if err := a.Check(); err == nil {
+		t.Error("Check accepted an over-full bucket")
 	}
 }

@@ -37,8 +37,9 @@ type Node struct {
 	Label  string `json:"label"`
 	Lo     int    `json:"lo"`
 	Hi     int    `json:"hi"`
-	// Activity rows (Level "act", activity.go): Track "power" or "unit",
-	// the unit kind, and the SM (−1 for the GPU).
+	// Activity rows (Level "act", activity.go): Track "power", "unit",
+	// "issue" or "stall", the unit kind (stall: the reason), and the SM
+	// (−1 for the GPU).
 	Track string `json:"track,omitempty"`
 	Unit  string `json:"unit,omitempty"`
 	SM    int    `json:"sm"`

@@ -83,7 +83,7 @@ class Panel {
   setTracks(tr) {
     this.tracks = [];
     if (tr.activity_note) this.el.querySelector(".tracknote").textContent = tr.activity_note;
-    if (tr.activity) this.el.querySelector(".legend").insertAdjacentHTML("beforeend", ` · SM power state: ${Object.keys(STATE).map(k => `<span style="background:${STATE[k]}"></span>${k}`).join(" ")} · units busy: <span style="background:#fb8c00"></span>units <span style="background:#bf360c"></span>lanes`);
+    if (tr.activity) this.el.querySelector(".legend").insertAdjacentHTML("beforeend", ` · SM power state: ${Object.keys(STATE).map(k => `<span style="background:${STATE[k]}"></span>${k}`).join(" ")} · units busy: <span style="background:#fb8c00"></span>units <span style="background:#bf360c"></span>lanes · <span style="background:#43a047"></span>issue slots used · <span style="background:#8e24aa"></span>stalled scheduler-cycles`);
     if (tr.transfer_note) this.el.querySelector(".tracknote").textContent = tr.transfer_note;
     else if (tr.transfers.length) this.tracks.push({kind: "transfer", label: "copy engine", items: tr.transfers});
     if (this.tracks.some(t => t.kind === "transfer")) this.el.querySelector(".legend").insertAdjacentHTML("beforeend", ` · copy engine: <span style="background:#00897b"></span>h2d <span style="background:#5e35b1"></span>d2h`);
@@ -137,7 +137,7 @@ class Panel {
         if (!b.cap) continue;
         const x0 = this.x(b.t0, W), x1 = Math.max(x0 + 1, this.x(b.t1, W)), share = b.busy / b.cap;
         const h = share * (ROWH - 3);
-        g.fillStyle = n.track === "power" ? STATE.active : "#fb8c00"; g.fillRect(x0, y + ROWH - 1 - h, x1 - x0, h);
+        g.fillStyle = n.track === "power" ? STATE.active : n.track === "issue" ? "#43a047" : n.track === "stall" ? "#8e24aa" : "#fb8c00"; g.fillRect(x0, y + ROWH - 1 - h, x1 - x0, h);
         if (b.lanecap && b.lanes > 0) { const hl = b.lanes / b.lanecap * (ROWH - 3); g.fillStyle = "#bf360c"; g.fillRect(x0, y + ROWH - 2 - hl, x1 - x0, 2); }
         this.hitList.push({x0, x1, y, act: b, node: n});
       }
@@ -242,6 +242,11 @@ function showActivity(run, h) {
     ["interval", cyc(h.state.s, h.state.e)]];
   else if (n.track === "power") rows = [["run", run.name], ["row", where + (n.sm < 0 ? ": SMs with a resident CTA" : " power state")], ["interval", cyc(h.act.t0, h.act.t1)],
     [n.sm < 0 ? "mean SMs active" : "active share", n.sm < 0 ? (h.act.busy / (h.act.t1 - h.act.t0)).toFixed(2) + " of " + Math.round(h.act.cap / (h.act.t1 - h.act.t0)) : (100 * h.act.busy / h.act.cap).toFixed(1) + " %"]];
+  else if (n.track === "issue") { const w = h.act.t1 - h.act.t0; rows = [["run", run.name], ["row", `${where}: issue slots`], ["interval", cyc(h.act.t0, h.act.t1)],
+    ["warp-instructions issued", `${h.act.busy} of ${h.act.cap} slots (${(100 * h.act.busy / h.act.cap).toFixed(1)} %, ${(h.act.busy / w).toFixed(2)} per cycle)`],
+    ["active threads per issue", h.act.busy ? (h.act.lanes / h.act.busy).toFixed(1) + " of 32" : "–"]]; }
+  else if (n.track === "stall") rows = [["run", run.name], ["row", `${where}: stalled (${n.unit})`], ["interval", cyc(h.act.t0, h.act.t1)],
+    ["scheduler-cycles stalled", `${h.act.busy} of ${h.act.cap} (${(100 * h.act.busy / h.act.cap).toFixed(1)} %)`]];
   else { const w = h.act.t1 - h.act.t0; rows = [["run", run.name], ["row", `${where}: ${n.unit} units`], ["interval", cyc(h.act.t0, h.act.t1)],
     ["mean busy units", `${(h.act.busy / w).toFixed(2)} of ${h.act.cap / w} (${(100 * h.act.busy / h.act.cap).toFixed(1)} %)`],
     ["mean busy lanes", `${(h.act.lanes / w).toFixed(2)} of ${h.act.lanecap / w} (${(100 * h.act.lanes / (h.act.lanecap || 1)).toFixed(1)} %)`]]; }
