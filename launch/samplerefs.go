@@ -18,19 +18,7 @@ import (
 // launch spec gave.
 func SampleRegistry() Registry {
 	r := Registry{Refs: map[string]RefFunc{}, Verify: map[string]VerifyFunc{}, Generators: map[string]GenFunc{}}
-	for name, g := range ref.Generators() {
-		r.Generators[name] = func(args map[string]string) (GenOutput, error) {
-			in, err := g.Make(ref.Args(args))
-			if err != nil {
-				return GenOutput{}, err
-			}
-			out := GenOutput{Buffers: map[string][]byte{}, Scalars: in.Scalars}
-			for k, b := range in.Buffers {
-				out.Buffers[k] = b.Data
-			}
-			return out, nil
-		}
-	}
+	r.AddGenerators(ref.Generators())
 	r.Verify["vecadd"] = verifyVecadd
 	r.Verify["matmul"] = verifyMatmul
 	r.Verify["reduce"] = verifyReduce
@@ -306,4 +294,23 @@ func bytesI32(b []byte) []int32 {
 		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out
+}
+
+// AddGenerators registers each generator of gs (package samples/ref) under
+// its name: the launch spec's args go to its Make, its buffers' bytes and
+// scalars come back as the GenOutput.
+func (r Registry) AddGenerators(gs map[string]ref.Generator) {
+	for name, g := range gs {
+		r.Generators[name] = func(args map[string]string) (GenOutput, error) {
+			in, err := g.Make(ref.Args(args))
+			if err != nil {
+				return GenOutput{}, err
+			}
+			out := GenOutput{Buffers: map[string][]byte{}, Scalars: in.Scalars}
+			for k, b := range in.Buffers {
+				out.Buffers[k] = b.Data
+			}
+			return out, nil
+		}
+	}
 }

@@ -67,6 +67,14 @@ type Observer interface {
 	Mem(MemEvent)
 }
 
+// MemFilter is an optional interface of an Observer: when ObservesMem
+// returns false the model does not build or send the SM's Mem events (an
+// observer that ignores them saves their cost; every other event is sent
+// as before).
+type MemFilter interface {
+	ObservesMem() bool
+}
+
 // BaseObserver ignores every event.
 type BaseObserver struct{}
 

@@ -389,3 +389,45 @@ func TestPolicyWakeAt(t *testing.T) {
 		t.Error("a policy that never wakes must end in a deadlock error")
 	}
 }
+
+// noMem is a recorder that declines memory events (MemFilter).
+type noMem struct{ recorder }
+
+func (*noMem) ObservesMem() bool { return false }
+
+// TestMemFilter: an SM observer that declines Mem events gets none, and
+// every other event exactly as an observer that takes them all; the
+// result is unchanged.
+func TestMemFilter(t *testing.T) {
+	s := GTX480()
+	ref, refParts := record(t, s, mixed(false), 1)
+	parts := make([]*noMem, s.NumSMs)
+	res, err := Run(context.Background(), s, mixed(false), Options{Observe: func(part int) Observer {
+		if part == MemorySide {
+			return nil
+		}
+		parts[part] = &noMem{}
+		return parts[part]
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ref, res) {
+		t.Fatal("declining Mem events changed the result")
+	}
+	mems := 0
+	for i, p := range parts {
+		r := refParts[i+1]
+		mems += len(r.mems)
+		if len(p.mems) != 0 {
+			t.Errorf("SM %d: %d Mem events sent to an observer that declined them", i, len(p.mems))
+		}
+		if !reflect.DeepEqual(p.issues, r.issues) || !reflect.DeepEqual(p.stalls, r.stalls) || !reflect.DeepEqual(p.units, r.units) ||
+			!reflect.DeepEqual(p.starts, r.starts) || !reflect.DeepEqual(p.ends, r.ends) {
+			t.Errorf("SM %d: other events differ", i)
+		}
+	}
+	if mems == 0 {
+		t.Fatal("the kernel sends no SM-side Mem events: the test shows nothing")
+	}
+}

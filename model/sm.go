@@ -123,11 +123,12 @@ type txn struct {
 }
 
 type smState struct {
-	id   int
-	spec *Spec
-	obs  Observer // nil: none attached
-	now  Time
-	nsch int
+	id     int
+	spec   *Spec
+	obs    Observer // nil: none attached
+	memObs Observer // obs, unless it declines Mem events (MemFilter)
+	now    Time
+	nsch   int
 
 	classes [NumClasses]classInfo
 	units   []unitInst
@@ -198,6 +199,9 @@ type smState struct {
 // newSM makes SM id of s with one issue policy per scheduler.
 func newSM(id int, s *Spec, policies []IssuePolicy, obs Observer) *smState {
 	sm := &smState{id: id, spec: s, obs: obs, nsch: s.SM.Schedulers, policies: policies}
+	if f, ok := obs.(MemFilter); obs != nil && (!ok || f.ObservesMem()) {
+		sm.memObs = obs
+	}
 	kinds := s.SM.Units.list()
 	for k, u := range kinds {
 		for i := 0; i < u.Count; i++ {
@@ -834,7 +838,7 @@ func (sm *smState) fill(c *cache, m int32) {
 	}
 	l := &c.lines[e.entry]
 	l.valid |= l.pending
-	if sm.obs != nil {
+	if sm.memObs != nil {
 		sm.observe(c, (e.tag-1)<<c.lineShift, Fill, e.since, sm.now)
 	}
 	for _, op := range e.waiters {

@@ -63,8 +63,8 @@ func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
 		sm.shared.Insts++
 		sm.shared.Cycles += uint64(deg * cpw)
 		done := start + Time(sm.spec.Shared.Latency) + (deg-1)*cpw
-		if sm.obs != nil {
-			sm.obs.Mem(MemEvent{Level: LevelShared, Outcome: Hit, SM: sm.id, Write: !load,
+		if sm.memObs != nil {
+			sm.memObs.Mem(MemEvent{Level: LevelShared, Outcome: Hit, SM: sm.id, Write: !load,
 				Issue: start, Complete: done, Ways: int(deg)})
 		}
 		sm.complete(w, in, load, done, probe)
@@ -216,7 +216,7 @@ func (sm *smState) doTxn(x *txn, t Time) bool {
 			if r := t + lat; r > op.readyAt {
 				op.readyAt = r
 			}
-			if sm.obs != nil {
+			if sm.memObs != nil {
 				sm.observe(c, x.addr, Hit, t, t+lat)
 			}
 			return true
@@ -228,7 +228,7 @@ func (sm *smState) doTxn(x *txn, t Time) bool {
 			e := &c.mshrs[l.mshr]
 			e.waiters = append(e.waiters, b.op)
 			op.pending++
-			if sm.obs != nil {
+			if sm.memObs != nil {
 				sm.observe(c, x.addr, Merged, t, 0)
 			}
 			return true
@@ -260,7 +260,7 @@ func (sm *smState) doTxn(x *txn, t Time) bool {
 		m = c.allocMSHR(i, tag)
 		c.mshrs[m].since = t
 	}
-	if sm.obs != nil {
+	if sm.memObs != nil {
 		sm.observe(c, x.addr, Miss, t, 0)
 	}
 	missing := x.mask &^ (l.valid | l.pending)
@@ -529,7 +529,7 @@ func (sm *smState) observe(c *cache, addr uint64, o MemOutcome, issue, complete 
 	case sm.cnst:
 		lv = LevelConst
 	}
-	sm.obs.Mem(MemEvent{Level: lv, Outcome: o, SM: sm.id, Addr: addr, Issue: issue, Complete: complete})
+	sm.memObs.Mem(MemEvent{Level: lv, Outcome: o, SM: sm.id, Addr: addr, Issue: issue, Complete: complete})
 }
 
 // uniform reports whether every active lane's address is in the same

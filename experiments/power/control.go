@@ -199,6 +199,14 @@ func (t tee) CTAStart(e model.CTAEvent)  { t.a.CTAStart(e); t.b.CTAStart(e) }
 func (t tee) CTAFinish(e model.CTAEvent) { t.a.CTAFinish(e); t.b.CTAFinish(e) }
 func (t tee) Mem(e model.MemEvent)       { t.a.Mem(e); t.b.Mem(e) }
 
+// ObservesMem is true when either side wants Mem events (model.MemFilter).
+func (t tee) ObservesMem() bool { return observesMem(t.a) || observesMem(t.b) }
+
+func observesMem(o model.Observer) bool {
+	f, ok := o.(model.MemFilter)
+	return !ok || f.ObservesMem()
+}
+
 // teeOf combines observers, skipping nil ones.
 func teeOf(obs ...model.Observer) model.Observer {
 	var out model.Observer

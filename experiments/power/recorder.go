@@ -143,6 +143,9 @@ func (s *smRecorder) Issue(e model.IssueEvent) {
 	s.issue.add(e.Cycle, e.Cycle+1, 1, uint64(bits.OnesCount32(e.Active)))
 }
 
+// ObservesMem is false: activity needs no memory events (model.MemFilter).
+func (s *smRecorder) ObservesMem() bool { return false }
+
 func (s *smRecorder) Stall(e model.StallEvent) {
 	if e.Reason < model.NumStallReasons {
 		s.stalls[e.Reason].add(e.From, e.To, 1, 0)

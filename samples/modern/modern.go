@@ -61,20 +61,7 @@ func List() []Kernel {
 // the documented tolerance).
 func Registry() launch.Registry {
 	r := launch.SampleRegistry()
-	for name, g := range ref.ModernGenerators() {
-		g := g
-		r.Generators[name] = func(args map[string]string) (launch.GenOutput, error) {
-			in, err := g.Make(ref.Args(args))
-			if err != nil {
-				return launch.GenOutput{}, err
-			}
-			out := launch.GenOutput{Buffers: map[string][]byte{}, Scalars: in.Scalars}
-			for k, b := range in.Buffers {
-				out.Buffers[k] = b.Data
-			}
-			return out, nil
-		}
-	}
+	r.AddGenerators(ref.ModernGenerators())
 	for name, v := range verifiers() {
 		r.Verify[name] = v
 	}
