@@ -136,6 +136,7 @@ type smRecorder struct {
 	// stalled scheduler-cycles by reason (n0), over time
 	issue  series
 	stalls [model.NumStallReasons]series
+	pend   []stallRun // per scheduler: the stall run being extended
 	err    error
 }
 
@@ -146,10 +147,37 @@ func (s *smRecorder) Issue(e model.IssueEvent) {
 // ObservesMem is false: activity needs no memory events (model.MemFilter).
 func (s *smRecorder) ObservesMem() bool { return false }
 
+// Stall extends the scheduler's pending stall run when the event continues
+// it (the model reports most stalls one cycle at a time) and adds the run
+// to its reason's series when it ends.
 func (s *smRecorder) Stall(e model.StallEvent) {
-	if e.Reason < model.NumStallReasons {
-		s.stalls[e.Reason].add(e.From, e.To, 1, 0)
+	if e.Reason >= model.NumStallReasons || e.Sched < 0 {
+		return
 	}
+	if e.Sched >= len(s.pend) {
+		s.pend = append(s.pend, make([]stallRun, e.Sched+1-len(s.pend))...)
+	}
+	p := &s.pend[e.Sched]
+	if p.to == e.From && p.reason == e.Reason && p.to > p.from {
+		p.to = e.To
+		return
+	}
+	s.flushStall(p)
+	*p = stallRun{e.From, e.To, e.Reason}
+}
+
+// stallRun is a scheduler's stall cycles [from, to) for one reason not yet
+// added to the series.
+type stallRun struct {
+	from, to model.Time
+	reason   model.StallReason
+}
+
+func (s *smRecorder) flushStall(p *stallRun) {
+	if p.to > p.from {
+		s.stalls[p.reason].add(p.from, p.to, 1, 0)
+	}
+	p.from, p.to = 0, 0
 }
 
 // instRec is one unit instance's track and its lanes' group, together so
@@ -363,6 +391,9 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		if s == nil {
 			continue
 		}
+		for i := range s.pend {
+			s.flushStall(&s.pend[i])
+		}
 		for k := range s.units {
 			l.SeriesShift = max(l.SeriesShift, s.series[k].shift)
 		}
@@ -426,7 +457,8 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 	return l, nil
 }
 
-// sched returns SM i's scheduler series at width 2^shift over nb buckets.
+// sched returns SM i's scheduler series at width 2^shift over nb buckets
+// (the pending stall runs flushed).
 func (s *smRecorder) sched(i, schedulers int, shift uint, nb int) Sched {
 	sc := Sched{SM: i, Schedulers: schedulers}
 	sc.Issued, sc.Threads = s.issue.buckets(shift, nb)
