@@ -267,7 +267,7 @@ func hostileCases() []hostileCase {
 		{name: "YAML anchor bomb", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_bomb.yaml", "--functional"}, code: 1, want: []string{"l_bomb.yaml"}},
 		{name: "buffer count 1e11", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_count.yaml", "--functional"}, code: 1, want: []string{"l_count.yaml", "params[0]", "count 100000000000", "2^28 elements"}},
 		{name: "texture of 2^48 bytes", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_tex.yaml", "--functional"}, code: 1, want: []string{"textures[0] (vol)", "281474976710656 bytes", "limit"}},
-		{name: "generator of 2^31 elements", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_gen.yaml", "--functional"}, code: 1, want: []string{"inputs g (vecadd)", "exceeds the limit of 268435456"}},
+		{name: "generator of 2^31 elements", args: []string{"run", "$D/k.ptx", "--launch", "$D/l_gen.yaml", "--functional"}, code: 1, want: []string{"l_gen.yaml: inputs g (vecadd): argument n = 2147483648 exceeds the limit of 268435456"}},
 		{name: "sweep image 1e5", args: []string{"sweep", "plan", "$D/sw_image.yaml", "-o", "$D/p1.jsonl"}, code: 1, want: []string{"image must be 1 … 8192"}, after: absent("p1.jsonl")},
 		{name: "sweep 180000 entries", args: []string{"sweep", "plan", "$D/sw_many.yaml", "-o", "$D/p2.jsonl"}, code: 1, want: []string{"180000 entries exceed the limit of 100000"}, after: absent("p2.jsonl")},
 		{name: "sweep spec /dev/zero", args: []string{"sweep", "plan", "/dev/zero", "-o", "$D/p3.jsonl"}, code: 1, want: []string{"/dev/zero", "16 MiB limit"}, after: absent("p3.jsonl")},

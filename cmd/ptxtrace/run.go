@@ -164,7 +164,7 @@ func runRun(ctx context.Context, o runOptions) error {
 	}
 	prep, err := in.spec.Prepare(in.prog, popt)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", o.Launch, err) // name the spec, as its parse errors do
 	}
 	warn := warner(o.Stderr)
 	warn(prep.Warnings())

@@ -210,10 +210,10 @@ func (a Args) ints(spec ...string) ([]int, error) {
 	for i, v := range f {
 		name := strings.Split(spec[i], ":")[0]
 		if v != math.Trunc(v) || v < 0 || v > 1<<31 {
-			return nil, fmt.Errorf("argument %s = %v is not a non-negative integer", name, v)
+			return nil, fmt.Errorf("argument %s = %s is not a non-negative integer", name, strconv.FormatFloat(v, 'f', -1, 64))
 		}
 		if name != "seed" && v > MaxGenElems {
-			return nil, fmt.Errorf("argument %s = %v exceeds the limit of %d", name, v, MaxGenElems)
+			return nil, fmt.Errorf("argument %s = %s exceeds the limit of %d", name, strconv.FormatFloat(v, 'f', -1, 64), MaxGenElems)
 		}
 		out[i] = int(v)
 	}

@@ -19,7 +19,7 @@ func TestGeneratorSizeLimits(t *testing.T) {
 		args Args
 		want string
 	}{
-		{"vecadd", Args{"n": "2147483648"}, "argument n = 2.147483648e+09 exceeds the limit of 268435456"},
+		{"vecadd", Args{"n": "2147483648"}, "argument n = 2147483648 exceeds the limit of 268435456"},
 		{"matmul", Args{"m": "65536", "k": "65536"}, "m×k = [65536 65536] gives more than 268435456 elements"},
 		{"lud", Args{"n": "32768"}, "n×n = [32768 32768]"},
 		{"gaussian", Args{"n": "100000"}, "n×n = [100000 100000]"},
