@@ -10,6 +10,7 @@ import (
 	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/samples"
 	"github.com/ptxtrace/ptxtrace/samples/heldout"
+	"github.com/ptxtrace/ptxtrace/samples/internal/kernelset"
 	"github.com/ptxtrace/ptxtrace/samples/modern"
 )
 
@@ -48,10 +49,10 @@ func List() []Entry {
 			Description: s.Description, Files: s.Files, FS: samples.FS()})
 	}
 	for _, k := range heldout.List() {
-		out = append(out, group(GroupHeldout, heldout.FS(), k.Name, k.Source, k.PTX))
+		out = append(out, group(GroupHeldout, heldout.FS(), k))
 	}
 	for _, k := range modern.List() {
-		out = append(out, group(GroupModern, modern.FS(), k.Name, k.Source, k.PTX))
+		out = append(out, group(GroupModern, modern.FS(), k))
 	}
 	return out
 }
@@ -59,7 +60,8 @@ func List() []Entry {
 // group builds an entry of a group whose kernel is named after its
 // directory; the description comes from the CUDA source, else from the
 // first PTX file (hand-written PTX).
-func group(g string, fsys fs.FS, name, source string, ptx []string) Entry {
+func group(g string, fsys fs.FS, k kernelset.Kernel) Entry {
+	name, source, ptx := k.Name, k.Source, k.PTX
 	e := Entry{Name: name, Group: g, Kernels: []string{name}, FS: fsys}
 	desc := source
 	if desc == "" && len(ptx) > 0 {
@@ -76,7 +78,7 @@ func group(g string, fsys fs.FS, name, source string, ptx []string) Entry {
 		e.Files = append(e.Files, source)
 	}
 	e.Files = append(e.Files, ptx...)
-	e.Files = append(e.Files, path.Join(name, "launch.yaml"))
+	e.Files = append(e.Files, k.Spec)
 	slices.Sort(e.Files)
 	return e
 }

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"path"
-	"sort"
-	"strings"
 
 	"github.com/ptxtrace/ptxtrace/launch"
+	"github.com/ptxtrace/ptxtrace/samples/internal/kernelset"
 	"github.com/ptxtrace/ptxtrace/samples/ref"
 )
 
@@ -21,47 +19,11 @@ var files embed.FS
 // "<name>/launch.yaml".
 func FS() fs.FS { return files }
 
-// Kernel is one held-out kernel.
-type Kernel struct {
-	Name   string   // directory and kernel name, e.g. "scan"
-	Source string   // "<name>/<name>.cu"
-	Spec   string   // "<name>/launch.yaml"
-	PTX    []string // sorted PTX paths, e.g. "scan/scan.sm_52.ptx"
-}
-
-// PTXFor returns the path of the kernel's PTX for variant ("sm_52",
-// "sm_80", "sm_52-G", "sm_80-lineinfo").
-func (k Kernel) PTXFor(variant string) (string, bool) {
-	want := path.Join(k.Name, k.Name+"."+variant+".ptx")
-	for _, p := range k.PTX {
-		if p == want {
-			return p, true
-		}
-	}
-	return "", false
-}
+// Kernel is one held-out kernel (its directory's files in FS).
+type Kernel = kernelset.Kernel
 
 // List returns every held-out kernel, sorted by name.
-func List() []Kernel {
-	dirs, _ := fs.ReadDir(files, ".")
-	var out []Kernel
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		n := d.Name()
-		k := Kernel{Name: n, Source: path.Join(n, n+".cu"), Spec: path.Join(n, "launch.yaml")}
-		ents, _ := fs.ReadDir(files, n)
-		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".ptx") {
-				k.PTX = append(k.PTX, path.Join(n, e.Name()))
-			}
-		}
-		sort.Strings(k.PTX)
-		out = append(out, k)
-	}
-	return out
-}
+func List() []Kernel { return kernelset.List(files) }
 
 // Registry returns a fresh launch.Registry: launch.SampleRegistry() plus
 // the held-out kernels' generators (ref.HeldoutGenerators) and verifiers.

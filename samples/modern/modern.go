@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"path"
-	"sort"
-	"strings"
 
 	"github.com/ptxtrace/ptxtrace/launch"
+	"github.com/ptxtrace/ptxtrace/samples/internal/kernelset"
 	"github.com/ptxtrace/ptxtrace/samples/ref"
 )
 
@@ -21,38 +19,11 @@ var files embed.FS
 // hand-written PTX), "<name>/<name>.<variant>.ptx", "<name>/launch.yaml".
 func FS() fs.FS { return files }
 
-// Kernel is one sample of the group.
-type Kernel struct {
-	Name   string   // directory and kernel name, e.g. "tiledmm"
-	Source string   // "<name>/<name>.cu", or "" when the PTX is hand-written
-	Spec   string   // "<name>/launch.yaml"
-	PTX    []string // sorted PTX paths, e.g. "tiledmm/tiledmm.sm_80.ptx"
-}
+// Kernel is one sample of the group (its directory's files in FS).
+type Kernel = kernelset.Kernel
 
 // List returns every sample of the group, sorted by name.
-func List() []Kernel {
-	dirs, _ := fs.ReadDir(files, ".")
-	var out []Kernel
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		n := d.Name()
-		k := Kernel{Name: n, Spec: path.Join(n, "launch.yaml")}
-		ents, _ := fs.ReadDir(files, n)
-		for _, e := range ents {
-			switch {
-			case strings.HasSuffix(e.Name(), ".ptx"):
-				k.PTX = append(k.PTX, path.Join(n, e.Name()))
-			case e.Name() == n+".cu":
-				k.Source = path.Join(n, e.Name())
-			}
-		}
-		sort.Strings(k.PTX)
-		out = append(out, k)
-	}
-	return out
-}
+func List() []Kernel { return kernelset.List(files) }
 
 // Registry returns a fresh launch.Registry: launch.SampleRegistry() plus
 // this group's generators (ref.ModernGenerators) and verifiers, named
