@@ -195,6 +195,13 @@ const (
 	builtinMalloc
 	builtinFree
 	builtinLibdevice
+	// the CUDA device runtime (cdp.go)
+	builtinGetParamBuf
+	builtinGetParamBufV2
+	builtinLaunchDevice
+	builtinLaunchDeviceV2
+	builtinGetLastError
+	builtinPeekAtLastError
 )
 
 // inst is one lowered instruction. Registers are stored as offsets into a

@@ -41,6 +41,9 @@ type Fault struct {
 	Line   int
 	Inst   string
 	Addr   uint64
+	// Grid names the grid when it was launched from device code (dynamic
+	// parallelism); "" for the host-launched grid.
+	Grid string
 }
 
 // Error renders the fault on one line, starting with file:line.
@@ -57,6 +60,9 @@ func (f *Fault) Error() string {
 	fmt.Fprintf(&sb, ", pc %d", f.PC)
 	if f.Func != "" && f.Func != f.Kernel {
 		fmt.Fprintf(&sb, " in %s", f.Func)
+	}
+	if f.Grid != "" {
+		fmt.Fprintf(&sb, "; %s", f.Grid)
 	}
 	sb.WriteString("]")
 	if f.Inst != "" {

@@ -30,6 +30,9 @@ type Launch struct {
 	// MaxWarpInsts bounds the instructions one warp may execute before the
 	// launch faults as runaway (0: DefaultMaxWarpInsts).
 	MaxWarpInsts uint64
+	// DeviceLaunchNs is the latency of a device-side launch (dynamic
+	// parallelism) in timing mode, in ns (0: DefaultDeviceLaunchNs).
+	DeviceLaunchNs float64
 }
 
 // DefaultMaxWarpInsts is the default per-warp instruction budget.
@@ -78,6 +81,12 @@ type Kernel struct {
 	ovMode  bool
 	pending []*CTA
 	ovFree  []*overlay // merged overlays for reuse (serial phases only)
+	// dynamic parallelism (cdp.go): the device runtime shared by the host
+	// launch and its child grids, this grid's index among the child grids
+	// (-1: launched by the host) and its nesting depth
+	dr    *devRuntime
+	grid  int
+	depth int
 }
 
 // getRegs returns a zeroed register array of n values.
@@ -143,7 +152,7 @@ func NewKernel(l Launch) (*Kernel, error) {
 		l.NumSMs = 1
 	}
 	k := &Kernel{l: l, code: c, nthreads: nt, nwarps: (nt + 31) / 32,
-		nctas: l.Grid[0] * l.Grid[1] * l.Grid[2]}
+		nctas: l.Grid[0] * l.Grid[1] * l.Grid[2], grid: -1}
 	k.shared = c.dynBase() + l.DynShared
 	if l.DynShared == 0 {
 		k.shared = c.SharedStatic
@@ -154,6 +163,9 @@ func NewKernel(l Launch) (*Kernel, error) {
 	}
 	k.spinEvery = DefaultSpinCheck
 	k.conc, k.why = concurrentSafe(c)
+	if c.UsesDevRT {
+		k.conc, k.why = false, "device-side kernel launch (dynamic parallelism)"
+	}
 	return k, nil
 }
 

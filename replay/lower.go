@@ -33,6 +33,9 @@ type Code struct {
 	GlobalAtomics bool
 	// UsesPrintf is set when the kernel calls vprintf.
 	UsesPrintf bool
+	// UsesDevRT is set when the kernel calls the CUDA device runtime
+	// (dynamic parallelism, cdp.go): its CTAs run one after another.
+	UsesDevRT bool
 	// Warnings lists instructions that could not be lowered; executing one
 	// is a fault.
 	Warnings []string
@@ -200,12 +203,15 @@ func (c *Code) lowerFunc(fn *ptx.Function) (*fnCode, error) {
 			f.builtin = builtinMalloc
 		case "free":
 			f.builtin = builtinFree
-		case "cudaGetParameterBuffer", "cudaGetParameterBufferV2", "cudaLaunchDevice", "cudaLaunchDeviceV2",
-			"cudaDeviceSynchronize", "cudaStreamCreateWithFlags", "cudaGetDevice":
-			// the device runtime (cudadevrt): replay runs one grid at
-			// a time and has no device-side launch queue
-			return nil, fmt.Errorf("%s: call of %s: dynamic parallelism (device-side kernel launch, CUDA device runtime) is not implemented", c.Prog.Name, fn.Name)
 		default:
+			if b, ok := devrtBuiltin(fn.Name); ok {
+				f.builtin = b
+				c.UsesDevRT = true
+				break
+			}
+			if why := devrtRefusal(fn.Name); why != "" {
+				return nil, fmt.Errorf("%s: call of %s: %s", c.Prog.Name, fn.Name, why)
+			}
 			ld, isLib, err := lookupLibdevice(fn.Name)
 			if !isLib {
 				return nil, fmt.Errorf("%s: call of %s, which has no body and is not a known built-in", c.Prog.Name, fn.Name)
@@ -218,6 +224,9 @@ func (c *Code) lowerFunc(fn *ptx.Function) (*fnCode, error) {
 		l := &lowerer{c: c, fn: fn, f: f, regs: map[string]int32{}}
 		l.layoutParams()
 		f.frameSize = alignUp(l.frame, 16)
+		if err := checkDevrtSig(fn.Name, f); err != nil {
+			return nil, fmt.Errorf("%s: %v", c.Prog.Name, err)
+		}
 		if f.libdev != nil {
 			if err := checkLibdevSig(fn.Name, f.libdev, f); err != nil {
 				return nil, fmt.Errorf("%s: %v", c.Prog.Name, err)

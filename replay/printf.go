@@ -129,6 +129,8 @@ func (w *warp) builtin(in *inst, f *fnCode, m uint32, fr *frame) {
 		w.faultf(in, l, FaultAssert, "assertion failed: %s (%s:%d)", msg, file, line)
 	case builtinLibdevice:
 		w.libdevice(in, f, m, fr)
+	case builtinGetParamBuf, builtinGetParamBufV2, builtinLaunchDevice, builtinLaunchDeviceV2, builtinGetLastError, builtinPeekAtLastError:
+		w.deviceRuntime(in, f, m, fr)
 	default:
 		w.faultf(in, -1, FaultUnsupported, "device-side %s is not supported", f.name)
 	}

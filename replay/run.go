@@ -34,12 +34,35 @@ type Result struct {
 	ThreadInsts uint64
 	Sequential  bool // CTAs ran one after another (global atomics)
 	Printf      []byte
+	// Children are the grids launched from device code (dynamic
+	// parallelism), in launch order; the counts above are the
+	// host-launched grid's own. Printf holds the children's output after
+	// the host grid's, in launch order.
+	Children []ChildGrid
+	// EndCycle (timing mode, with children): the cycle at which the last
+	// child grid completed, counted from the host launch; the host grid is
+	// complete only then. 0 without children.
+	EndCycle model.Time
 }
 
 // Run executes the launch functionally: every CTA with the round-robin
-// warp scheduler. It returns the first fault in CTA order.
+// warp scheduler. It returns the first fault in CTA order. Grids the
+// launch starts from device code run after it (cdp.go).
 func (k *Kernel) Run(ctx context.Context, o RunOptions) (*Result, error) {
-	res := &Result{CTAs: k.nctas, Sequential: k.code.GlobalAtomics}
+	k.dr = nil
+	res, err := k.runGrid(ctx, o)
+	if err != nil || k.dr == nil {
+		return res, err
+	}
+	if err := k.runChildrenFunctional(ctx, o, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runGrid runs the grid itself.
+func (k *Kernel) runGrid(ctx context.Context, o RunOptions) (*Result, error) {
+	res := &Result{CTAs: k.nctas, Sequential: k.code.GlobalAtomics || k.code.UsesDevRT}
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -220,7 +243,25 @@ func (c *CTA) Release() {
 // through it). Other kernels (reduce's cross-CTA atomicAdd, spin flags)
 // run with their SMs one after another and write the device directly, as
 // before. For race-free programs both give the same bytes.
+//
+// Grids the launch starts from device code run on the model after it, one
+// after another, each after the device launch latency (cdp.go); the
+// returned model.Result is the host grid's own, Result.Children and
+// Result.EndCycle hold the rest.
 func (k *Kernel) RunModel(ctx context.Context, spec model.Spec, o model.Options) (*model.Result, *Result, error) {
+	k.dr = nil
+	mr, res, err := k.runModelGrid(ctx, spec, o)
+	if err != nil || k.dr == nil {
+		return mr, res, err
+	}
+	if err := k.runChildrenModel(ctx, spec, o, mr, res); err != nil {
+		return nil, nil, err
+	}
+	return mr, res, nil
+}
+
+// runModelGrid runs the grid itself on the model.
+func (k *Kernel) runModelGrid(ctx context.Context, spec model.Spec, o model.Options) (*model.Result, *Result, error) {
 	k.keep = k.code.UsesPrintf
 	k.kept = nil
 	k.ovMode = k.conc
