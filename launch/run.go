@@ -43,6 +43,14 @@ type LaunchResult struct {
 	// Transfers around this launch (timing mode with transfers), times
 	// relative to the kernel's start.
 	Transfers []trace.Transfer
+	// Device is set for a grid launched from device code (dynamic
+	// parallelism): its record, and LaunchedBy the Index of the launch
+	// whose grid launched it. Such launches follow their host launch in
+	// Launches; the host launch's Timing is its own grid's, and its
+	// contribution to SeqResult.Cycles runs to the end of its last child
+	// (replay.Result.EndCycle).
+	Device     *replay.ChildGrid
+	LaunchedBy int
 }
 
 // SeqResult summarises Prepared.Run.
@@ -90,12 +98,37 @@ func (p *Prepared) addLaunch(sr *SeqResult, lr *LaunchResult, o ExecOptions) {
 	sr.Printf = append(sr.Printf, lr.Func.Printf...)
 	sr.Sequential = sr.Sequential || lr.Func.Sequential
 	if lr.Timing != nil {
-		sr.Cycles += lr.Timing.Cycles
-		sr.KernelPs += KernelPs(lr.Timing.Cycles, o.Model.CoreMHz)
+		cyc := lr.Timing.Cycles
+		if lr.Func.EndCycle > cyc {
+			cyc = lr.Func.EndCycle // device-launched children included
+		}
+		sr.Cycles += cyc
+		sr.KernelPs += KernelPs(cyc, o.Model.CoreMHz)
 		sr.TransferPs += TransferPs(lr.Transfers)
 	}
 	if o.OnLaunch != nil {
 		o.OnLaunch(lr.Index, lr)
+	}
+	addChildren(sr, lr)
+}
+
+// addChildren appends the grids lr launched from device code as launches
+// of their own (their time is already in lr's share of sr.Cycles).
+func addChildren(sr *SeqResult, lr *LaunchResult) {
+	base := len(sr.Launches)
+	for i := range lr.Func.Children {
+		c := &lr.Func.Children[i]
+		by := lr.Index
+		if c.Parent >= 0 {
+			by = base + c.Parent
+		}
+		cl := &LaunchResult{Index: base + i, Kernel: c.Kernel, Grid: c.Grid, Block: c.Block, Timing: c.Timing,
+			WarpsPerCTA: (c.Block[0]*c.Block[1]*c.Block[2] + 31) / 32,
+			Func: &replay.Result{CTAs: c.CTAs, WarpInsts: c.WarpInsts, ThreadInsts: c.ThreadInsts}, Device: c, LaunchedBy: by}
+		sr.Launches = append(sr.Launches, cl)
+		sr.CTAs += c.CTAs
+		sr.WarpInsts += c.WarpInsts
+		sr.ThreadInsts += c.ThreadInsts
 	}
 }
 

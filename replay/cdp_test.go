@@ -432,3 +432,54 @@ func TestCDPBadSignature(t *testing.T) {
 		t.Errorf("warnings %q, want the signature refused", c.Warnings)
 	}
 }
+
+// TestCDPCorpusCNP runs the corpus' dynamic-parallelism file (gpuocelot's
+// cnp.ptx, nvcc 5.0): mainKernel launches nestedCall(10), and nestedCall(n)
+// writes array[n] = n and launches nestedCall(n-1) while n >= 1, so 11
+// child grids of depths 1..11 write array[10..0]. Its array has 10
+// elements, so array[10] is out of bounds (the corpus run reports that
+// fault); here the declaration is widened to 11 elements.
+func TestCDPCorpusCNP(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "corpus", "ptx", "gtcasl__gpuocelot__cnp.ptx")
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join("..", "..", "..", "shared", "corpus", "ptx", "gtcasl__gpuocelot__cnp.ptx")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("corpus file absent: %v", err)
+	}
+	src := strings.Replace(string(b), "array[40]", "array[44]", 1)
+	p := cdpProg(t, src)
+	c, err := p.Lower("_Z10mainKernelv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := NewDeviceFor(p)
+	k, err := NewKernel(Launch{Code: c, Grid: [3]int{1, 1, 1}, Block: [3]int{1, 1, 1}, Dev: dev, Globals: dev.LoadModule(p)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := k.Run(context.Background(), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var arr *Alloc
+	for _, a := range dev.Allocs() {
+		if a.Name == "array" {
+			arr = a
+		}
+	}
+	for i := 0; i < 11; i++ {
+		if v := binary.LittleEndian.Uint32(arr.Data[4*i:]); v != uint32(i) {
+			t.Errorf("array[%d] = %d, want %d", i, v, i)
+		}
+	}
+	if len(res.Children) != 11 {
+		t.Fatalf("%d children, want 11", len(res.Children))
+	}
+	for i, ch := range res.Children {
+		if ch.Depth != i+1 || ch.Parent != i-1 || ch.Kernel != "_Z10nestedCalli" {
+			t.Errorf("child %d: depth %d parent %d %s", i, ch.Depth, ch.Parent, ch.Kernel)
+		}
+	}
+}
