@@ -124,7 +124,7 @@ func addChildren(sr *SeqResult, lr *LaunchResult) {
 		}
 		cl := &LaunchResult{Index: base + i, Kernel: c.Kernel, Grid: c.Grid, Block: c.Block, Timing: c.Timing,
 			WarpsPerCTA: (c.Block[0]*c.Block[1]*c.Block[2] + 31) / 32,
-			Func: &replay.Result{CTAs: c.CTAs, WarpInsts: c.WarpInsts, ThreadInsts: c.ThreadInsts}, Device: c, LaunchedBy: by}
+			Func:        &replay.Result{CTAs: c.CTAs, WarpInsts: c.WarpInsts, ThreadInsts: c.ThreadInsts}, Device: c, LaunchedBy: by}
 		sr.Launches = append(sr.Launches, cl)
 		sr.CTAs += c.CTAs
 		sr.WarpInsts += c.WarpInsts
