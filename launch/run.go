@@ -122,9 +122,9 @@ func addChildren(sr *SeqResult, lr *LaunchResult) {
 		if c.Parent >= 0 {
 			by = base + c.Parent
 		}
-		cl := &LaunchResult{Index: base + i, Kernel: c.Kernel, Grid: c.Grid, Block: c.Block, Timing: c.Timing,
-			WarpsPerCTA: (c.Block[0]*c.Block[1]*c.Block[2] + 31) / 32,
-			Func:        &replay.Result{CTAs: c.CTAs, WarpInsts: c.WarpInsts, ThreadInsts: c.ThreadInsts}, Device: c, LaunchedBy: by}
+		cl := &LaunchResult{Index: base + i, Kernel: c.Kernel, Grid: c.Grid, Block: c.Block, Timing: c.Timing, Device: c, LaunchedBy: by}
+		cl.WarpsPerCTA = (c.Block[0]*c.Block[1]*c.Block[2] + 31) / 32
+		cl.Func = &replay.Result{CTAs: c.CTAs, WarpInsts: c.WarpInsts, ThreadInsts: c.ThreadInsts}
 		sr.Launches = append(sr.Launches, cl)
 		sr.CTAs += c.CTAs
 		sr.WarpInsts += c.WarpInsts

@@ -242,7 +242,8 @@ func TestCDPTiming(t *testing.T) {
 
 // v1Src is a launch through cudaGetParameterBuffer/cudaLaunchDevice as
 // nvcc (CUDA 5-11, -rdc) emits it: child(out, 7) on 3 threads; the launch's
-// return value goes to out[10]. $GET, $LAUNCH name the functions, $STREAM
+// return value goes to out[10]; the child stores its %gridid (u64) at
+// out[20], the parent its own at out[22]. $GET, $LAUNCH name the functions, $STREAM
 // and $FUNC the stream and kernel operands.
 const v1Src = `.version 7.0
 .target sm_52
@@ -253,7 +254,7 @@ const v1Src = `.version 7.0
 .visible .entry child(.param .u64 p, .param .u32 v)
 {
 	.reg .b32 %r<4>;
-	.reg .b64 %rd<4>;
+	.reg .b64 %rd<5>;
 	ld.param.u64 %rd1, [p];
 	ld.param.u32 %r1, [v];
 	mov.u32 %r2, %tid.x;
@@ -261,13 +262,17 @@ const v1Src = `.version 7.0
 	mul.wide.u32 %rd2, %r2, 4;
 	add.s64 %rd3, %rd1, %rd2;
 	st.global.u32 [%rd3], %r3;
+	mov.u64 %rd4, %gridid;
+	st.global.u64 [%rd1+80], %rd4;
 	ret;
 }
 .visible .entry parent(.param .u64 out)
 {
 	.reg .b32 %r<8>;
-	.reg .b64 %rd<8>;
+	.reg .b64 %rd<9>;
 	ld.param.u64 %rd3, [out];
+	mov.u64 %rd8, %gridid;
+	st.global.u64 [%rd3+88], %rd8;
 	mov.u64 %rd2, 8;
 	mov.u64 %rd4, 12;
 	{
@@ -380,8 +385,9 @@ const v2Src = `.version 7.0
 
 // TestCDPSpellings runs a launch through every accepted spelling of the
 // launch functions: child(out, 7) on 3 threads gives out = {7, 8, 9} and the
-// launch returns cudaSuccess (out[10] = 0). A non-NULL stream and a
-// launch of a non-kernel are refused.
+// launch returns cudaSuccess (out[10] = 0). In the V1 source the host grid
+// has %gridid 1 and the child, the first device launch, 2. A non-NULL
+// stream and a launch of a non-kernel are refused.
 func TestCDPSpellings(t *testing.T) {
 	cases := []struct {
 		name, src, get, launch, stream, fn string
@@ -410,7 +416,11 @@ func TestCDPSpellings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantInts(t, got, map[int]int32{0: 7, 1: 8, 2: 9})
+			want := map[int]int32{0: 7, 1: 8, 2: 9}
+			if tc.src == v1Src {
+				want[20], want[22] = 2, 1
+			}
+			wantInts(t, got, want)
 			if len(res.Children) != 1 || res.Children[0].Block != [3]int{3, 1, 1} {
 				t.Errorf("children %+v", res.Children)
 			}

@@ -216,7 +216,7 @@ func (w *warp) fillSpecial(r []uint64, s special) {
 	case srNsmid:
 		v = uint64(k.l.NumSMs)
 	case srGridid:
-		v = 1
+		v = uint64(k.grid + 2) // 1 for the host-launched grid, then device launches in order (cdp.go)
 	case srDynSmem:
 		v = uint64(k.l.DynShared)
 	case srTotalSmem:
