@@ -154,6 +154,21 @@
 // functions through a module-scope register, so lowering refuses a kernel in
 // which two functions use the same one.
 //
+// # Dynamic parallelism
+//
+// Calls of the CUDA device runtime (cudaGetParameterBuffer[V2],
+// cudaLaunchDevice[V2], cudaGetLastError, cudaPeekAtLastError) are
+// built-ins (cdp.go). A device-side launch is queued; Run and RunModel run
+// the queue after the host-launched grid, in launch order, each grid to
+// completion (in timing mode on the model, one after another, each after
+// Launch.DeviceLaunchNs). Invariants: a child never starts before the grid
+// that launched it has finished; the host launch returns only when the
+// queue is empty; a kernel that calls the device runtime runs its CTAs one
+// after another and never concurrently on several SMs, so launch order is
+// the CTA, warp and lane order and every result is deterministic; streams
+// other than NULL and device-side cudaDeviceSynchronize are refused
+// (docs/model.md, "Dynamic parallelism").
+//
 // # Parallel execution and determinism
 //
 // Run executes CTAs on Workers goroutines in waves of WaveSize CTAs (a
