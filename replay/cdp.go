@@ -62,9 +62,10 @@ const DefaultDeviceLaunchNs = 5000
 
 // CUDA error codes the device runtime returns (driver_types.h, cudaError).
 const (
-	cudaSuccess                = 0
-	cudaErrorInvalidConfig     = 9
-	cudaErrorInvalidDeviceFunc = 98
+	cudaSuccess             = 0
+	cudaErrorInvalidConfig  = 9
+	cudaErrorFileScopedTex  = 66
+	cudaErrorFileScopedSurf = 67
 )
 
 // devrtBuiltin maps a device-runtime function to its built-in.
@@ -379,6 +380,14 @@ func (w *warp) launchDevice(in *inst, l int, api string, fn uint64, p *paramBuf,
 		b[0] == 0 || b[1] == 0 || b[2] == 0 || b[0] > 1024 || b[1] > 1024 || b[2] > 64 || threads > 1024 ||
 		uint64(c.dynBase())+uint64(sh) > maxChildShared {
 		return cudaErrorInvalidConfig, true
+	}
+	// the device runtime launches only kernels using texture and surface
+	// objects, not file-scoped references
+	if c.usesTexRef {
+		return cudaErrorFileScopedTex, true
+	}
+	if c.usesSurfRef {
+		return cudaErrorFileScopedSurf, true
 	}
 	if k.depth+1 > MaxLaunchDepth {
 		w.faultf(in, l, FaultInvalid, "%s: cudaErrorLaunchMaxDepthExceeded: launching %s at nesting depth %d exceeds the maximum depth %d", api, c.Name, k.depth+1, MaxLaunchDepth)

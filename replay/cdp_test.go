@@ -493,3 +493,50 @@ func TestCDPCorpusCNP(t *testing.T) {
 		}
 	}
 }
+
+// TestCDPFileScopedTexture: the device runtime does not launch a kernel
+// that uses a file-scoped texture (or surface) reference: the launch
+// returns cudaErrorLaunchFileScopedTex (66) / ...Surf (67) and the child
+// does not run.
+func TestCDPFileScopedTexture(t *testing.T) {
+	refs := `.global .texref tr;
+.global .surfref sr;
+.visible .entry texchild(.param .u64 p, .param .u32 v)
+{
+	.reg .b32 %r<6>;
+	.reg .f32 %f<5>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, 0;
+	tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tr, {%r1}];
+	st.global.f32 [%rd1], %f1;
+	ret;
+}
+.visible .entry surfchild(.param .u64 p, .param .u32 v)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, 0;
+	suld.b.1d.b32.trap {%r2}, [sr, {%r1}];
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+`
+	for _, tc := range []struct {
+		fn   string
+		want int32
+	}{{"texchild", 66}, {"surfchild", 67}} {
+		src := strings.NewReplacer("$GET", "cudaGetParameterBuffer", "$LAUNCH", "cudaLaunchDevice", "$STREAM", "0", "$FUNC", tc.fn,
+			".address_size 64\n", ".address_size 64\n"+refs).Replace(v1Src)
+		p := cdpProg(t, src)
+		got, res, _, err := cdpRun(t, p, "parent", [3]int{1, 1, 1}, [3]int{1, 1, 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantInts(t, got, map[int]int32{10: tc.want, 22: 1})
+		if len(res.Children) != 0 {
+			t.Errorf("%s: children %+v, want none", tc.fn, res.Children)
+		}
+	}
+}

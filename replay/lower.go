@@ -36,6 +36,9 @@ type Code struct {
 	// UsesDevRT is set when the kernel calls the CUDA device runtime
 	// (dynamic parallelism, cdp.go): its CTAs run one after another.
 	UsesDevRT bool
+	// usesTexRef, usesSurfRef: the kernel names a texture or surface
+	// reference (a device-side launch of it fails, cdp.go)
+	usesTexRef, usesSurfRef bool
 	// Warnings lists instructions that could not be lowered; executing one
 	// is a fault.
 	Warnings []string

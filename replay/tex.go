@@ -77,6 +77,7 @@ var texQueries = []string{"width", "height", "depth", "array_size", "channel_dat
 func (l *lowerer) texHandle(in *inst, op ptx.Operand, surface bool) error {
 	if surface {
 		if i, ok := l.c.Prog.surfIdx[op.Name]; ok {
+			l.c.usesSurfRef = true
 			in.tex = int32(len(l.c.Prog.texrefs) + i)
 			in.s[0] = -1
 			in.ns = 1
@@ -84,12 +85,14 @@ func (l *lowerer) texHandle(in *inst, op ptx.Operand, surface bool) error {
 		}
 	}
 	if i, ok := l.c.Prog.texIdx[op.Name]; ok {
+		l.c.usesTexRef = true
 		in.tex = int32(i)
 		in.s[0] = -1
 		in.ns = 1
 		return nil
 	}
 	if i, ok := l.c.Prog.surfIdx[op.Name]; ok {
+		l.c.usesSurfRef = true
 		in.tex = int32(len(l.c.Prog.texrefs) + i)
 		in.s[0] = -1
 		in.ns = 1
