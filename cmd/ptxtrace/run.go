@@ -133,6 +133,13 @@ type launchSummary struct {
 	IPC         float64 `json:"ipc,omitempty"`
 	// Transfers: copies before/after the launch, ps from its kernel's start.
 	Transfers []trace.Transfer `json:"transfers,omitempty"`
+	// A grid launched from device code (dynamic parallelism): the index of
+	// the launch whose grid launched it, its nesting depth, and (timing
+	// mode) its start and end cycles counted from its host launch.
+	LaunchedBy *int   `json:"launched_by,omitempty"`
+	Depth      int    `json:"depth,omitempty"`
+	StartCycle uint64 `json:"start_cycle,omitempty"`
+	EndCycle   uint64 `json:"end_cycle,omitempty"`
 }
 
 // runInputs are the files a run reads: the program, the launch spec, the
@@ -344,6 +351,10 @@ func newRunSummary(o runOptions, in *runInputs, res *launch.SeqResult, elapsed t
 		if lr.Timing != nil {
 			ls.Cycles, ls.IPC = uint64(lr.Timing.Cycles), lr.Timing.IPC
 			ls.Transfers = lr.Transfers
+		}
+		if d := lr.Device; d != nil {
+			by := lr.LaunchedBy
+			ls.LaunchedBy, ls.Depth, ls.StartCycle, ls.EndCycle = &by, d.Depth, uint64(d.Start), uint64(d.End)
 		}
 		sum.Launches = append(sum.Launches, ls)
 	}
