@@ -540,3 +540,37 @@ func TestCDPFileScopedTexture(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCDPPerThread: 64 threads each launch a 4-thread grid (the
+// device-runtime path: parameter buffers, queue, child lowering cached).
+func BenchmarkCDPPerThread(b *testing.B) {
+	f, err := os.ReadFile(filepath.Join("testdata", "cdp", "cdp.ptx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pf, err := ptx.ParseFile(token.NewFileSet(), "cdp.ptx", f, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := NewProgram(pf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := p.Lower("_Z9perThreadPi")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		dev := NewDeviceFor(p)
+		buf := dev.Alloc("p", 4096*4)
+		params := make([]byte, 8)
+		binary.LittleEndian.PutUint64(params, buf.Base)
+		k, err := NewKernel(Launch{Code: c, Grid: [3]int{2, 1, 1}, Block: [3]int{32, 1, 1}, Params: params, Dev: dev})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := k.Run(context.Background(), RunOptions{Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

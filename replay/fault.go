@@ -83,6 +83,9 @@ func (f *Fault) Report() string {
 		fmt.Fprintf(&sb, "=========     by warp %d in block (%d,%d,%d)\n", f.Warp, f.CTA[0], f.CTA[1], f.CTA[2])
 	}
 	fmt.Fprintf(&sb, "=========     kernel %s, kind %s\n", f.Kernel, f.Kind)
+	if f.Grid != "" {
+		fmt.Fprintf(&sb, "=========     in %s\n", f.Grid)
+	}
 	return sb.String()
 }
 
