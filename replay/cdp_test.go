@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -574,3 +575,55 @@ func BenchmarkCDPPerThread(b *testing.B) {
 		}
 	}
 }
+
+// TestCDPDeterministic: worker counts change neither the memory nor the
+// child-grid records, functionally or on the model.
+func TestCDPDeterministic(t *testing.T) {
+	p := cdpProg(t, "")
+	c, err := p.Lower("_Z9perThreadPi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(workers int, timed bool) ([]byte, string) {
+		dev := NewDeviceFor(p)
+		buf := dev.Alloc("p", 4096)
+		params := make([]byte, 8)
+		binary.LittleEndian.PutUint64(params, buf.Base)
+		k, err := NewKernel(Launch{Code: c, Grid: [3]int{2, 1, 1}, Block: [3]int{4, 1, 1}, Params: params, Dev: dev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res *Result
+		if timed {
+			_, res, err = k.RunModel(context.Background(), model.A100(), model.Options{Workers: workers})
+		} else {
+			res, err = k.Run(context.Background(), RunOptions{Workers: workers})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		for _, ch := range res.Children {
+			sb.WriteString(strings.TrimSpace(strings.ReplaceAll(fmtChild(ch), "\n", " ")))
+			sb.WriteString("\n")
+		}
+		return append([]byte(nil), buf.Data...), sb.String()
+	}
+	for _, timed := range []bool{false, true} {
+		m1, r1 := run(1, timed)
+		m8, r8 := run(8, timed)
+		if string(m1) != string(m8) || r1 != r8 || r1 == "" {
+			t.Errorf("timed=%v: results differ between 1 and 8 workers:\n%s\n%s", timed, r1, r8)
+		}
+	}
+}
+
+func fmtChild(c ChildGrid) string {
+	var cyc model.Time
+	if c.Timing != nil {
+		cyc = c.Timing.Cycles
+	}
+	return strings.Join([]string{c.Kernel, itoa(c.Index), itoa(c.Parent), itoa(c.Depth), itoa(int(c.WarpInsts)), itoa(int(cyc)), itoa(int(c.Start)), itoa(int(c.End))}, " ")
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
