@@ -176,7 +176,6 @@ type devRuntime struct {
 	nbufs   int
 	lastErr map[threadKey]uint32
 	kids    []*childLaunch
-	hostKid int // children of the host grid not complete
 	done    int // completed child grids
 }
 
@@ -219,7 +218,6 @@ func (d *devRuntime) finished(i int) {
 		d.done++
 		i = c.rec.Parent
 		if i < 0 {
-			d.hostKid--
 			return
 		}
 		d.kids[i].pending--
@@ -232,6 +230,10 @@ func (w *warp) deviceRuntime(in *inst, f *fnCode, m uint32, fr *frame) {
 	k := w.k
 	if k.dr == nil {
 		k.dr = newDevRuntime()
+	}
+	if len(in.args) != len(f.params) || len(in.rets) != len(f.rets) {
+		w.faultf(in, -1, FaultInvalid, "call of %s passes %d arguments and %d return values, it takes %d and %d", f.name, len(in.args), len(in.rets), len(f.params), len(f.rets))
+		return
 	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
@@ -418,9 +420,7 @@ func (w *warp) launchDevice(in *inst, l int, api string, fn uint64, p *paramBuf,
 	d.kids = append(d.kids, &childLaunch{rec: rec, l: Launch{Code: c, Grid: rec.Grid, Block: rec.Block, DynShared: int(sh),
 		Params: params, Const: pl.Const, Dev: pl.Dev, Globals: pl.Globals, Textures: pl.Textures, NumSMs: pl.NumSMs,
 		MaxWarpInsts: pl.MaxWarpInsts, DeviceLaunchNs: pl.DeviceLaunchNs}})
-	if k.grid < 0 {
-		d.hostKid++
-	} else {
+	if k.grid >= 0 {
 		d.kids[k.grid].pending++
 	}
 	return cudaSuccess, true

@@ -627,3 +627,16 @@ func fmtChild(c ChildGrid) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestCDPCallArity: a call passing fewer arguments than the declaration
+// faults (no panic).
+func TestCDPCallArity(t *testing.T) {
+	src := strings.NewReplacer("$GET", "cudaGetParameterBuffer", "$LAUNCH", "cudaLaunchDevice", "$STREAM", "0", "$FUNC", "child",
+		"(param0, param1, param2, param3, param4, param5)", "(param0, param1, param2, param3, param4)").Replace(v1Src)
+	p := cdpProg(t, src)
+	_, _, _, err := cdpRun(t, p, "parent", [3]int{1, 1, 1}, [3]int{1, 1, 1}, nil)
+	var f *Fault
+	if !errors.As(err, &f) || !strings.Contains(f.Msg, "passes 5 arguments") {
+		t.Fatalf("err %v, want an arity fault", err)
+	}
+}
