@@ -85,7 +85,27 @@ type IssueQueue struct {
 	issued  bool
 	inIssue bool  // the policy's Issue is running
 	removed []int // positions retired during Issue, reported after it
+	// idleUntil, idleBest, idlePipe, idleLdSt: the built-in GTO policy
+	// issued nothing because every warp of the queue either waits
+	// (notBefore > now; the earliest until idleUntil) or has its operands
+	// ready and a memory instruction at its head that the memory pipeline
+	// cannot take (idleLdSt: some warp does), ldstStall being idlePipe;
+	// the stall reason was idleBest. While now < idleUntil and ldstStall
+	// is still idlePipe, and unless a warp's state is changed from outside
+	// the scheduler's own issue (invalidate), a cycle of this scheduler
+	// issues nothing and reports idleBest, so schedule and nextEvent skip
+	// the scan. idleUntil 0: no such knowledge.
+	idleUntil Time
+	idleBest  StallReason
+	idlePipe  StallReason
+	idleLdSt  bool
 }
+
+// invalidate forgets what the scheduler knows about its idle warps: a
+// warp joined or left the queue, or a waiting warp's notBefore or reason
+// changed other than by its own issue (a memory response, a barrier
+// release).
+func (q *IssueQueue) invalidate() { q.idleUntil = 0 }
 
 // reportRemoved tells p about the warps that retired during its Issue.
 func (q *IssueQueue) reportRemoved(p IssuePolicy) {
@@ -282,6 +302,10 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 	// q.scan written out: GTO is every preset's policy, and this runs
 	// for every scheduler in every simulated cycle
 	sm, now, best := q.sm, q.now, q.best
+	// idle: the earliest notBefore of the waiting warps while every warp
+	// waits or is held by the memory pipeline, else now (no knowledge)
+	idle, ldst := never, false
+	pipe := sm.ldstStall()
 	g := p.greedy
 	if g >= 0 {
 		w := q.warps[g]
@@ -295,12 +319,17 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 				return
 			}
 			best = min(best, r)
+			if pipe < NumStallReasons && w.ooo == nil && w.opReady && !w.exited && w.next.Class == ClassLdSt {
+				ldst = true // r is pipe, and stays so while pipe does
+			} else {
+				idle = now
+			}
 		}
 	}
-	pipe := sm.ldstStall()
 	for j, w := range q.warps {
 		if w.notBefore > now {
 			best = min(best, w.reason)
+			idle = min(idle, w.notBefore)
 			continue
 		}
 		if j == g {
@@ -309,8 +338,10 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 		if pipe < NumStallReasons && w.opReady && !w.exited && w.next.Class == ClassLdSt {
 			// what ready would answer, without its call
 			best = min(best, pipe)
+			ldst = true
 			continue
 		}
+		idle = now
 		ok, r := sm.ready(w, q.s)
 		if ok {
 			p.greedy = j
@@ -321,6 +352,10 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 		best = min(best, r)
 	}
 	q.best = best
+	// nothing issued, and every warp waits or is held by the pipeline:
+	// the outcome stays the same until the earliest wakes or the pipeline
+	// changes (or invalidate)
+	q.idleUntil, q.idleBest, q.idlePipe, q.idleLdSt = idle, best, pipe, ldst
 }
 
 func (p *gtoPolicy) Removed(i int) {
