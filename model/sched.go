@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -99,6 +100,47 @@ type IssueQueue struct {
 	idleBest  StallReason
 	idlePipe  StallReason
 	idleLdSt  bool
+	// sleep has bit j set when the GTO scan found warps[j] (j < 64)
+	// waiting with notBefore == never: only an event (a memory response,
+	// a barrier release: wake) ends such a wait, so the scan skips the
+	// warp until then. Bits follow the warps when positions change.
+	sleep uint64
+}
+
+// wake clears w's sleep bit (w belongs to q).
+func (q *IssueQueue) wake1(w *warpState) {
+	if w.qpos < 64 {
+		q.sleep &^= 1 << uint(w.qpos)
+	}
+}
+
+// nextAwake is the first position >= j whose sleep bit is clear (positions
+// from 64 on have none); it may be >= len(q.warps).
+func (q *IssueQueue) nextAwake(j int) int {
+	if j >= 64 {
+		return j
+	}
+	m := ^q.sleep >> uint(j)
+	if m == 0 {
+		return 64
+	}
+	return j + bits.TrailingZeros64(m)
+}
+
+// dropBit removes bit i of m, moving the bits above it down by one.
+func dropBit(m uint64, i int) uint64 {
+	if i >= 64 {
+		return m
+	}
+	low := m & (1<<uint(i) - 1)
+	return low | m>>uint(i+1)<<uint(i)
+}
+
+// renumber sets the queue positions of warps[i:].
+func (q *IssueQueue) renumber(i int) {
+	for j := i; j < len(q.warps); j++ {
+		q.warps[j].qpos = j
+	}
 }
 
 // invalidate forgets what the scheduler knows about its idle warps: a
@@ -119,6 +161,8 @@ func (q *IssueQueue) reportRemoved(p IssuePolicy) {
 func (q *IssueQueue) remove(i int, p IssuePolicy) {
 	copy(q.warps[i:], q.warps[i+1:])
 	q.warps = q.warps[:len(q.warps)-1]
+	q.sleep = dropBit(q.sleep, i)
+	q.renumber(i)
 	if q.inIssue {
 		q.removed = append(q.removed, i)
 	} else {
@@ -264,7 +308,14 @@ func (q *IssueQueue) WaitingForMemory(i int) bool {
 func (q *IssueQueue) MoveToBack(i int) {
 	w := q.warps[i]
 	copy(q.warps[i:], q.warps[i+1:])
-	q.warps[len(q.warps)-1] = w
+	n := len(q.warps) - 1
+	q.warps[n] = w
+	slept := i < 64 && q.sleep>>uint(i)&1 != 0
+	q.sleep = dropBit(q.sleep, i)
+	if slept && n < 64 {
+		q.sleep |= 1 << uint(n)
+	}
+	q.renumber(i)
 }
 
 // LimitUnits lets instructions of unit kind k issue only to the first n
@@ -306,6 +357,7 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 	// waits or is held by the memory pipeline, else now (no knowledge)
 	idle, ldst := never, false
 	pipe := sm.ldstStall()
+	n := len(q.warps)
 	g := p.greedy
 	if g >= 0 {
 		w := q.warps[g]
@@ -326,10 +378,17 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			}
 		}
 	}
-	for j, w := range q.warps {
+	for j := q.nextAwake(0); j < n; j = q.nextAwake(j + 1) {
+		w := q.warps[j]
 		if w.notBefore > now {
 			best = min(best, w.reason)
-			idle = min(idle, w.notBefore)
+			if w.notBefore == never {
+				if j < 64 {
+					q.sleep |= 1 << uint(j) // until wake
+				}
+			} else {
+				idle = min(idle, w.notBefore)
+			}
 			continue
 		}
 		if j == g {
@@ -350,6 +409,10 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			return
 		}
 		best = min(best, r)
+	}
+	// the sleeping warps' reasons (constant while they sleep)
+	for m := q.sleep; m != 0; m &= m - 1 {
+		best = min(best, q.warps[bits.TrailingZeros64(m)].reason)
 	}
 	q.best = best
 	// nothing issued, and every warp waits or is held by the pipeline:

@@ -44,6 +44,7 @@ type warpState struct {
 	cta      *ctaState
 	slot     int // hardware warp slot in the SM
 	sched    int
+	qpos     int // position in its scheduler's IssueQueue
 	threads  int // threads of the warp (for barrier counts)
 	regReady []Time
 	regMem   []bool // the pending write is a memory result
@@ -342,6 +343,7 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 			st.exited = true
 		}
 		sc := &sm.scheds[st.sched]
+		st.qpos = len(sc.warps)
 		sc.warps = append(sc.warps, st)
 		sc.invalidate()
 	}
@@ -367,12 +369,7 @@ func (sm *smState) retire(w *warpState) {
 	}
 	sc := &sm.scheds[w.sched]
 	sc.invalidate()
-	for i, x := range sc.warps {
-		if x == w {
-			sc.remove(i, sm.policies[w.sched])
-			break
-		}
-	}
+	sc.remove(w.qpos, sm.policies[w.sched])
 	sm.slots[w.slot] = nil
 	w.slot = -1
 	cs := w.cta
@@ -829,6 +826,7 @@ func (sm *smState) checkBarrier(cs *ctaState, id int) {
 		x.notBefore = rel
 		x.reason = StallBarrier
 		sm.scheds[x.sched].invalidate()
+		sm.scheds[x.sched].wake1(x)
 	}
 	b.waiting = b.waiting[:0]
 	b.arrived = 0
@@ -919,6 +917,7 @@ func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int
 	if w.notBefore > sm.now {
 		w.notBefore = sm.now
 		sm.scheds[w.sched].invalidate()
+		sm.scheds[w.sched].wake1(w)
 	}
 }
 
