@@ -102,13 +102,13 @@ type IssueQueue struct {
 	idleLdSt  bool
 	// sleep has bit j set when the GTO scan found warps[j] (j < 64)
 	// waiting with notBefore == never: only an event (a memory response,
-	// a barrier release: wake) ends such a wait, so the scan skips the
+	// a barrier release: unsleep) ends such a wait, so the scan skips the
 	// warp until then. Bits follow the warps when positions change.
 	sleep uint64
 }
 
-// wake clears w's sleep bit (w belongs to q).
-func (q *IssueQueue) wake1(w *warpState) {
+// unsleep clears w's sleep bit (w belongs to q): its wait has ended.
+func (q *IssueQueue) unsleep(w *warpState) {
 	if w.qpos < 64 {
 		q.sleep &^= 1 << uint(w.qpos)
 	}
@@ -384,7 +384,7 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			best = min(best, w.reason)
 			if w.notBefore == never {
 				if j < 64 {
-					q.sleep |= 1 << uint(j) // until wake
+					q.sleep |= 1 << uint(j) // until unsleep
 				}
 			} else {
 				idle = min(idle, w.notBefore)

@@ -826,7 +826,7 @@ func (sm *smState) checkBarrier(cs *ctaState, id int) {
 		x.notBefore = rel
 		x.reason = StallBarrier
 		sm.scheds[x.sched].invalidate()
-		sm.scheds[x.sched].wake1(x)
+		sm.scheds[x.sched].unsleep(x)
 	}
 	b.waiting = b.waiting[:0]
 	b.arrived = 0
@@ -917,7 +917,7 @@ func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int
 	if w.notBefore > sm.now {
 		w.notBefore = sm.now
 		sm.scheds[w.sched].invalidate()
-		sm.scheds[w.sched].wake1(w)
+		sm.scheds[w.sched].unsleep(w)
 	}
 }
 
