@@ -132,6 +132,12 @@
 //     deterministically.
 //   - No allocation per instruction in steady state: warp, memory-op and
 //     request records are pooled; idle cycles are skipped, not stepped.
+//   - What a scheduler skips never changes an answer: the GTO scan passes
+//     over warps waiting for an event (notBefore never) until a response
+//     or barrier release wakes them, and a scheduler whose warps all wait
+//     or are held by the memory pipeline reuses that cycle's stall reason
+//     until a warp's wake-up time, a pipeline change or an event
+//     (IssueQueue.idleUntil, sleep in sched.go).
 //   - A Spec is a value; nothing here modifies one or keeps global state.
 //
 // # Host↔device transfers

@@ -25,15 +25,17 @@ type timeHeap []timed
 func (h *timeHeap) push(x timed) {
 	*h = append(*h, x)
 	a := *h
+	// sift up with a hole: parents move down, x is stored once
 	i := len(a) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !a[i].before(&a[p]) {
+		if !x.before(&a[p]) {
 			break
 		}
-		a[i], a[p] = a[p], a[i]
+		a[i] = a[p]
 		i = p
 	}
+	a[i] = x
 }
 
 // pop removes and returns the earliest item; the heap must not be empty.
@@ -41,8 +43,14 @@ func (h *timeHeap) pop() timed {
 	a := *h
 	top := a[0]
 	n := len(a) - 1
-	a[0] = a[n]
+	x := a[n]
 	a = a[:n]
+	*h = a
+	if n == 0 {
+		return top
+	}
+	// sift the last item down from the root with a hole: the smaller
+	// child moves up until x is no later than it
 	i := 0
 	for {
 		l := 2*i + 1
@@ -53,12 +61,12 @@ func (h *timeHeap) pop() timed {
 		if r := l + 1; r < n && a[r].before(&a[l]) {
 			m = r
 		}
-		if !a[m].before(&a[i]) {
+		if !a[m].before(&x) {
 			break
 		}
-		a[i], a[m] = a[m], a[i]
+		a[i] = a[m]
 		i = m
 	}
-	*h = a
+	a[i] = x
 	return top
 }

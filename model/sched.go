@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -85,7 +86,68 @@ type IssueQueue struct {
 	issued  bool
 	inIssue bool  // the policy's Issue is running
 	removed []int // positions retired during Issue, reported after it
+	// idleUntil, idleBest, idlePipe, idleLdSt: the built-in GTO policy
+	// issued nothing because every warp of the queue either waits
+	// (notBefore > now; the earliest until idleUntil) or has its operands
+	// ready and a memory instruction at its head that the memory pipeline
+	// cannot take (idleLdSt: some warp does), ldstStall being idlePipe;
+	// the stall reason was idleBest. While now < idleUntil and ldstStall
+	// is still idlePipe, and unless a warp's state is changed from outside
+	// the scheduler's own issue (invalidate), a cycle of this scheduler
+	// issues nothing and reports idleBest, so schedule and nextEvent skip
+	// the scan. idleUntil 0: no such knowledge.
+	idleUntil Time
+	idleBest  StallReason
+	idlePipe  StallReason
+	idleLdSt  bool
+	// sleep has bit j set when the GTO scan found warps[j] (j < 64)
+	// waiting with notBefore == never: only an event (a memory response,
+	// a barrier release: unsleep) ends such a wait, so the scan skips the
+	// warp until then. Bits follow the warps when positions change.
+	sleep uint64
 }
+
+// unsleep clears w's sleep bit (w belongs to q): its wait has ended.
+func (q *IssueQueue) unsleep(w *warpState) {
+	if w.qpos < 64 {
+		q.sleep &^= 1 << uint(w.qpos)
+	}
+}
+
+// nextAwake is the first position >= j whose sleep bit is clear (positions
+// from 64 on have none); it may be >= len(q.warps).
+func (q *IssueQueue) nextAwake(j int) int {
+	if j >= 64 {
+		return j
+	}
+	m := ^q.sleep >> uint(j)
+	if m == 0 {
+		return 64
+	}
+	return j + bits.TrailingZeros64(m)
+}
+
+// dropBit removes bit i of m, moving the bits above it down by one.
+func dropBit(m uint64, i int) uint64 {
+	if i >= 64 {
+		return m
+	}
+	low := m & (1<<uint(i) - 1)
+	return low | m>>uint(i+1)<<uint(i)
+}
+
+// renumber sets the queue positions of warps[i:].
+func (q *IssueQueue) renumber(i int) {
+	for j := i; j < len(q.warps); j++ {
+		q.warps[j].qpos = j
+	}
+}
+
+// invalidate forgets what the scheduler knows about its idle warps: a
+// warp joined or left the queue, or a waiting warp's notBefore or reason
+// changed other than by its own issue (a memory response, a barrier
+// release).
+func (q *IssueQueue) invalidate() { q.idleUntil = 0 }
 
 // reportRemoved tells p about the warps that retired during its Issue.
 func (q *IssueQueue) reportRemoved(p IssuePolicy) {
@@ -99,6 +161,8 @@ func (q *IssueQueue) reportRemoved(p IssuePolicy) {
 func (q *IssueQueue) remove(i int, p IssuePolicy) {
 	copy(q.warps[i:], q.warps[i+1:])
 	q.warps = q.warps[:len(q.warps)-1]
+	q.sleep = dropBit(q.sleep, i)
+	q.renumber(i)
 	if q.inIssue {
 		q.removed = append(q.removed, i)
 	} else {
@@ -244,7 +308,14 @@ func (q *IssueQueue) WaitingForMemory(i int) bool {
 func (q *IssueQueue) MoveToBack(i int) {
 	w := q.warps[i]
 	copy(q.warps[i:], q.warps[i+1:])
-	q.warps[len(q.warps)-1] = w
+	n := len(q.warps) - 1
+	q.warps[n] = w
+	slept := i < 64 && q.sleep>>uint(i)&1 != 0
+	q.sleep = dropBit(q.sleep, i)
+	if slept && n < 64 {
+		q.sleep |= 1 << uint(n)
+	}
+	q.renumber(i)
 }
 
 // LimitUnits lets instructions of unit kind k issue only to the first n
@@ -282,6 +353,11 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 	// q.scan written out: GTO is every preset's policy, and this runs
 	// for every scheduler in every simulated cycle
 	sm, now, best := q.sm, q.now, q.best
+	// idle: the earliest notBefore of the waiting warps while every warp
+	// waits or is held by the memory pipeline, else now (no knowledge)
+	idle, ldst := never, false
+	pipe := sm.ldstStall()
+	n := len(q.warps)
 	g := p.greedy
 	if g >= 0 {
 		w := q.warps[g]
@@ -295,12 +371,24 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 				return
 			}
 			best = min(best, r)
+			if pipe < NumStallReasons && w.ooo == nil && w.opReady && !w.exited && w.next.Class == ClassLdSt {
+				ldst = true // r is pipe, and stays so while pipe does
+			} else {
+				idle = now
+			}
 		}
 	}
-	pipe := sm.ldstStall()
-	for j, w := range q.warps {
+	for j := q.nextAwake(0); j < n; j = q.nextAwake(j + 1) {
+		w := q.warps[j]
 		if w.notBefore > now {
 			best = min(best, w.reason)
+			if w.notBefore == never {
+				if j < 64 {
+					q.sleep |= 1 << uint(j) // until unsleep
+				}
+			} else {
+				idle = min(idle, w.notBefore)
+			}
 			continue
 		}
 		if j == g {
@@ -309,8 +397,10 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 		if pipe < NumStallReasons && w.opReady && !w.exited && w.next.Class == ClassLdSt {
 			// what ready would answer, without its call
 			best = min(best, pipe)
+			ldst = true
 			continue
 		}
+		idle = now
 		ok, r := sm.ready(w, q.s)
 		if ok {
 			p.greedy = j
@@ -320,7 +410,15 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 		}
 		best = min(best, r)
 	}
+	// the sleeping warps' reasons (constant while they sleep)
+	for m := q.sleep; m != 0; m &= m - 1 {
+		best = min(best, q.warps[bits.TrailingZeros64(m)].reason)
+	}
 	q.best = best
+	// nothing issued, and every warp waits or is held by the pipeline:
+	// the outcome stays the same until the earliest wakes or the pipeline
+	// changes (or invalidate)
+	q.idleUntil, q.idleBest, q.idlePipe, q.idleLdSt = idle, best, pipe, ldst
 }
 
 func (p *gtoPolicy) Removed(i int) {

@@ -44,6 +44,7 @@ type warpState struct {
 	cta      *ctaState
 	slot     int // hardware warp slot in the SM
 	sched    int
+	qpos     int // position in its scheduler's IssueQueue
 	threads  int // threads of the warp (for barrier counts)
 	regReady []Time
 	regMem   []bool // the pending write is a memory result
@@ -342,7 +343,9 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 			st.exited = true
 		}
 		sc := &sm.scheds[st.sched]
+		st.qpos = len(sc.warps)
 		sc.warps = append(sc.warps, st)
+		sc.invalidate()
 	}
 	sm.ctas = append(sm.ctas, cs)
 	if sm.obs != nil {
@@ -365,12 +368,8 @@ func (sm *smState) retire(w *warpState) {
 		sm.lastDone = w.memDoneAt
 	}
 	sc := &sm.scheds[w.sched]
-	for i, x := range sc.warps {
-		if x == w {
-			sc.remove(i, sm.policies[w.sched])
-			break
-		}
-	}
+	sc.invalidate()
+	sc.remove(w.qpos, sm.policies[w.sched])
 	sm.slots[w.slot] = nil
 	w.slot = -1
 	cs := w.cta
@@ -509,12 +508,26 @@ func (sm *smState) nextEvent() Time {
 		}
 	}
 	var seen uint32 // classes of warps ready but waiting for a unit or the memory pipeline
-	for _, w := range sm.slots {
-		if w != nil && !w.exited && w.notBefore != never {
-			if w.notBefore > sm.now {
-				up(w.notBefore)
-			} else {
-				seen |= 1 << w.next.Class
+	for i := range sm.scheds {
+		q := &sm.scheds[i]
+		if q.idleUntil > sm.now {
+			// schedule found this cycle that every warp waits (the
+			// earliest until idleUntil) or is held by the memory pipeline
+			if q.idleUntil != never {
+				up(q.idleUntil)
+			}
+			if q.idleLdSt {
+				seen |= 1 << ClassLdSt
+			}
+			continue
+		}
+		for _, w := range q.warps {
+			if !w.exited && w.notBefore != never {
+				if w.notBefore > sm.now {
+					up(w.notBefore)
+				} else {
+					seen |= 1 << w.next.Class
+				}
 			}
 		}
 	}
@@ -541,8 +554,14 @@ func (sm *smState) schedule(s int) (bool, StallReason) {
 		q.wake = never
 		return false, StallNoWarp
 	}
+	if q.idleUntil > sm.now && (!q.idleLdSt || q.idlePipe == sm.ldstStall()) {
+		// GTO found no warp that could issue and none has changed since
+		q.wake = never
+		return false, q.idleBest
+	}
 	// IssueQueue.run, inlined by hand: this runs every simulated cycle
 	p := sm.policies[s]
+	q.idleUntil = 0
 	q.now, q.best, q.issued, q.inIssue, q.wake = sm.now, StallNoWarp, false, true, never
 	p.Issue(q)
 	q.inIssue = false
@@ -806,6 +825,8 @@ func (sm *smState) checkBarrier(cs *ctaState, id int) {
 		x.blockedUntil = rel
 		x.notBefore = rel
 		x.reason = StallBarrier
+		sm.scheds[x.sched].invalidate()
+		sm.scheds[x.sched].unsleep(x)
 	}
 	b.waiting = b.waiting[:0]
 	b.arrived = 0
@@ -895,6 +916,8 @@ func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int
 	}
 	if w.notBefore > sm.now {
 		w.notBefore = sm.now
+		sm.scheds[w.sched].invalidate()
+		sm.scheds[w.sched].unsleep(w)
 	}
 }
 

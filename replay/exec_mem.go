@@ -176,23 +176,19 @@ func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []
 		return nil, 0, false
 	}
 	c := w.c
+	al := c.lastA
 	switch in.space {
 	case spGlobal:
 		// the allocation of the first lane's address: the general path
-		// would look it up there and keep it as the CTA's last
+		// would look it up there and keep it as the CTA's last (below,
+		// once the access qualifies)
 		a0 := base[bits.TrailingZeros32(m)] + uint64(in.off)
-		al := c.lastA
 		if al == nil || a0 < al.Base || a0 >= al.End() {
 			if al = w.k.l.Dev.Find(a0); al == nil {
 				return nil, 0, false
 			}
 		}
 		mem, lo = al.Data, al.Base
-		defer func() {
-			if ok {
-				c.lastA = al
-			}
-		}()
 	case spShared:
 		if len(c.async) > 0 {
 			return nil, 0, false
@@ -224,6 +220,7 @@ func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []
 	if or&(n-1) != 0 || mn < lo || mx-lo > size || size-(mx-lo) < n {
 		return nil, 0, false
 	}
+	c.lastA = al // unchanged unless the access is global
 	return mem, lo, true
 }
 

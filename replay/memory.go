@@ -138,13 +138,25 @@ func (o *overlay) read(addr uint64, b []byte) {
 	}
 }
 
+// write stores b at address addr (inside one page) in the overlay.
 func (o *overlay) write(addr uint64, b []byte) {
+	if len(b) == 0 {
+		return
+	}
 	p := o.page(addr>>ovShift, true)
 	off := addr & (ovSize - 1)
-	for i := range b {
-		j := off + uint64(i)
-		p.data[j] = b[i]
-		p.dirty[j>>6] |= 1 << (j & 63)
+	_ = p.data[off+uint64(len(b))-1] // inside the page (a caller's promise)
+	copy(p.data[off:], b)
+	// the dirty bits, one 64-bit word's run at a time
+	for i, n := uint64(0), uint64(len(b)); i < n; {
+		j := off + i
+		k := min(n-i, 64-j&63)
+		m := ^uint64(0)
+		if k < 64 {
+			m = 1<<k - 1
+		}
+		p.dirty[j>>6] |= m << (j & 63)
+		i += k
 	}
 }
 
