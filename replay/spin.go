@@ -19,24 +19,29 @@ import (
 // From then on every instruction must be pure: its result a function of that
 // state alone (integer, floating-point, conversion, warp-collective and
 // plain branch instructions; stores and reductions, which read nothing back;
-// loads from the read-only constant bank). Anything else — a load from
-// memory another warp, CTA or the warp itself may have written, an atomic,
-// a barrier, a clock or other dynamic special register, a call, a texture
-// or tensor instruction — ends the probe. When the warp comes back to the
-// anchor with the same hash, its state is copied; when it comes back again
-// with exactly that state, the pure instructions in between will repeat
-// forever, and the warp is reported spinning at the anchor (the loop's PTX
-// line). A probe also ends after spinRevisits visits of the anchor without a
-// match (a loop whose state changes, such as a counter) or spinSpan
-// instructions without reaching it (the anchor was not in a loop); the
-// next probe comes spinCheck instructions later.
+// loads from the read-only constant bank and kernel parameters). Loads
+// from writable memory and atomics that changed no byte of memory keep the
+// probe open but make it a memory probe (spinmem.go), which may not also
+// store. Anything else — an atomic that wrote, a barrier, a clock or other
+// dynamic special register, a call, an asynchronous copy, a texture,
+// surface or tensor instruction — ends the probe. When the warp comes back
+// to the anchor with the same hash, its state is copied; when it comes back
+// again with exactly that state, the pure instructions in between will
+// repeat forever, and the warp is reported spinning at the anchor (the
+// loop's PTX line); a memory probe is a cycle that repeats only while
+// nobody writes the memory it read, and spinmem.go decides whether nobody
+// ever will. A probe also ends after spinRevisits visits of the anchor
+// without a match (a loop whose state changes, such as a counter) or
+// spinSpan instructions without reaching it (the anchor was not in a
+// loop); the next probe comes spinCheck instructions later.
 //
 // The probe costs nothing on the hot path but the instruction-count
 // comparison that was already there for the budget, and one state hash per
 // anchor visit while a probe is open. It never fires on a loop that can
 // exit: a loop that can exit changes its state on every iteration, or reads
-// something that may change (a flag in memory, the clock), and such loops
-// are left to Launch.MaxWarpInsts and the caller's Interrupt.
+// something that may change (a flag in memory some warp can still write,
+// the clock), and such loops are left to Launch.MaxWarpInsts and the
+// caller's Interrupt.
 
 // DefaultSpinCheck is the default number of instructions a warp executes
 // between spin probes (Kernel.SetSpinCheck).
