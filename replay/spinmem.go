@@ -118,6 +118,7 @@ type spinProof struct {
 	low      uint64 // L: the earliest cycle start
 	global   bool   // a looping warp reads global or generic memory
 	loopers  []string
+	others   []string // looping warps of other CTAs (grid scope), the first spinNameOthers
 	blocked  []string
 	exited   int
 	finished int // other CTAs finished (grid scope)
@@ -169,6 +170,9 @@ func (pr *spinProof) check(c *CTA, name bool) bool {
 			if name {
 				at := &x.frames[0].f.code[x.spin.pc]
 				pr.loopers = append(pr.loopers, fmt.Sprintf("warp %d at line %d", x.id, at.m.Line))
+			} else if len(pr.others) < spinNameOthers {
+				at := &x.frames[0].f.code[x.spin.pc]
+				pr.others = append(pr.others, fmt.Sprintf("CTA (%d,%d,%d) warp %d at line %d", c.id[0], c.id[1], c.id[2], x.id, at.m.Line))
 			}
 		default: // blocked at a barrier (functional mode)
 			if name {
@@ -235,7 +239,10 @@ func (w *warp) spinBackoff(p *spinProbe) {
 	p.skip, p.fresh = w.icount+p.backoff, true
 }
 
-const spinBackoffMax = 1 << 14
+const (
+	spinBackoffMax = 1 << 14
+	spinNameOthers = 8
+)
 
 // message words the fault of a proven memory spin.
 func (pr *spinProof) message(w *warp, p *spinProbe, grid bool) string {
@@ -260,11 +267,18 @@ func (pr *spinProof) message(w *warp, p *spinProbe, grid bool) string {
 	case grid && pr.ctas == 1:
 		b.WriteString("; the grid has no other CTA")
 	case grid:
-		fmt.Fprintf(&b, "; so is every warp of the other %d CTAs of the grid (%d of them finished)", pr.ctas-1, pr.finished)
+		fmt.Fprintf(&b, "; so is every warp of the other %d CTAs of the grid (%d of them finished", pr.ctas-1, pr.finished)
+		if len(pr.others) > 0 {
+			b.WriteString("; looping: " + strings.Join(pr.others, ", "))
+			if len(pr.others) == spinNameOthers {
+				b.WriteString(", …")
+			}
+		}
+		b.WriteString(")")
 	case w.c.spin.timing && pr.global:
 		b.WriteString("; every CTA of the grid has been created, and the other CTAs' writes reach device memory only after this CTA finishes")
 	case !w.c.spin.timing && pr.global && w.k.nctas > 1:
-		b.WriteString("; functional execution runs each CTA to its end without seeing other CTAs' writes from the same wave or later (wait for another CTA under the timing model instead)")
+		b.WriteString("; functional execution shows a CTA no write of a CTA that had not finished when it started (wait for another CTA under the timing model instead)")
 	}
 	return b.String()
 }

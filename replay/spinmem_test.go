@@ -74,8 +74,9 @@ func TestSpinMemory(t *testing.T) {
 		body        string
 		grid, block int
 		budget      uint64
-		fn, tm      want // functional, timing
-		msg         string
+		fn, tm      want   // functional, timing
+		msg         string // the memory spin fault contains msg
+		sms         int    // timing: SMs of the GTX 480 model (0: its 15)
 	}{
 		{name: "global flag nobody writes", body: msOut + msPoll + "\tret;\n", grid: 2, block: 64,
 			fn: want{lines: [2]int{11, 13}}, tm: want{lines: [2]int{11, 13}}},
@@ -128,6 +129,11 @@ func TestSpinMemory(t *testing.T) {
 		// global atomics one after another, CTA 0 first
 		{name: "atomic flag set by an earlier CTA", body: msOut + "\tmov.u32 %r1, %ctaid.x;\n\tsetp.eq.u32 %p1, %r1, 1;\n\t@%p1 bra W;\n" + msDelay("D", "50000") + "\tatom.global.exch.b32 %r5, [%rd1+4], 1;\n\tret;\nW:\n\tatom.global.add.u32 %r3, [%rd1+4], 0;\n\tsetp.eq.u32 %p3, %r3, 0;\n\t@%p3 bra W;\n" + msDone, grid: 2, block: 32,
 			fn: want{out: 9}, tm: want{out: 9}},
+		// CTA 1 would set the flag, but with one SM and 1024-thread CTAs it
+		// never becomes resident while CTA 0 polls: the model's CTA 1 is
+		// never created, so nothing is proven and the budget ends the run
+		{name: "flag set by a CTA that never becomes resident", body: msOut + "\tmov.u32 %r1, %ctaid.x;\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 bra W;\n\tst.volatile.global.u32 [%rd1+4], 1;\n\tret;\nW:\n" + msPoll + msDone, grid: 2, block: 1024, budget: 20000, sms: 1,
+			fn: want{lines: [2]int{17, 19}}, tm: want{fault: "more than 20000 instructions"}, msg: "timing model"},
 		// the poll gives up by the clock
 		{name: "poll with a clock timeout", body: msOut + "L:\n\tld.volatile.global.u32 %r3, [%rd1+4];\n\tmov.u32 %r1, %clock;\n\tsetp.lt.u32 %p1, %r1, 200000;\n\t@%p1 bra L;\n\tst.global.u32 [%rd1], 7;\n\tret;\n", grid: 2, block: 64,
 			fn: want{out: 7}, tm: want{out: 7}},
@@ -143,7 +149,11 @@ func TestSpinMemory(t *testing.T) {
 				start := time.Now()
 				var err error
 				if timing {
-					_, _, err = k.RunModel(context.Background(), model.GTX480(), model.Options{Workers: 1})
+					spec := model.GTX480()
+					if tc.sms > 0 {
+						spec.NumSMs = tc.sms
+					}
+					_, _, err = k.RunModel(context.Background(), spec, model.Options{Workers: 1})
 				} else {
 					_, err = k.Run(context.Background(), RunOptions{Workers: 1})
 				}
