@@ -153,13 +153,13 @@ func TestSpinMemory(t *testing.T) {
 					if tc.sms > 0 {
 						spec.NumSMs = tc.sms
 					}
-					_, _, err = k.RunModel(context.Background(), spec, model.Options{Workers: 1})
+					_, _, err = k.RunModel(context.Background(), spec, model.Options{Workers: 4})
 				} else {
-					_, err = k.Run(context.Background(), RunOptions{Workers: 1})
+					_, err = k.Run(context.Background(), RunOptions{Workers: 4})
 				}
 				el := time.Since(start)
-				if el > 10*time.Second {
-					t.Errorf("took %v", el)
+				if w.lines[0] > 0 && el > 5*time.Second {
+					t.Errorf("detected after %v", el)
 				}
 				var f *Fault
 				switch {
