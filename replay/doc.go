@@ -238,8 +238,10 @@
 // faulting wave. A warp proven to spin (its whole state repeats at one
 // instruction with only register work in between, spin.go; probed every
 // Kernel.SetSpinCheck instructions) faults as runaway at once, long before
-// its budget runs out; the proof is exact, so it never stops a loop that
-// can exit.
+// its budget runs out; so does a warp polling memory once every warp that
+// could still write that memory is proven stuck as well (looping without
+// writing, exited, or blocked at a barrier; spinmem.go). The proofs are
+// exact, so they never stop a loop that can exit.
 //
 // # Invariants
 //

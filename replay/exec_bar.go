@@ -288,6 +288,7 @@ func (w *warp) finishRed() {
 func (c *CTA) arrive(w *warp, id, count int, wait bool) {
 	b := &c.bars[id]
 	b.arrived++
+	c.spinMark()
 	if wait {
 		w.waitBar = id
 		b.waiting = append(b.waiting, w.id)

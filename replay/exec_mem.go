@@ -445,6 +445,8 @@ func execAtom(w *warp, in *inst, m uint32) {
 	}
 	w.eff.Addr = w.addrs[:]
 	n := int(in.esize)
+	w.atomIn, w.atomWrote = in, n > 8 || n <= 0
+	bmask := ^uint64(0) >> (64 - 8*min(n, 8))
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		sp, a, ok := w.laneAddr(in, base, l)
@@ -469,6 +471,9 @@ func execAtom(w *warp, in *inst, m uint32) {
 			cv = c[l]
 		}
 		nv := atomApply(old, b[l], cv, in, sp)
+		if (nv^old)&bmask != 0 {
+			w.atomWrote = true // spin detection: this atom wrote memory
+		}
 		if !w.store(in, sp, l, a, n, nv) {
 			return
 		}

@@ -61,8 +61,9 @@ type Kernel struct {
 	nctas     int
 	shared    int
 	budget    uint64
-	spinEvery uint64   // instructions between spin probes, 0: none (spin.go)
-	stop      watchdog // Interrupt (watchdog.go)
+	spinEvery uint64     // instructions between spin probes, 0: none (spin.go)
+	stop      watchdog   // Interrupt (watchdog.go)
+	spinK     kernelSpin // memory spin detection in timing mode (spinmem.go)
 	printf    printfSink
 	regPool   sync.Pool
 	slabs     sync.Pool // *warpSlab of released CTAs
@@ -240,6 +241,7 @@ type CTA struct {
 	slab   *warpSlab
 	// released: the model finished the CTA (Release); its warps are gone
 	released bool
+	spin     ctaSpin // memory spin detection (spinmem.go)
 }
 
 type barrier struct {
@@ -278,6 +280,7 @@ func (k *Kernel) NewCTA(i int, sm int) (model.CTA, error) {
 	if err != nil {
 		return nil, err
 	}
+	k.spinNewCTA(c, i)
 	if k.ovMode {
 		k.pending = append(k.pending, c)
 	}

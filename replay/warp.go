@@ -49,8 +49,12 @@ type warp struct {
 	icount uint64
 	spinAt uint64     // icount at which spinStep runs next (spin.go)
 	spin   *spinProbe // the open spin probe, or nil
-	done   bool
-	fault  *Fault
+	// the last atom executed and whether it changed a byte of memory
+	// (execAtom; spin.go)
+	atomIn    *inst
+	atomWrote bool
+	done      bool
+	fault     *Fault
 
 	waitBar int // functional scheduler: barrier waited on, or -1
 	redPend bool
@@ -414,6 +418,7 @@ func (w *warp) step() {
 	if w.done {
 		e.Exited = true
 		w.c.ndone++
+		w.c.spinMark()
 		return
 	}
 	if w.icount >= w.spinAt {

@@ -121,6 +121,26 @@ func hostileFixture(t *testing.T) string {
 	write("count.yaml", "kernel: count\ngrid: [2]\nblock: [32]\nparams:\n  - {name: out, buffer: {type: u32, count: 1, output: true}}\n")
 	write("spin.yaml", "kernel: spin\ngrid: [2]\nblock: [32]\nparams: []\n")
 	write("big.yaml", "kernel: big\ngrid: [1]\nblock: [1]\nparams:\n  - {name: out, buffer: {type: u32, count: 1, output: true}}\n")
+	// polling loops (replay/spinmem.go): the flag is word 1 of out, word 0
+	// the result; poll, apoll and shpoll wait for a flag nobody writes
+	// (the polling load is on line 11), handoff's warp 1 and xhandoff's
+	// CTA 1 set it after a delay loop
+	pollPTX := func(name, decl, poll string) string {
+		return ".version 7.0\n.target sm_52\n.address_size 64\n" + decl + ".visible .entry " + name + "(.param .u64 out)\n{\n\t.reg .u32 %r<4>;\n\t.reg .u64 %rd<2>;\n\t.reg .pred %p<4>;\n\tld.param.u64 %rd1, [out];\n$L_poll:\n\t" + poll + "\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 bra $L_poll;\n\tret;\n}\n"
+	}
+	write("poll.ptx", pollPTX("poll", "", "ld.volatile.global.u32 %r1, [%rd1+4];"))
+	write("apoll.ptx", pollPTX("apoll", "", "atom.global.add.u32 %r1, [%rd1+4], 0;"))
+	write("shpoll.ptx", pollPTX("shpoll", ".shared .align 4 .u32 fl;\n", "ld.volatile.shared.u32 %r1, [fl];"))
+	handoff := func(name, who string) string {
+		return ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry " + name + "(.param .u64 out)\n{\n\t.reg .u32 %r<4>;\n\t.reg .u64 %rd<2>;\n\t.reg .pred %p<4>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, " + who + ";\n\tsetp.lt.u32 %p1, %r1, 1;\n\t@%p1 bra $L_wait;\n\tmov.u32 %r2, 0;\n$L_delay:\n\tadd.u32 %r2, %r2, 1;\n\tsetp.lt.u32 %p2, %r2, 100000;\n\t@%p2 bra $L_delay;\n\tst.volatile.global.u32 [%rd1+4], 1;\n\tret;\n$L_wait:\n\tld.volatile.global.u32 %r3, [%rd1+4];\n\tsetp.eq.u32 %p3, %r3, 0;\n\t@%p3 bra $L_wait;\n\tst.global.u32 [%rd1], 7;\n\tret;\n}\n"
+	}
+	write("handoff.ptx", handoff("handoff", "%warpid"))
+	write("xhandoff.ptx", handoff("xhandoff", "%ctaid.x"))
+	for _, k := range []string{"poll", "apoll", "shpoll"} {
+		write(k+".yaml", "kernel: "+k+"\ngrid: [2]\nblock: [64]\nparams:\n  - {name: out, buffer: {type: u32, count: 2, output: true}}\n")
+	}
+	write("handoff.yaml", "kernel: handoff\ngrid: [1]\nblock: [64]\nparams:\n  - {name: out, buffer: {type: u32, count: 2, output: true}}\n")
+	write("xhandoff.yaml", "kernel: xhandoff\ngrid: [2]\nblock: [32]\nparams:\n  - {name: out, buffer: {type: u32, count: 2, output: true}}\n")
 
 	write("m_l2sets.yaml", "base: gtx480\nl2: {sets: 1000000000}\n")
 	write("m_sms.yaml", "num_sms: 100000000\n")
@@ -287,6 +307,18 @@ func hostileCases() []hostileCase {
 		{name: "report missing run", args: []string{"report", "$D/nope.run"}, code: 1, want: []string{"nope.run"}},
 		{name: "export corrupt bundle", args: []string{"export", "$D/corrupt.bundle"}, code: 1, want: []string{"corrupt.bundle"}},
 		{name: "convert corrupt bundle", args: []string{"convert", "--to", "csv", "--out", "$D/ds4", "$D/corrupt.bundle"}, code: 1, want: []string{"corrupt.bundle", "1 failed"}},
+		// polling loops: memory nobody writes any more is proven, within
+		// seconds, at the polling load's line; a flag another warp or CTA
+		// sets after a delay loop is waited for
+		{name: "spinning warp polls a global flag functional", args: []string{"run", "$D/poll.ptx", "--launch", "$D/poll.yaml", "--functional", "-o", "$D/p1.run"}, code: 1, want: []string{"polls memory that nothing can change", "poll.ptx:1", "block (0,0,0)", "kind runaway"}, after: absent("p1.run"), within: 5 * time.Second},
+		{name: "spinning warp polls a global flag timing", args: []string{"run", "$D/poll.ptx", "--launch", "$D/poll.yaml", "--model", "$D/fast.yaml", "-o", "$D/p2.run"}, code: 1, want: []string{"polls memory that nothing can change", "poll.ptx:1", "other 1 CTAs of the grid"}, after: absent("p2.run"), within: 5 * time.Second},
+		{name: "spinning warp polls with atomics", args: []string{"run", "$D/apoll.ptx", "--launch", "$D/apoll.yaml", "--model", "$D/fast.yaml"}, code: 1, want: []string{"polls memory that nothing can change", "apoll.ptx:1"}, within: 5 * time.Second},
+		{name: "spinning warp polls a shared flag", args: []string{"run", "$D/shpoll.ptx", "--launch", "$D/shpoll.yaml", "--functional"}, code: 1, want: []string{"polls memory that nothing can change", "shpoll.ptx:1"}, within: 5 * time.Second},
+		{name: "polling spares a flag set by another warp functional", args: []string{"run", "$D/handoff.ptx", "--launch", "$D/handoff.yaml", "--functional", "--spin-check", "50", "-o", "$D/p3.run"}, code: 0, after: outWords("p3.run", 7, 1)},
+		{name: "polling spares a flag set by another warp timing", args: []string{"run", "$D/handoff.ptx", "--launch", "$D/handoff.yaml", "--model", "$D/fast.yaml", "--spin-check", "50", "-o", "$D/p4.run"}, code: 0, after: outWords("p4.run", 7, 1)},
+		{name: "polling spares a flag set by another CTA timing", args: []string{"run", "$D/xhandoff.ptx", "--launch", "$D/xhandoff.yaml", "--model", "$D/fast.yaml", "--spin-check", "50", "-o", "$D/p5.run"}, code: 0, after: outWords("p5.run", 7, 1)},
+		// functional execution never shows CTA 0 what CTA 1 writes: it says so
+		{name: "polling for another CTA functional", args: []string{"run", "$D/xhandoff.ptx", "--launch", "$D/xhandoff.yaml", "--functional", "-o", "$D/p6.run"}, code: 1, want: []string{"polls memory", "xhandoff.ptx:2", "timing model"}, after: absent("p6.run"), within: 5 * time.Second},
 	}
 }
 
@@ -381,5 +413,20 @@ func TestRunProgress(t *testing.T) {
 	p.finish()
 	if b.Len() != 0 {
 		t.Errorf("disabled progress printed %q", b.String())
+	}
+}
+
+// outWords checks the little-endian u32 words of out.bin in run directory
+// run.
+func outWords(run string, words ...uint32) func(*testing.T, string) {
+	return func(t *testing.T, d string) {
+		b, err := os.ReadFile(filepath.Join(d, run, "out.bin"))
+		want := make([]byte, 4*len(words))
+		for i, w := range words {
+			want[4*i], want[4*i+1], want[4*i+2], want[4*i+3] = byte(w), byte(w>>8), byte(w>>16), byte(w>>24)
+		}
+		if err != nil || string(b) != string(want) {
+			t.Errorf("out.bin = %q, %v; want %q", b, err, want)
+		}
 	}
 }

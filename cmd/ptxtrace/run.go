@@ -72,7 +72,7 @@ func newRunCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress line on stderr (it appears only on a terminal, after 2 s)", DisableDefaultText: true},
 			&cli.DurationFlag{Name: "timeout", Usage: "stop the execution after `DURATION` of wall-clock time (0: none)"},
 			&cli.BoolFlag{Name: "activity", Usage: "record when each SM, execution unit and lane is busy (power gating, docs/power.md) into every bundle's ACTV chunk; timing runs of instrumented kernels only", DisableDefaultText: true},
-			&cli.Uint64Flag{Name: "spin-check", Value: replay.DefaultSpinCheck, Usage: "probe each warp for a spin loop every `N` of its instructions (0: never): a warp whose state repeats with only register work in between is reported at once (PC, CTA, warp, the loop's source line)"},
+			&cli.Uint64Flag{Name: "spin-check", Value: replay.DefaultSpinCheck, Usage: "probe each warp for a spin loop every `N` of its instructions (0: never): a warp whose state repeats with only register work, or reads of memory no warp that can still run writes, in between is reported at once (PC, CTA, warp, the loop's source line)"},
 			&cli.Uint64Flag{Name: "max-warp-insts", Usage: "fault a warp that executes more than `N` instructions, reporting its PC, CTA, warp and source line (default: the spec's max_warp_insts, else 200000000)"},
 		},
 		Action: func(c *cli.Context) error {
