@@ -43,49 +43,136 @@ checks:
   - {buffer: c, reference: vecadd}
 `
 
-// BenchmarkRecording is the recording overhead: vecadd at n = 1M and the
-// volrender sample on gtx480 (one worker), without observers (plain) and
-// with the Recorder; both prepare, run and check the outputs.
+// costInput is a workload of the recording-cost measurements: vecadd at
+// n = 1M or the volrender sample, on gtx480 with one model worker.
+func costInput(tb testing.TB, w string) Input {
+	tb.Helper()
+	if w == "volrender" {
+		return sampleInput(tb, "volrender")
+	}
+	in := sampleInput(tb, "vecadd")
+	spec, err := launch.ParseSpec([]byte(vecadd1M))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	in.Spec = spec
+	return in
+}
+
+// quiet is an observer that ignores every event, Mem ones declined: the
+// model's cost of delivering events, without any recording work.
+type quiet struct{ model.BaseObserver }
+
+func (quiet) ObservesMem() bool { return false }
+
+// costRun is one measured model run of in: the inputs are prepared and the
+// outputs checked outside the timer and outside cpu. mode 0 runs plain,
+// 1 with a Session recording the activity (what ptxtrace run --activity
+// does, the launches' Finish included), 2 with a quiet observer on every
+// SM. It returns the process CPU time of the run (getrusage: robust to
+// other processes' load, GC included), the issued warp-instructions, and
+// the run's heap allocations and completed GC cycles.
+func costRun(tb testing.TB, b *testing.B, in Input, mode int) costStats {
+	stop := func() {
+		if b != nil {
+			b.StopTimer()
+		}
+	}
+	start := func() {
+		if b != nil {
+			b.StartTimer()
+		}
+	}
+	stop()
+	prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), GPU: &in.Model})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var insts uint64
+	var ferr error
+	var sess *Session
+	eo := launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}
+	eo.OnLaunch = func(i int, lr *launch.LaunchResult) {
+		for _, s := range lr.Timing.SMs {
+			insts += s.WarpInsts
+		}
+		if sess != nil {
+			if err := sess.Finish(i, lr); err != nil && ferr == nil {
+				ferr = err
+			}
+		}
+	}
+	switch mode {
+	case 1:
+		sess = NewSession(&in.Model)
+		eo.ModelOpt.Observe = sess.Observe
+	case 2:
+		eo.ModelOpt.Observe = func(part int) model.Observer {
+			if part < 0 {
+				return nil
+			}
+			return quiet{}
+		}
+	}
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	start()
+	c0 := cpuTime()
+	_, err = prep.Run(context.Background(), eo)
+	c := cpuTime() - c0
+	stop()
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if ferr != nil {
+		tb.Fatal(ferr)
+	}
+	for _, ck := range prep.Check(launch.SampleRegistry(), in.BaseDir) {
+		if !ck.OK {
+			tb.Fatal(ck.Msg)
+		}
+	}
+	start()
+	return costStats{cpu: c, insts: insts, allocs: m1.Mallocs - m0.Mallocs, gcs: m1.NumGC - m0.NumGC}
+}
+
+// costStats is one measured run.
+type costStats struct {
+	cpu           time.Duration
+	insts, allocs uint64
+	gcs           uint32
+}
+
+// BenchmarkRecording is the recording overhead on model time: vecadd at
+// n = 1M and the volrender sample on gtx480 (one worker), plain, with a
+// Session recording the activity, and with a quiet observer (event
+// delivery alone). Only the model run is timed (preparing the inputs and
+// checking the outputs are not), and its process CPU time is reported
+// as cpu-ns/op besides wall ns/op, with allocs/op and allocs/issue. Run
+// it with -benchtime=1x -count=10: the variants interleave, one run each
+// per round (compare the medians with costcmp.py of the note, or
+// benchstat).
 func BenchmarkRecording(b *testing.B) {
 	for _, w := range []string{"vecadd1M", "volrender"} {
-		for _, rec := range []bool{false, true} {
-			name := w + "/plain"
-			if rec {
-				name = w + "/recorder"
-			}
-			b.Run(name, func(b *testing.B) {
-				var in Input
-				if w == "volrender" {
-					in = sampleInput(b, "volrender")
-				} else {
-					in = sampleInput(b, "vecadd")
-					spec, err := launch.ParseSpec([]byte(vecadd1M))
-					if err != nil {
-						b.Fatal(err)
-					}
-					in.Spec = spec
-				}
-				in.Workers = 1
+		in := costInput(b, w)
+		for mode, name := range []string{"plain", "recording", "quiet"} {
+			b.Run(w+"/"+name, func(b *testing.B) {
+				b.ReportAllocs()
+				var sum costStats
 				for b.Loop() {
-					if rec {
-						if _, err := Run(context.Background(), in, DefaultConfig()); err != nil {
-							b.Fatal(err)
-						}
-						continue
-					}
-					prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), NumSMs: in.Model.NumSMs})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := prep.Run(context.Background(), launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}); err != nil {
-						b.Fatal(err)
-					}
-					for _, c := range prep.Check(launch.SampleRegistry(), in.BaseDir) {
-						if !c.OK {
-							b.Fatal(c.Msg)
-						}
-					}
+					c := costRun(b, b, in, mode)
+					sum.cpu += c.cpu
+					sum.insts += c.insts
+					sum.allocs += c.allocs
+					sum.gcs += c.gcs
 				}
+				n := float64(b.N)
+				b.ReportMetric(float64(sum.cpu.Nanoseconds())/n, "cpu-ns/op")
+				b.ReportMetric(float64(sum.gcs)/n, "gc/op")
+				b.ReportMetric(float64(sum.insts)/n, "issues/op")
+				b.ReportMetric(float64(sum.allocs)/float64(max(sum.insts, 1)), "allocs/issue")
 			})
 		}
 	}

@@ -140,12 +140,13 @@ type smRecorder struct {
 	err    error
 }
 
-func (s *smRecorder) Issue(e model.IssueEvent) {
-	s.issue.add(e.Cycle, e.Cycle+1, 1, uint64(bits.OnesCount32(e.Active)))
-}
-
 // ObservesMem is false: activity needs no memory events (model.MemFilter).
 func (s *smRecorder) ObservesMem() bool { return false }
+
+// ObservesIssue is false (model.IssueFilter): UnitBusy, sent once per
+// issue with the issue's cycle and active lanes, counts the issues, so the
+// model makes one call per issue.
+func (s *smRecorder) ObservesIssue() bool { return false }
 
 // Stall extends the scheduler's pending stall run when the event continues
 // it (the model reports most stalls one cycle at a time) and adds the run
@@ -211,6 +212,8 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 		}
 		return
 	}
+	// the issue (UnitBusy is sent once per issue, From its cycle)
+	s.issue.add(e.From, e.From+1, 1, uint64(bits.OnesCount32(e.Active)))
 	ir := &s.units[e.Unit][e.Index]
 	ir.unit.add(e.From, e.To)
 	lm := &s.r.lanes[e.Unit]

@@ -28,7 +28,14 @@ func (s *series) add(from, to model.Time, n0, n1 uint64) {
 			i >>= 1
 		}
 		if i >= uint64(len(s.v)) {
-			s.v = append(s.v, make([][2]uint64, int(i)+1-len(s.v))...)
+			if s.v == nil {
+				// whole at once: no growth (a series reaches seriesCap
+				// buckets once its launch passes seriesCap cycles)
+				s.v = make([][2]uint64, 0, seriesCap)
+			}
+			n := len(s.v)
+			s.v = s.v[:i+1]
+			clear(s.v[n:]) // coarsen leaves old counts past len
 		}
 		end := min(to, model.Time((i+1)<<s.shift))
 		s.v[i][0] += uint64(end-from) * n0
