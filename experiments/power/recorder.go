@@ -233,14 +233,24 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 			return
 		}
 		lanes := s.lanes[e.Unit][e.Index]
+		if lb == g.full {
+			// every lane busy: one update if the lanes have come to
+			// agree, else one per lane, after which they may agree
+			if !g.resync(lanes) {
+				for j := range lanes {
+					lanes[j].add(e.From, e.To)
+				}
+				g.resync(lanes)
+				return
+			}
+			g.t.add(e.From, e.To)
+			return
+		}
 		g.desync(lanes)
 		for b := lb; b != 0; {
 			j := b.TrailingZeros64()
 			b &= b - 1
 			lanes[j].add(e.From, e.To)
-		}
-		if lb == g.full {
-			g.resync(lanes)
 		}
 		return
 	}
@@ -272,10 +282,15 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 // (the lanes' own tracks are stale): a warp-instruction with every lane
 // active, the common case, costs one track update instead of one per
 // lane. A partial mask desyncs the group (each lane continues from t's
-// state on its own); an issue with every lane active after which all
-// lanes agree resyncs it. A lane's activity is its own track's plus t's
-// (busy cycles and idle intervals are counted in whichever track saw the
-// busy run that ended them).
+// state on its own); once every lane's timeline has reached the same end
+// (cur) the group resyncs, checked when every lane is busy. A lane's
+// activity is its own track's plus t's (busy cycles and idle intervals
+// are counted in whichever track saw the busy run that ended them).
+//
+// The lanes' last-run starts (track.from) may differ when they resync; t
+// keeps the latest. from only decides the error at finish (a busy run
+// starting at or past the end), which a lane with the latest start then
+// reports anyway, so the group's error is the same.
 type laneGroup struct {
 	sync bool
 	full laneBits
@@ -293,15 +308,21 @@ func (g *laneGroup) desync(lanes []track) {
 	}
 }
 
-// resync syncs the group when every lane's state is the same.
-func (g *laneGroup) resync(lanes []track) {
+// resync syncs the group when every lane's timeline ends at the same
+// cycle, and reports whether the group is synced.
+func (g *laneGroup) resync(lanes []track) bool {
+	if g.sync {
+		return true
+	}
 	cur, from := lanes[0].cur, lanes[0].from
 	for j := range lanes {
-		if lanes[j].cur != cur || lanes[j].from != from {
-			return
+		if lanes[j].cur != cur {
+			return false
 		}
+		from = max(from, lanes[j].from)
 	}
 	g.sync, g.t.cur, g.t.from = true, cur, from
+	return true
 }
 
 // finish closes the group's lanes at end and adds t's counts to each;
