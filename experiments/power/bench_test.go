@@ -2,9 +2,11 @@ package power
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -247,78 +249,62 @@ func cpuTime() time.Duration {
 }
 
 // TestRecordingCost measures the recording overhead on model time: the
-// process CPU time (getrusage: robust to other processes' load, unlike
-// wall time) of the model run of every launch (launch.Prepared.Run, one
-// worker; preparing the inputs and checking the outputs are not timed),
-// plain and with a Session recording the activity (what ptxtrace run
-// --activity does), 7 interleaved runs of each, reporting the median and
-// the minimum (PTXTRACE_POWER_COST=1).
+// process CPU time of the model run of every launch (costRun: one worker,
+// preparing the inputs and checking the outputs not timed), plain, with a
+// Session recording the activity (what ptxtrace run --activity does) and
+// with a quiet observer (event delivery alone). PTXTRACE_POWER_COST=N
+// (N ≥ 3; 1: 9) runs N rounds of each workload, one run of each variant
+// per round in an order rotated every round (so no variant always runs
+// first, after the inputs were built), and logs, per variant, the median
+// CPU time and the distribution of the per-round overhead over plain.
 func TestRecordingCost(t *testing.T) {
-	if os.Getenv("PTXTRACE_POWER_COST") == "" {
-		t.Skip("set PTXTRACE_POWER_COST=1 to measure the recording overhead")
+	env := os.Getenv("PTXTRACE_POWER_COST")
+	if env == "" {
+		t.Skip("set PTXTRACE_POWER_COST=1 (or a round count) to measure the recording overhead")
 	}
+	rounds := 9
+	if n, err := strconv.Atoi(env); err == nil && n >= 3 {
+		rounds = n
+	}
+	names := []string{"plain", "recording", "quiet"}
 	for _, w := range []string{"vecadd1M", "volrender"} {
-		var in Input
-		if w == "volrender" {
-			in = sampleInput(t, "volrender")
-		} else {
-			in = sampleInput(t, "vecadd")
-			spec, err := launch.ParseSpec([]byte(vecadd1M))
-			if err != nil {
-				t.Fatal(err)
-			}
-			in.Spec = spec
-		}
-		var times [2][]time.Duration
-		var insts uint64
-		for range 7 {
-			for v := range 2 {
-				prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), GPU: &in.Model})
-				if err != nil {
-					t.Fatal(err)
-				}
-				insts = 0
-				var ferr error
-				var sess *Session
-				eo := launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}
-				eo.OnLaunch = func(i int, lr *launch.LaunchResult) {
-					for _, s := range lr.Timing.SMs {
-						insts += s.WarpInsts
-					}
-					if sess != nil {
-						if err := sess.Finish(i, lr); err != nil && ferr == nil {
-							ferr = err
-						}
-					}
-				}
-				if v == 1 {
-					sess = NewSession(&in.Model)
-					eo.ModelOpt.Observe = sess.Observe
-				}
-				runtime.GC()
-				c0 := cpuTime()
-				if _, err := prep.Run(context.Background(), eo); err != nil {
-					t.Fatal(err)
-				}
-				times[v] = append(times[v], cpuTime()-c0)
-				if ferr != nil {
-					t.Fatal(ferr)
-				}
-				for _, c := range prep.Check(launch.SampleRegistry(), in.BaseDir) {
-					if !c.OK {
-						t.Fatalf("%s: %s", w, c.Msg)
-					}
-				}
+		in := costInput(t, w)
+		times := make([][]time.Duration, len(names))
+		var st [3]costStats
+		for r := range rounds {
+			for i := range names {
+				v := (i + r) % len(names)
+				st[v] = costRun(t, nil, in, v)
+				times[v] = append(times[v], st[v].cpu)
 			}
 		}
-		for v := range times {
-			slices.Sort(times[v])
+		for v := range names {
+			sorted := slices.Sorted(slices.Values(times[v]))
+			line := fmt.Sprintf("%s %-9s n=%d: CPU median %v [min %v, max %v], %d allocs (%.4f per issue), %d GC",
+				w, names[v], rounds, med(sorted).Round(time.Millisecond), sorted[0].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond),
+				st[v].allocs, float64(st[v].allocs)/float64(max(st[v].insts, 1)), st[v].gcs)
+			if v > 0 {
+				over := make([]float64, rounds)
+				for r := range over {
+					over[r] = 100 * (float64(times[v][r])/float64(times[0][r]) - 1)
+				}
+				slices.Sort(over)
+				line += fmt.Sprintf("; overhead: median of rounds %+.1f %% [quartiles %+.1f, %+.1f; min %+.1f, max %+.1f], of medians %+.1f %%",
+					over[len(over)/2], over[len(over)/4], over[(3*len(over))/4], over[0], over[len(over)-1],
+					100*(float64(med(sorted))/float64(med(slices.Sorted(slices.Values(times[0]))))-1))
+			}
+			t.Log(line)
 		}
-		med := func(v int) time.Duration { return times[v][len(times[v])/2] }
-		t.Logf("%s (%d warp-instructions): model CPU median plain %v, recording %v: %+.1f %%; minimum %v, %v: %+.1f %%", w, insts,
-			med(0).Round(time.Millisecond), med(1).Round(time.Millisecond), 100*(float64(med(1))/float64(med(0))-1),
-			times[0][0].Round(time.Millisecond), times[1][0].Round(time.Millisecond), 100*(float64(times[1][0])/float64(times[0][0])-1))
 	}
+}
+
+// med is the median of sorted durations.
+func med(d []time.Duration) time.Duration {
+	n := len(d)
+	if n%2 == 1 {
+		return d[n/2]
+	}
+	return (d[n/2-1] + d[n/2]) / 2
 }
 
 // capture keeps one SM's recorder-relevant events in order.
@@ -328,18 +314,23 @@ type capture struct {
 }
 
 type captured struct {
-	kind int // 0 UnitBusy, 1 CTAStart, 2 CTAFinish
+	kind int // 0 UnitBusy, 1 CTAStart, 2 CTAFinish, 3 Stall
 	u    model.UnitEvent
 	c    model.CTAEvent
+	s    model.StallEvent
 }
 
 func (c *capture) UnitBusy(e model.UnitEvent) { c.evs = append(c.evs, captured{kind: 0, u: e}) }
 func (c *capture) CTAStart(e model.CTAEvent)  { c.evs = append(c.evs, captured{kind: 1, c: e}) }
 func (c *capture) CTAFinish(e model.CTAEvent) { c.evs = append(c.evs, captured{kind: 2, c: e}) }
+func (c *capture) Stall(e model.StallEvent)   { c.evs = append(c.evs, captured{kind: 3, s: e}) }
+func (c *capture) ObservesMem() bool          { return false }
+func (c *capture) ObservesIssue() bool        { return false }
 
 // TestRecorderProcessingCost isolates the recorder's own work from the
 // noise of a loaded machine: it captures the events of one model run
-// (vecadd 1M, volrender's first launch), then times, by process CPU time,
+// (vecadd 1M, volrender's first launch; UnitBusy, which counts the
+// issues, CTA and Stall events), then times, by process CPU time,
 // a fresh Recorder consuming exactly those events (median of 9), and
 // compares it with the model's plain run (median of 5). The model's cost
 // of delivering events to an observer is measured separately by
@@ -406,8 +397,10 @@ func TestRecorderProcessingCost(t *testing.T) {
 						n++
 					case 1:
 						o.CTAStart(e.c)
-					default:
+					case 2:
 						o.CTAFinish(e.c)
+					default:
+						o.Stall(e.s)
 					}
 				}
 			}

@@ -109,7 +109,7 @@ func (r *Recorder) Observe(part int) model.Observer {
 	if part < 0 || part >= len(r.sms) {
 		return nil
 	}
-	s := &smRecorder{r: r, core: newTrack(true)}
+	s := &smRecorder{r: r, sm: part, core: newTrack(true), batch: make([]busyRec, 0, busyBatch)}
 	for k, u := range unitSpecs(r.spec) {
 		for range u.Count {
 			ls := make([]track, r.lanes[k].lanes)
@@ -125,6 +125,8 @@ func (r *Recorder) Observe(part int) model.Observer {
 type smRecorder struct {
 	model.BaseObserver
 	r        *Recorder
+	sm       int
+	batch    []busyRec // UnitBusy events not yet processed
 	resident int
 	since    model.Time
 	core     *track
@@ -205,70 +207,103 @@ func (s *smRecorder) CTAFinish(e model.CTAEvent) {
 	}
 }
 
+// busyRec is a UnitBusy event waiting in its SM's batch.
+type busyRec struct {
+	from, to model.Time
+	active   uint32
+	index    uint32
+	unit     model.UnitKind
+	split    bool
+}
+
+// busyBatch is how many UnitBusy events an SM's recorder keeps before it
+// processes them: the model's issue loop then only stores each event, and
+// the recorder works through a batch with its own tables in cache. The
+// events' order is kept; CTA and Stall events touch other state and are
+// processed at once.
+const busyBatch = 512
+
 func (s *smRecorder) UnitBusy(e model.UnitEvent) {
-	if int(e.Unit) >= len(s.units) || e.Index >= len(s.units[e.Unit]) {
+	if int(e.Unit) >= len(s.units) || e.Index < 0 || e.Index >= len(s.units[e.Unit]) {
+		s.flushBusy() // the earlier events' errors first
 		if s.err == nil {
 			s.err = fmt.Errorf("power: SM %d: unit %s instance %d not in the spec", e.SM, e.Unit, e.Index)
 		}
 		return
 	}
-	// the issue (UnitBusy is sent once per issue, From its cycle)
-	s.issue.add(e.From, e.From+1, 1, uint64(bits.OnesCount32(e.Active)))
-	ir := &s.units[e.Unit][e.Index]
-	ir.unit.add(e.From, e.To)
-	lm := &s.r.lanes[e.Unit]
-	if e.Split {
-		lm = &s.r.half[e.Unit]
+	s.batch = append(s.batch, busyRec{from: e.From, to: e.To, active: e.Active, index: uint32(e.Index), unit: e.Unit, split: e.Split})
+	if len(s.batch) == cap(s.batch) {
+		s.flushBusy()
+	}
+}
+
+// flushBusy processes the batched UnitBusy events in order.
+func (s *smRecorder) flushBusy() {
+	for i := range s.batch {
+		s.busy(&s.batch[i])
+	}
+	s.batch = s.batch[:0]
+}
+
+// busy records one issue's unit occupancy (a checked UnitBusy event).
+func (s *smRecorder) busy(e *busyRec) {
+	// the issue (UnitBusy is sent once per issue, from its cycle)
+	s.issue.add(e.from, e.from+1, 1, uint64(bits.OnesCount32(e.active)))
+	ir := &s.units[e.unit][e.index]
+	ir.unit.add(e.from, e.to)
+	lm := &s.r.lanes[e.unit]
+	if e.split {
+		lm = &s.r.half[e.unit]
 		if lm.lanes == 0 && s.err == nil {
-			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", e.SM, e.Unit)
+			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", s.sm, e.unit)
 		}
 	}
 	g := &ir.g
 	if lm.passes == 1 && !s.r.Compact {
 		// every thread in the one pass (gtx480's sp and ldst)
-		lb := lm.busyLanes(e.Active, 0)
-		s.series[e.Unit].add(e.From, e.To, 1, uint64(bits.OnesCount64(uint64(lb))))
+		lb := lm.busyLanes(e.active, 0)
+		s.series[e.unit].add(e.from, e.to, 1, uint64(bits.OnesCount64(uint64(lb))))
 		if lb == g.full && g.sync {
-			g.t.add(e.From, e.To) // every lane alike: one update
+			g.t.add(e.from, e.to) // every lane alike: one update
 			return
 		}
-		lanes := s.lanes[e.Unit][e.Index]
+		lanes := s.lanes[e.unit][e.index]
 		if lb == g.full {
 			// every lane busy: one update if the lanes have come to
 			// agree, else one per lane, after which they may agree
 			if !g.resync(lanes) {
 				for j := range lanes {
-					lanes[j].add(e.From, e.To)
+					lanes[j].add(e.from, e.to)
 				}
 				g.resync(lanes)
 				return
 			}
-			g.t.add(e.From, e.To)
+			g.t.add(e.from, e.to)
 			return
 		}
 		g.desync(lanes)
 		for b := lb; b != 0; {
 			j := b.TrailingZeros64()
 			b &= b - 1
-			lanes[j].add(e.From, e.To)
+			lanes[j].add(e.from, e.to)
 		}
 		return
 	}
-	lanes := s.lanes[e.Unit][e.Index]
+	lanes := s.lanes[e.unit][e.index]
 	g.desync(lanes)
-	s.series[e.Unit].add(e.From, e.To, 1, 0)
-	occ := e.To - e.From
+	s.series[e.unit].add(e.from, e.to, 1, 0)
+	occ := e.to - e.from
 	P := model.Time(lm.passes)
-	n := bits.OnesCount32(e.Active)
+	n := bits.OnesCount32(e.active)
 	for p := range lm.passes {
 		var lb laneBits
 		if s.r.Compact {
 			lb = lm.compactLanes(n, p)
 		} else {
-			lb = lm.busyLanes(e.Active, p)
+			lb = lm.busyLanes(e.active, p)
 		}
-		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
-		s.series[e.Unit].add(from, to, 0, uint64(bits.OnesCount64(uint64(lb))))
+		from, to := e.from+model.Time(p)*occ/P, e.from+model.Time(p+1)*occ/P
+		s.series[e.unit].add(from, to, 0, uint64(bits.OnesCount64(uint64(lb))))
 		for lb != 0 {
 			j := lb.TrailingZeros64()
 			lb &= lb - 1
@@ -415,6 +450,7 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		if s == nil {
 			continue
 		}
+		s.flushBusy()
 		for i := range s.pend {
 			s.flushStall(&s.pend[i])
 		}
