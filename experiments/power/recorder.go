@@ -272,9 +272,7 @@ func (s *smRecorder) busy(e *busyRec) {
 			// every lane busy: one update if the lanes have come to
 			// agree, else one per lane, after which they may agree
 			if !g.resync(lanes) {
-				for j := range lanes {
-					lanes[j].add(e.from, e.to)
-				}
+				addLanes(lanes, lb, e.from, e.to)
 				g.resync(lanes)
 				return
 			}
@@ -282,11 +280,7 @@ func (s *smRecorder) busy(e *busyRec) {
 			return
 		}
 		g.desync(lanes)
-		for b := lb; b != 0; {
-			j := b.TrailingZeros64()
-			b &= b - 1
-			lanes[j].add(e.from, e.to)
-		}
+		addLanes(lanes, lb, e.from, e.to)
 		return
 	}
 	lanes := s.lanes[e.unit][e.index]
@@ -304,10 +298,32 @@ func (s *smRecorder) busy(e *busyRec) {
 		}
 		from, to := e.from+model.Time(p)*occ/P, e.from+model.Time(p+1)*occ/P
 		s.series[e.unit].add(from, to, 0, uint64(bits.OnesCount64(uint64(lb))))
-		for lb != 0 {
-			j := lb.TrailingZeros64()
-			lb &= lb - 1
-			lanes[j].add(from, to)
+		addLanes(lanes, lb, from, to)
+	}
+}
+
+// addLanes adds [from, to) to the tracks of the lanes in lb: track.add
+// written out for tracks that keep no runs (a divergent issue updates up
+// to a unit's every lane one by one; this loop is the recorder's hottest).
+func addLanes(lanes []track, lb laneBits, from, to model.Time) {
+	if to <= from {
+		return
+	}
+	for lb != 0 {
+		t := &lanes[lb.TrailingZeros64()]
+		lb &= lb - 1
+		switch {
+		case from > t.cur:
+			t.idle.add(from-t.cur, 1)
+			t.from = from
+			t.busy += to - from
+			t.cur = to
+		case to > t.cur:
+			if t.cur == 0 {
+				t.from = from
+			}
+			t.busy += to - t.cur
+			t.cur = to
 		}
 	}
 }
