@@ -152,10 +152,11 @@ type costStats struct {
 // Session recording the activity, and with a quiet observer (event
 // delivery alone). Only the model run is timed (preparing the inputs and
 // checking the outputs are not), and its process CPU time is reported
-// as cpu-ns/op besides wall ns/op, with allocs/op and allocs/issue. Run
-// it with -benchtime=1x -count=10: the variants interleave, one run each
-// per round (compare the medians with costcmp.py of the note, or
-// benchstat).
+// as cpu-ns/op besides wall ns/op, with allocs/op, allocs/issue and GC
+// cycles per run. Run it with -benchtime=1x -count=10: the variants
+// interleave, one run each per round (compare per-round ratios or medians,
+// e.g. with benchstat); TestRecordingCost does the same with the variant
+// order rotated and logs the distribution.
 func BenchmarkRecording(b *testing.B) {
 	for _, w := range []string{"vecadd1M", "volrender"} {
 		in := costInput(b, w)
@@ -292,10 +293,21 @@ func TestRecordingCost(t *testing.T) {
 				line += fmt.Sprintf("; overhead: median of rounds %+.1f %% [quartiles %+.1f, %+.1f; min %+.1f, max %+.1f], of medians %+.1f %%",
 					over[len(over)/2], over[len(over)/4], over[(3*len(over))/4], over[0], over[len(over)-1],
 					100*(float64(med(sorted))/float64(med(slices.Sorted(slices.Values(times[0]))))-1))
+				line += fmt.Sprintf("; all %.1f", over)
 			}
+			line += fmt.Sprintf("; CPU ms %d", durMs(times[v]))
 			t.Log(line)
 		}
 	}
+}
+
+// durMs is d in whole milliseconds.
+func durMs(d []time.Duration) []int64 {
+	ms := make([]int64, len(d))
+	for i, x := range d {
+		ms[i] = x.Milliseconds()
+	}
+	return ms
 }
 
 // med is the median of sorted durations.
