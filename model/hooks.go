@@ -48,7 +48,8 @@ const MemorySide = -1
 // only some methods. Events are passed by value; an event's Inst pointer is
 // the kernel's, read-only.
 type Observer interface {
-	// Issue is called for every issued warp-instruction.
+	// Issue is called for every issued warp-instruction (unless the
+	// observer declines it, see IssueFilter).
 	Issue(IssueEvent)
 	// UnitBusy is called when an issue occupies an execution-unit instance
 	// (one call per Issue, with the same interval).
@@ -73,6 +74,15 @@ type Observer interface {
 // as before).
 type MemFilter interface {
 	ObservesMem() bool
+}
+
+// IssueFilter is an optional interface of an Observer: when
+// ObservesIssue returns false the model does not build or send the SM's
+// IssueEvents, so each issue costs one call (UnitBusy, which carries the
+// issue's cycle, unit instance and active lanes) instead of two. Every
+// other event is sent as before.
+type IssueFilter interface {
+	ObservesIssue() bool
 }
 
 // BaseObserver ignores every event.

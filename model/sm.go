@@ -131,6 +131,8 @@ type smState struct {
 	now    Time
 	nsch   int
 
+	issueObs Observer // obs, unless it declines Issue events (IssueFilter)
+
 	classes [NumClasses]classInfo
 	units   []unitInst
 	byKind  [NumUnitKinds][]int // instance indices per kind that may issue
@@ -202,6 +204,9 @@ func newSM(id int, s *Spec, policies []IssuePolicy, obs Observer) *smState {
 	sm := &smState{id: id, spec: s, obs: obs, nsch: s.SM.Schedulers, policies: policies}
 	if f, ok := obs.(MemFilter); obs != nil && (!ok || f.ObservesMem()) {
 		sm.memObs = obs
+	}
+	if f, ok := obs.(IssueFilter); obs != nil && (!ok || f.ObservesIssue()) {
+		sm.issueObs = obs
 	}
 	kinds := s.SM.Units.list()
 	for k, u := range kinds {
@@ -925,8 +930,10 @@ func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int
 func (sm *smState) observeIssue(w *warpState, s int, in *Inst, u int, active uint32, occ Time) {
 	ui := &sm.units[u]
 	k := UnitKind(ui.kind)
-	sm.obs.Issue(IssueEvent{SM: sm.id, Sched: s, Slot: w.slot, CTA: w.cta.id, Warp: w.w.ID(), Inst: in,
-		Cycle: sm.now, Active: active, Unit: k, UnitIndex: ui.index, Busy: occ})
+	if sm.issueObs != nil {
+		sm.issueObs.Issue(IssueEvent{SM: sm.id, Sched: s, Slot: w.slot, CTA: w.cta.id, Warp: w.w.ID(), Inst: in,
+			Cycle: sm.now, Active: active, Unit: k, UnitIndex: ui.index, Busy: occ})
+	}
 	sm.obs.UnitBusy(UnitEvent{SM: sm.id, Unit: k, Index: ui.index, Sched: ui.sched, From: sm.now, To: sm.now + occ, Active: active, Split: ui.split})
 }
 

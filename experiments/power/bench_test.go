@@ -2,9 +2,11 @@ package power
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -43,49 +45,137 @@ checks:
   - {buffer: c, reference: vecadd}
 `
 
-// BenchmarkRecording is the recording overhead: vecadd at n = 1M and the
-// volrender sample on gtx480 (one worker), without observers (plain) and
-// with the Recorder; both prepare, run and check the outputs.
+// costInput is a workload of the recording-cost measurements: vecadd at
+// n = 1M or the volrender sample, on gtx480 with one model worker.
+func costInput(tb testing.TB, w string) Input {
+	tb.Helper()
+	if w == "volrender" {
+		return sampleInput(tb, "volrender")
+	}
+	in := sampleInput(tb, "vecadd")
+	spec, err := launch.ParseSpec([]byte(vecadd1M))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	in.Spec = spec
+	return in
+}
+
+// quiet is an observer that ignores every event, Mem ones declined: the
+// model's cost of delivering events, without any recording work.
+type quiet struct{ model.BaseObserver }
+
+func (quiet) ObservesMem() bool { return false }
+
+// costRun is one measured model run of in: the inputs are prepared and the
+// outputs checked outside the timer and outside cpu. mode 0 runs plain,
+// 1 with a Session recording the activity (what ptxtrace run --activity
+// does, the launches' Finish included), 2 with a quiet observer on every
+// SM. It returns the process CPU time of the run (getrusage: robust to
+// other processes' load, GC included), the issued warp-instructions, and
+// the run's heap allocations and completed GC cycles.
+func costRun(tb testing.TB, b *testing.B, in Input, mode int) costStats {
+	stop := func() {
+		if b != nil {
+			b.StopTimer()
+		}
+	}
+	start := func() {
+		if b != nil {
+			b.StartTimer()
+		}
+	}
+	stop()
+	prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), GPU: &in.Model})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var insts uint64
+	var ferr error
+	var sess *Session
+	eo := launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}
+	eo.OnLaunch = func(i int, lr *launch.LaunchResult) {
+		for _, s := range lr.Timing.SMs {
+			insts += s.WarpInsts
+		}
+		if sess != nil {
+			if err := sess.Finish(i, lr); err != nil && ferr == nil {
+				ferr = err
+			}
+		}
+	}
+	switch mode {
+	case 1:
+		sess = NewSession(&in.Model)
+		eo.ModelOpt.Observe = sess.Observe
+	case 2:
+		eo.ModelOpt.Observe = func(part int) model.Observer {
+			if part < 0 {
+				return nil
+			}
+			return quiet{}
+		}
+	}
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	start()
+	c0 := cpuTime()
+	_, err = prep.Run(context.Background(), eo)
+	c := cpuTime() - c0
+	stop()
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if ferr != nil {
+		tb.Fatal(ferr)
+	}
+	for _, ck := range prep.Check(launch.SampleRegistry(), in.BaseDir) {
+		if !ck.OK {
+			tb.Fatal(ck.Msg)
+		}
+	}
+	start()
+	return costStats{cpu: c, insts: insts, allocs: m1.Mallocs - m0.Mallocs, gcs: m1.NumGC - m0.NumGC}
+}
+
+// costStats is one measured run.
+type costStats struct {
+	cpu           time.Duration
+	insts, allocs uint64
+	gcs           uint32
+}
+
+// BenchmarkRecording is the recording overhead on model time: vecadd at
+// n = 1M and the volrender sample on gtx480 (one worker), plain, with a
+// Session recording the activity, and with a quiet observer (event
+// delivery alone). Only the model run is timed (preparing the inputs and
+// checking the outputs are not), and its process CPU time is reported
+// as cpu-ns/op besides wall ns/op, with allocs/op, allocs/issue and GC
+// cycles per run. Run it with -benchtime=1x -count=10: the variants
+// interleave, one run each per round (compare per-round ratios or medians,
+// e.g. with benchstat); TestRecordingCost does the same with the variant
+// order rotated and logs the distribution.
 func BenchmarkRecording(b *testing.B) {
 	for _, w := range []string{"vecadd1M", "volrender"} {
-		for _, rec := range []bool{false, true} {
-			name := w + "/plain"
-			if rec {
-				name = w + "/recorder"
-			}
-			b.Run(name, func(b *testing.B) {
-				var in Input
-				if w == "volrender" {
-					in = sampleInput(b, "volrender")
-				} else {
-					in = sampleInput(b, "vecadd")
-					spec, err := launch.ParseSpec([]byte(vecadd1M))
-					if err != nil {
-						b.Fatal(err)
-					}
-					in.Spec = spec
-				}
-				in.Workers = 1
+		in := costInput(b, w)
+		for mode, name := range []string{"plain", "recording", "quiet"} {
+			b.Run(w+"/"+name, func(b *testing.B) {
+				b.ReportAllocs()
+				var sum costStats
 				for b.Loop() {
-					if rec {
-						if _, err := Run(context.Background(), in, DefaultConfig()); err != nil {
-							b.Fatal(err)
-						}
-						continue
-					}
-					prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), NumSMs: in.Model.NumSMs})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := prep.Run(context.Background(), launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}); err != nil {
-						b.Fatal(err)
-					}
-					for _, c := range prep.Check(launch.SampleRegistry(), in.BaseDir) {
-						if !c.OK {
-							b.Fatal(c.Msg)
-						}
-					}
+					c := costRun(b, b, in, mode)
+					sum.cpu += c.cpu
+					sum.insts += c.insts
+					sum.allocs += c.allocs
+					sum.gcs += c.gcs
 				}
+				n := float64(b.N)
+				b.ReportMetric(float64(sum.cpu.Nanoseconds())/n, "cpu-ns/op")
+				b.ReportMetric(float64(sum.gcs)/n, "gc/op")
+				b.ReportMetric(float64(sum.insts)/n, "issues/op")
+				b.ReportMetric(float64(sum.allocs)/float64(max(sum.insts, 1)), "allocs/issue")
 			})
 		}
 	}
@@ -160,78 +250,73 @@ func cpuTime() time.Duration {
 }
 
 // TestRecordingCost measures the recording overhead on model time: the
-// process CPU time (getrusage: robust to other processes' load, unlike
-// wall time) of the model run of every launch (launch.Prepared.Run, one
-// worker; preparing the inputs and checking the outputs are not timed),
-// plain and with a Session recording the activity (what ptxtrace run
-// --activity does), 7 interleaved runs of each, reporting the median and
-// the minimum (PTXTRACE_POWER_COST=1).
+// process CPU time of the model run of every launch (costRun: one worker,
+// preparing the inputs and checking the outputs not timed), plain, with a
+// Session recording the activity (what ptxtrace run --activity does) and
+// with a quiet observer (event delivery alone). PTXTRACE_POWER_COST=N
+// (N ≥ 3; 1: 9) runs N rounds of each workload, one run of each variant
+// per round in an order rotated every round (so no variant always runs
+// first, after the inputs were built), and logs, per variant, the median
+// CPU time and the distribution of the per-round overhead over plain.
 func TestRecordingCost(t *testing.T) {
-	if os.Getenv("PTXTRACE_POWER_COST") == "" {
-		t.Skip("set PTXTRACE_POWER_COST=1 to measure the recording overhead")
+	env := os.Getenv("PTXTRACE_POWER_COST")
+	if env == "" {
+		t.Skip("set PTXTRACE_POWER_COST=1 (or a round count) to measure the recording overhead")
 	}
+	rounds := 9
+	if n, err := strconv.Atoi(env); err == nil && n >= 3 {
+		rounds = n
+	}
+	names := []string{"plain", "recording", "quiet"}
 	for _, w := range []string{"vecadd1M", "volrender"} {
-		var in Input
-		if w == "volrender" {
-			in = sampleInput(t, "volrender")
-		} else {
-			in = sampleInput(t, "vecadd")
-			spec, err := launch.ParseSpec([]byte(vecadd1M))
-			if err != nil {
-				t.Fatal(err)
-			}
-			in.Spec = spec
-		}
-		var times [2][]time.Duration
-		var insts uint64
-		for range 7 {
-			for v := range 2 {
-				prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), GPU: &in.Model})
-				if err != nil {
-					t.Fatal(err)
-				}
-				insts = 0
-				var ferr error
-				var sess *Session
-				eo := launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}
-				eo.OnLaunch = func(i int, lr *launch.LaunchResult) {
-					for _, s := range lr.Timing.SMs {
-						insts += s.WarpInsts
-					}
-					if sess != nil {
-						if err := sess.Finish(i, lr); err != nil && ferr == nil {
-							ferr = err
-						}
-					}
-				}
-				if v == 1 {
-					sess = NewSession(&in.Model)
-					eo.ModelOpt.Observe = sess.Observe
-				}
-				runtime.GC()
-				c0 := cpuTime()
-				if _, err := prep.Run(context.Background(), eo); err != nil {
-					t.Fatal(err)
-				}
-				times[v] = append(times[v], cpuTime()-c0)
-				if ferr != nil {
-					t.Fatal(ferr)
-				}
-				for _, c := range prep.Check(launch.SampleRegistry(), in.BaseDir) {
-					if !c.OK {
-						t.Fatalf("%s: %s", w, c.Msg)
-					}
-				}
+		in := costInput(t, w)
+		times := make([][]time.Duration, len(names))
+		var st [3]costStats
+		for r := range rounds {
+			for i := range names {
+				v := (i + r) % len(names)
+				st[v] = costRun(t, nil, in, v)
+				times[v] = append(times[v], st[v].cpu)
 			}
 		}
-		for v := range times {
-			slices.Sort(times[v])
+		for v := range names {
+			sorted := slices.Sorted(slices.Values(times[v]))
+			line := fmt.Sprintf("%s %-9s n=%d: CPU median %v [min %v, max %v], %d allocs (%.4f per issue), %d GC",
+				w, names[v], rounds, med(sorted).Round(time.Millisecond), sorted[0].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond),
+				st[v].allocs, float64(st[v].allocs)/float64(max(st[v].insts, 1)), st[v].gcs)
+			if v > 0 {
+				over := make([]float64, rounds)
+				for r := range over {
+					over[r] = 100 * (float64(times[v][r])/float64(times[0][r]) - 1)
+				}
+				slices.Sort(over)
+				line += fmt.Sprintf("; overhead: median of rounds %+.1f %% [quartiles %+.1f, %+.1f; min %+.1f, max %+.1f], of medians %+.1f %%",
+					over[len(over)/2], over[len(over)/4], over[(3*len(over))/4], over[0], over[len(over)-1],
+					100*(float64(med(sorted))/float64(med(slices.Sorted(slices.Values(times[0]))))-1))
+				line += fmt.Sprintf("; all %.1f", over)
+			}
+			line += fmt.Sprintf("; CPU ms %d", durMs(times[v]))
+			t.Log(line)
 		}
-		med := func(v int) time.Duration { return times[v][len(times[v])/2] }
-		t.Logf("%s (%d warp-instructions): model CPU median plain %v, recording %v: %+.1f %%; minimum %v, %v: %+.1f %%", w, insts,
-			med(0).Round(time.Millisecond), med(1).Round(time.Millisecond), 100*(float64(med(1))/float64(med(0))-1),
-			times[0][0].Round(time.Millisecond), times[1][0].Round(time.Millisecond), 100*(float64(times[1][0])/float64(times[0][0])-1))
 	}
+}
+
+// durMs is d in whole milliseconds.
+func durMs(d []time.Duration) []int64 {
+	ms := make([]int64, len(d))
+	for i, x := range d {
+		ms[i] = x.Milliseconds()
+	}
+	return ms
+}
+
+// med is the median of sorted durations.
+func med(d []time.Duration) time.Duration {
+	n := len(d)
+	if n%2 == 1 {
+		return d[n/2]
+	}
+	return (d[n/2-1] + d[n/2]) / 2
 }
 
 // capture keeps one SM's recorder-relevant events in order.
@@ -241,18 +326,23 @@ type capture struct {
 }
 
 type captured struct {
-	kind int // 0 UnitBusy, 1 CTAStart, 2 CTAFinish
+	kind int // 0 UnitBusy, 1 CTAStart, 2 CTAFinish, 3 Stall
 	u    model.UnitEvent
 	c    model.CTAEvent
+	s    model.StallEvent
 }
 
 func (c *capture) UnitBusy(e model.UnitEvent) { c.evs = append(c.evs, captured{kind: 0, u: e}) }
 func (c *capture) CTAStart(e model.CTAEvent)  { c.evs = append(c.evs, captured{kind: 1, c: e}) }
 func (c *capture) CTAFinish(e model.CTAEvent) { c.evs = append(c.evs, captured{kind: 2, c: e}) }
+func (c *capture) Stall(e model.StallEvent)   { c.evs = append(c.evs, captured{kind: 3, s: e}) }
+func (c *capture) ObservesMem() bool          { return false }
+func (c *capture) ObservesIssue() bool        { return false }
 
 // TestRecorderProcessingCost isolates the recorder's own work from the
 // noise of a loaded machine: it captures the events of one model run
-// (vecadd 1M, volrender's first launch), then times, by process CPU time,
+// (vecadd 1M, volrender's first launch; UnitBusy, which counts the
+// issues, CTA and Stall events), then times, by process CPU time,
 // a fresh Recorder consuming exactly those events (median of 9), and
 // compares it with the model's plain run (median of 5). The model's cost
 // of delivering events to an observer is measured separately by
@@ -303,35 +393,55 @@ func TestRecorderProcessingCost(t *testing.T) {
 				plain = append(plain, cpuTime()-c0)
 			}
 		}
-		var rec []time.Duration
-		n := 0
+		// replay: 0 every event, 1 without the Stall events; fin is the
+		// time Finish took in replay 0
+		var rec [2][]time.Duration
+		var fin []time.Duration
+		var counts [4]int
+		for _, c := range caps {
+			for i := range c.evs {
+				counts[c.evs[i].kind]++
+			}
+		}
 		for range 9 {
-			runtime.GC()
-			c0 := cpuTime()
-			r := NewRecorder(&in.Model)
-			n = 0
-			for sm, c := range caps {
-				o := r.Observe(sm)
-				for i := range c.evs {
-					switch e := &c.evs[i]; e.kind {
-					case 0:
-						o.UnitBusy(e.u)
-						n++
-					case 1:
-						o.CTAStart(e.c)
-					default:
-						o.CTAFinish(e.c)
+			for mode := range 2 {
+				runtime.GC()
+				c0 := cpuTime()
+				r := NewRecorder(&in.Model)
+				for sm, c := range caps {
+					o := r.Observe(sm)
+					for i := range c.evs {
+						switch e := &c.evs[i]; e.kind {
+						case 0:
+							o.UnitBusy(e.u)
+						case 1:
+							o.CTAStart(e.c)
+						case 2:
+							o.CTAFinish(e.c)
+						default:
+							if mode == 0 {
+								o.Stall(e.s)
+							}
+						}
 					}
 				}
+				c1 := cpuTime()
+				if _, err := r.Finish(cycles); err != nil {
+					t.Fatal(err)
+				}
+				rec[mode] = append(rec[mode], cpuTime()-c0)
+				if mode == 0 {
+					fin = append(fin, cpuTime()-c1)
+				}
 			}
-			if _, err := r.Finish(cycles); err != nil {
-				t.Fatal(err)
-			}
-			rec = append(rec, cpuTime()-c0)
 		}
+		n := counts[0]
 		slices.Sort(plain)
-		slices.Sort(rec)
-		t.Logf("%s: plain model run %v CPU (median of 5; all launches); recorder on the %d issues of launch 0: %v (median of 9, %.0f ns/issue)",
-			w, plain[2].Round(time.Millisecond), n, rec[4].Round(100*time.Microsecond), float64(rec[4].Nanoseconds())/float64(max(n, 1)))
+		slices.Sort(rec[0])
+		slices.Sort(rec[1])
+		slices.Sort(fin)
+		t.Logf("%s: plain model run %v CPU (median of 5; all launches); recorder on the %d issues, %d stall events of launch 0: %v (median of 9, %.0f ns/issue, %.1f %% of plain), of which Finish %v; without the stall events %v",
+			w, plain[2].Round(time.Millisecond), n, counts[3], rec[0][4].Round(100*time.Microsecond), float64(rec[0][4].Nanoseconds())/float64(max(n, 1)),
+			100*float64(rec[0][4])/float64(plain[2]), fin[4].Round(100*time.Microsecond), rec[1][4].Round(100*time.Microsecond))
 	}
 }

@@ -41,6 +41,11 @@ type congestionProbe struct {
 	sched, sps int
 }
 
+// ObservesMem and ObservesIssue are false: the probe needs neither
+// (model.MemFilter, model.IssueFilter).
+func (p *congestionProbe) ObservesMem() bool   { return false }
+func (p *congestionProbe) ObservesIssue() bool { return false }
+
 func (p *congestionProbe) Stall(e model.StallEvent) {
 	if !p.done && e.Reason == model.StallInterconnect {
 		p.stall += e.To - e.From

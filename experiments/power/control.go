@@ -130,6 +130,11 @@ func (s *smControl) roll(now model.Time) {
 	}
 }
 
+// ObservesMem and ObservesIssue are false: the controller counts UnitBusy
+// events only (model.MemFilter, model.IssueFilter).
+func (s *smControl) ObservesMem() bool   { return false }
+func (s *smControl) ObservesIssue() bool { return false }
+
 func (s *smControl) UnitBusy(e model.UnitEvent) {
 	if e.Unit != s.c.Unit {
 		return
@@ -201,6 +206,15 @@ func (t tee) Mem(e model.MemEvent)       { t.a.Mem(e); t.b.Mem(e) }
 
 // ObservesMem is true when either side wants Mem events (model.MemFilter).
 func (t tee) ObservesMem() bool { return observesMem(t.a) || observesMem(t.b) }
+
+// ObservesIssue is true when either side wants Issue events
+// (model.IssueFilter).
+func (t tee) ObservesIssue() bool { return observesIssue(t.a) || observesIssue(t.b) }
+
+func observesIssue(o model.Observer) bool {
+	f, ok := o.(model.IssueFilter)
+	return !ok || f.ObservesIssue()
+}
 
 func observesMem(o model.Observer) bool {
 	f, ok := o.(model.MemFilter)

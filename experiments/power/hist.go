@@ -54,7 +54,9 @@ func (h Hist) Decades() [5]uint64 {
 }
 
 // histBuilder accumulates interval lengths: short ones in a dense slice
-// indexed by length (grown on demand), the rest in a map.
+// indexed by length (allocated whole, smallLimit counts, on the first
+// short interval: one allocation instead of a series of growths), the
+// rest in a map.
 type histBuilder struct {
 	small []uint64
 	large map[model.Time]uint64
@@ -68,9 +70,8 @@ func (m *histBuilder) add(n model.Time, count uint64) {
 		return
 	}
 	if n < smallLimit {
-		if int(n) >= len(m.small) {
-			m.small = append(m.small, make([]uint64, int(n)+1-len(m.small))...)
-			m.small = m.small[:cap(m.small)]
+		if m.small == nil {
+			m.small = make([]uint64, smallLimit)
 		}
 		m.small[n] += count
 		return
@@ -92,13 +93,19 @@ func (m *histBuilder) merge(o *histBuilder) {
 }
 
 func (m *histBuilder) hist() Hist {
-	h := Hist{}
+	n := len(m.large)
+	for _, c := range m.small {
+		if c > 0 {
+			n++
+		}
+	}
+	h := make(Hist, 0, n)
 	for l, c := range m.small {
 		if c > 0 {
 			h = append(h, Bin{model.Time(l), c})
 		}
 	}
-	n := len(h)
+	n = len(h)
 	for l, c := range m.large {
 		h = append(h, Bin{l, c})
 	}

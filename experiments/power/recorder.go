@@ -109,7 +109,7 @@ func (r *Recorder) Observe(part int) model.Observer {
 	if part < 0 || part >= len(r.sms) {
 		return nil
 	}
-	s := &smRecorder{r: r, core: newTrack(true)}
+	s := &smRecorder{r: r, sm: part, core: newTrack(true), batch: make([]busyRec, 0, busyBatch)}
 	for k, u := range unitSpecs(r.spec) {
 		for range u.Count {
 			ls := make([]track, r.lanes[k].lanes)
@@ -125,6 +125,8 @@ func (r *Recorder) Observe(part int) model.Observer {
 type smRecorder struct {
 	model.BaseObserver
 	r        *Recorder
+	sm       int
+	batch    []busyRec // UnitBusy events not yet processed
 	resident int
 	since    model.Time
 	core     *track
@@ -140,12 +142,13 @@ type smRecorder struct {
 	err    error
 }
 
-func (s *smRecorder) Issue(e model.IssueEvent) {
-	s.issue.add(e.Cycle, e.Cycle+1, 1, uint64(bits.OnesCount32(e.Active)))
-}
-
 // ObservesMem is false: activity needs no memory events (model.MemFilter).
 func (s *smRecorder) ObservesMem() bool { return false }
+
+// ObservesIssue is false (model.IssueFilter): UnitBusy, sent once per
+// issue with the issue's cycle and active lanes, counts the issues, so the
+// model makes one call per issue.
+func (s *smRecorder) ObservesIssue() bool { return false }
 
 // Stall extends the scheduler's pending stall run when the event continues
 // it (the model reports most stalls one cycle at a time) and adds the run
@@ -204,62 +207,123 @@ func (s *smRecorder) CTAFinish(e model.CTAEvent) {
 	}
 }
 
+// busyRec is a UnitBusy event waiting in its SM's batch.
+type busyRec struct {
+	from, to model.Time
+	active   uint32
+	index    uint32
+	unit     model.UnitKind
+	split    bool
+}
+
+// busyBatch is how many UnitBusy events an SM's recorder keeps before it
+// processes them: the model's issue loop then only stores each event, and
+// the recorder works through a batch with its own tables in cache. The
+// events' order is kept; CTA and Stall events touch other state and are
+// processed at once.
+const busyBatch = 512
+
 func (s *smRecorder) UnitBusy(e model.UnitEvent) {
-	if int(e.Unit) >= len(s.units) || e.Index >= len(s.units[e.Unit]) {
+	if int(e.Unit) >= len(s.units) || e.Index < 0 || e.Index >= len(s.units[e.Unit]) {
+		s.flushBusy() // the earlier events' errors first
 		if s.err == nil {
 			s.err = fmt.Errorf("power: SM %d: unit %s instance %d not in the spec", e.SM, e.Unit, e.Index)
 		}
 		return
 	}
-	ir := &s.units[e.Unit][e.Index]
-	ir.unit.add(e.From, e.To)
-	lm := &s.r.lanes[e.Unit]
-	if e.Split {
-		lm = &s.r.half[e.Unit]
+	s.batch = append(s.batch, busyRec{from: e.From, to: e.To, active: e.Active, index: uint32(e.Index), unit: e.Unit, split: e.Split})
+	if len(s.batch) == cap(s.batch) {
+		s.flushBusy()
+	}
+}
+
+// flushBusy processes the batched UnitBusy events in order.
+func (s *smRecorder) flushBusy() {
+	for i := range s.batch {
+		s.busy(&s.batch[i])
+	}
+	s.batch = s.batch[:0]
+}
+
+// busy records one issue's unit occupancy (a checked UnitBusy event).
+func (s *smRecorder) busy(e *busyRec) {
+	// the issue (UnitBusy is sent once per issue, from its cycle)
+	s.issue.add(e.from, e.from+1, 1, uint64(bits.OnesCount32(e.active)))
+	ir := &s.units[e.unit][e.index]
+	ir.unit.add(e.from, e.to)
+	lm := &s.r.lanes[e.unit]
+	if e.split {
+		lm = &s.r.half[e.unit]
 		if lm.lanes == 0 && s.err == nil {
-			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", e.SM, e.Unit)
+			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", s.sm, e.unit)
 		}
 	}
 	g := &ir.g
 	if lm.passes == 1 && !s.r.Compact {
 		// every thread in the one pass (gtx480's sp and ldst)
-		lb := lm.busyLanes(e.Active, 0)
-		s.series[e.Unit].add(e.From, e.To, 1, uint64(bits.OnesCount64(uint64(lb))))
+		lb := lm.busyLanes(e.active, 0)
+		s.series[e.unit].add(e.from, e.to, 1, uint64(bits.OnesCount64(uint64(lb))))
 		if lb == g.full && g.sync {
-			g.t.add(e.From, e.To) // every lane alike: one update
+			g.t.add(e.from, e.to) // every lane alike: one update
 			return
 		}
-		lanes := s.lanes[e.Unit][e.Index]
-		g.desync(lanes)
-		for b := lb; b != 0; {
-			j := b.TrailingZeros64()
-			b &= b - 1
-			lanes[j].add(e.From, e.To)
-		}
+		lanes := s.lanes[e.unit][e.index]
 		if lb == g.full {
-			g.resync(lanes)
+			// every lane busy: one update if the lanes have come to
+			// agree, else one per lane, after which they may agree
+			if !g.resync(lanes) {
+				addLanes(lanes, lb, e.from, e.to)
+				g.resync(lanes)
+				return
+			}
+			g.t.add(e.from, e.to)
+			return
 		}
+		g.desync(lanes)
+		addLanes(lanes, lb, e.from, e.to)
 		return
 	}
-	lanes := s.lanes[e.Unit][e.Index]
+	lanes := s.lanes[e.unit][e.index]
 	g.desync(lanes)
-	s.series[e.Unit].add(e.From, e.To, 1, 0)
-	occ := e.To - e.From
+	s.series[e.unit].add(e.from, e.to, 1, 0)
+	occ := e.to - e.from
 	P := model.Time(lm.passes)
-	n := bits.OnesCount32(e.Active)
+	n := bits.OnesCount32(e.active)
 	for p := range lm.passes {
 		var lb laneBits
 		if s.r.Compact {
 			lb = lm.compactLanes(n, p)
 		} else {
-			lb = lm.busyLanes(e.Active, p)
+			lb = lm.busyLanes(e.active, p)
 		}
-		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
-		s.series[e.Unit].add(from, to, 0, uint64(bits.OnesCount64(uint64(lb))))
-		for lb != 0 {
-			j := lb.TrailingZeros64()
-			lb &= lb - 1
-			lanes[j].add(from, to)
+		from, to := e.from+model.Time(p)*occ/P, e.from+model.Time(p+1)*occ/P
+		s.series[e.unit].add(from, to, 0, uint64(bits.OnesCount64(uint64(lb))))
+		addLanes(lanes, lb, from, to)
+	}
+}
+
+// addLanes adds [from, to) to the tracks of the lanes in lb: track.add
+// written out for tracks that keep no runs (a divergent issue updates up
+// to a unit's every lane one by one; this loop is the recorder's hottest).
+func addLanes(lanes []track, lb laneBits, from, to model.Time) {
+	if to <= from {
+		return
+	}
+	for lb != 0 {
+		t := &lanes[lb.TrailingZeros64()]
+		lb &= lb - 1
+		switch {
+		case from > t.cur:
+			t.idle.add(from-t.cur, 1)
+			t.from = from
+			t.busy += to - from
+			t.cur = to
+		case to > t.cur:
+			if t.cur == 0 {
+				t.from = from
+			}
+			t.busy += to - t.cur
+			t.cur = to
 		}
 	}
 }
@@ -269,10 +333,15 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 // (the lanes' own tracks are stale): a warp-instruction with every lane
 // active, the common case, costs one track update instead of one per
 // lane. A partial mask desyncs the group (each lane continues from t's
-// state on its own); an issue with every lane active after which all
-// lanes agree resyncs it. A lane's activity is its own track's plus t's
-// (busy cycles and idle intervals are counted in whichever track saw the
-// busy run that ended them).
+// state on its own); once every lane's timeline has reached the same end
+// (cur) the group resyncs, checked when every lane is busy. A lane's
+// activity is its own track's plus t's (busy cycles and idle intervals
+// are counted in whichever track saw the busy run that ended them).
+//
+// The lanes' last-run starts (track.from) may differ when they resync; t
+// keeps the latest. from only decides the error at finish (a busy run
+// starting at or past the end), which a lane with the latest start then
+// reports anyway, so the group's error is the same.
 type laneGroup struct {
 	sync bool
 	full laneBits
@@ -290,15 +359,21 @@ func (g *laneGroup) desync(lanes []track) {
 	}
 }
 
-// resync syncs the group when every lane's state is the same.
-func (g *laneGroup) resync(lanes []track) {
+// resync syncs the group when every lane's timeline ends at the same
+// cycle, and reports whether the group is synced.
+func (g *laneGroup) resync(lanes []track) bool {
+	if g.sync {
+		return true
+	}
 	cur, from := lanes[0].cur, lanes[0].from
 	for j := range lanes {
-		if lanes[j].cur != cur || lanes[j].from != from {
-			return
+		if lanes[j].cur != cur {
+			return false
 		}
+		from = max(from, lanes[j].from)
 	}
 	g.sync, g.t.cur, g.t.from = true, cur, from
+	return true
 }
 
 // finish closes the group's lanes at end and adds t's counts to each;
@@ -391,6 +466,7 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		if s == nil {
 			continue
 		}
+		s.flushBusy()
 		for i := range s.pend {
 			s.flushStall(&s.pend[i])
 		}

@@ -18,6 +18,18 @@ const seriesCap = 1024
 
 // add counts n0 and n1 for every cycle of [from, to).
 func (s *series) add(from, to model.Time, n0, n1 uint64) {
+	// fast path: [from, to) within one existing bucket
+	if i := uint64(from) >> s.shift; from < to && i < uint64(len(s.v)) && uint64(to-1)>>s.shift == i {
+		v := &s.v[i]
+		v[0] += uint64(to-from) * n0
+		v[1] += uint64(to-from) * n1
+		return
+	}
+	s.addSlow(from, to, n0, n1)
+}
+
+// addSlow is add across buckets, growing or coarsening the series.
+func (s *series) addSlow(from, to model.Time, n0, n1 uint64) {
 	if n0 == 0 && n1 == 0 {
 		return
 	}
@@ -28,7 +40,14 @@ func (s *series) add(from, to model.Time, n0, n1 uint64) {
 			i >>= 1
 		}
 		if i >= uint64(len(s.v)) {
-			s.v = append(s.v, make([][2]uint64, int(i)+1-len(s.v))...)
+			if s.v == nil {
+				// whole at once: no growth (a series reaches seriesCap
+				// buckets once its launch passes seriesCap cycles)
+				s.v = make([][2]uint64, 0, seriesCap)
+			}
+			n := len(s.v)
+			s.v = s.v[:i+1]
+			clear(s.v[n:]) // coarsen leaves old counts past len
 		}
 		end := min(to, model.Time((i+1)<<s.shift))
 		s.v[i][0] += uint64(end-from) * n0
