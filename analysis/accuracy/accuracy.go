@@ -83,6 +83,15 @@ type Stat struct {
 	Under     float64 // (mean true − mean measured) / mean true: how far low the probe reads
 	MinDiff   float64 // min and max of measured − true − cost
 	MaxDiff   float64
+	// Run-time paired cp.async (probe mode group_seq, pipeline.go): there
+	// TrueMean is the copy's issue to the cycle its closing wait issued
+	// (the completion the program observes); LatMean is the copy's issue
+	// to the completion of the groups that wait covers; Hidden the
+	// fraction of regions whose wait issued after that completion (the
+	// pipeline hid the latency), Slack their mean cycles from completion
+	// to the wait; LatErr the NetErr against LatMean over the other
+	// regions. Zero for other modes.
+	LatMean, Hidden, Slack, LatErr float64
 }
 
 // SpaceStat is a Stat of one state space and probe mode.
@@ -219,7 +228,7 @@ func (r *Row) CauseStrict() string {
 // the end read when the branch resolves).
 func OwnCost(mode string, spec *model.Spec) float64 {
 	switch mode {
-	case "fence", "dummy", "wait_group", "mbarrier":
+	case "fence", "dummy", "wait_group", "mbarrier", "group_seq":
 		return 1 + PostCost(mode, spec)
 	}
 	return 0
@@ -234,7 +243,7 @@ func OwnCost(mode string, spec *model.Spec) float64 {
 // timer read may issue before completion, so the post wait is negative).
 func PostCost(mode string, spec *model.Spec) float64 {
 	switch mode {
-	case "fence", "wait_group":
+	case "fence", "wait_group", "group_seq":
 		return float64(spec.SM.FenceLatency)
 	case "mbarrier":
 		return float64(spec.SM.FenceLatency + spec.SM.Classes.Branch.Latency)
@@ -386,7 +395,8 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 	if len(ir.Manifest.Kernels) > 0 {
 		row.Staging = ir.Manifest.Kernels[0].Staging.Where
 	}
-	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms})
+	observe, waitIssues := waitObserver(ir.Manifest)
+	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Observe: observe}})
 	if err != nil {
 		row.Err = fmt.Errorf("instrumented: %w", err)
 		return
@@ -399,6 +409,8 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		}
 	}
 	acc := map[[2]string]*sums{}
+	pipe := map[[2]string]*pipeSums{}
+	waits := waitIssues()
 	lines := map[int]*LineStat{}
 	var all sums
 	for _, lr := range res.Launches {
@@ -420,7 +432,9 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 			truth[[3]uint32{a.Warp, a.Probe, cnt[k]}] = a
 			cnt[k]++
 		}
-		for _, reg := range tr.Regions {
+		groupDone := groupCompletion(tr.Regions, truth)
+		ordinals := waitOrdinals(lr.Trace.Data, ir.Manifest, ir.Manifest.Kernel(lr.Kernel), tr.Warps)
+		for ri, reg := range tr.Regions {
 			if !reg.Info.Memory() {
 				continue
 			}
@@ -430,6 +444,28 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 				continue
 			}
 			tv := float64(a.Complete - a.Issue)
+			if reg.Info.Mode == manifest.ModeGroupSeq {
+				// the wait observes its groups' completion, not the
+				// copy's, and only when the warp reaches it
+				wpc := uint32(lr.WarpsPerCTA)
+				j, ok := ordinals[[2]uint32{reg.Warp, reg.EndRec}]
+				wi := waits[[2]int{int(reg.Warp / wpc), int(reg.Warp % wpc)}]
+				if !ok || j >= len(wi) || uint64(wi[j]) < groupDone[ri] {
+					row.Unmatched++
+					continue
+				}
+				lat := float64(groupDone[ri] - a.Issue)
+				tv = float64(uint64(wi[j]) - a.Issue)
+				iw := 0.0
+				if a.Begin > 0 && a.Begin <= a.Issue {
+					iw = float64(a.Issue - a.Begin)
+				}
+				k := [2]string{reg.Info.Space, reg.Info.Mode}
+				if pipe[k] == nil {
+					pipe[k] = &pipeSums{}
+				}
+				pipe[k].add(lat, tv, float64(reg.Cycles), iw, PostCost(reg.Info.Mode, ms))
+			}
 			cost := OwnCost(reg.Info.Mode, ms)
 			post := PostCost(reg.Info.Mode, ms)
 			iw := 0.0
@@ -469,7 +505,11 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 	}
 	sort.Slice(row.Lines, func(i, j int) bool { return row.Lines[i].Line < row.Lines[j].Line })
 	for k, s := range acc {
-		row.Spaces = append(row.Spaces, SpaceStat{Space: k[0], Probe: k[1], Stat: s.stat()})
+		st := s.stat()
+		if p := pipe[k]; p != nil {
+			p.fill(&st)
+		}
+		row.Spaces = append(row.Spaces, SpaceStat{Space: k[0], Probe: k[1], Stat: st})
 	}
 	sort.Slice(row.Spaces, func(i, j int) bool {
 		a, b := row.Spaces[i], row.Spaces[j]
@@ -478,6 +518,41 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		}
 		return a.Probe < b.Probe
 	})
+}
+
+// groupCompletion gives, per region of mode group_seq (run-time paired
+// cp.async, index into regions), the true cycle its closing wait's groups
+// completed: the latest Complete of the warp's probed copies begun before
+// the closing end record whose group is below the wait's count (the PTX
+// ISA's wait_group: every group but the N most recent committed is
+// complete). It reads the model's truth (per copy: issue, completion) and
+// the decoded pairing (Group, Cover, records), nothing measured; 0 for
+// other regions.
+func groupCompletion(regions []trace.Region, truth map[[3]uint32]trace.TruthAccess) []uint64 {
+	out := make([]uint64, len(regions))
+	for lo := 0; lo < len(regions); {
+		hi := lo
+		for hi < len(regions) && regions[hi].Warp == regions[lo].Warp {
+			hi++
+		}
+		for i := lo; i < hi; i++ {
+			ri := &regions[i]
+			if ri.Info.Mode != manifest.ModeGroupSeq {
+				continue
+			}
+			for j := lo; j < hi; j++ {
+				rj := &regions[j]
+				if rj.Info.Mode != manifest.ModeGroupSeq || rj.Group >= ri.Cover || rj.BeginRec >= ri.EndRec {
+					continue
+				}
+				if a, ok := truth[[3]uint32{rj.Warp, rj.Info.BeginProbe, rj.Instance}]; ok {
+					out[i] = max(out[i], a.Complete)
+				}
+			}
+		}
+		lo = hi
+	}
+	return out
 }
 
 type sums struct {
