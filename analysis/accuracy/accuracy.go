@@ -90,7 +90,7 @@ type Stat struct {
 	// fraction of regions whose wait issued after that completion (the
 	// pipeline hid the latency), Slack their mean cycles from completion
 	// to the wait; LatErr the NetErr against LatMean over the other
-	// regions. Zero for other modes.
+	// regions (NaN when there is none). Zero for other modes.
 	LatMean, Hidden, Slack, LatErr float64
 }
 
@@ -124,9 +124,13 @@ type Row struct {
 	Unmatched int         // decoded load regions without ground truth
 	Lost      int         // records lost to overflow (those regions are not measured)
 	Staging   string      // where the trace slots were staged (first kernel of the manifest)
-	Note      string      // exceptions that did not stop the measurement
-	NotRun    string      // why the configuration could not run ("" if it ran)
-	Err       error       // a failure (instrumentation, replay, decode, output mismatch)
+	// OrigCycles and Cycles are the model's kernel cycles (launch to
+	// last CTA, summed over the spec's launches) of the original and the
+	// instrumented kernel: the probes' cost on the run time.
+	OrigCycles, Cycles int64
+	Note               string // exceptions that did not stop the measurement
+	NotRun             string // why the configuration could not run ("" if it ran)
+	Err                error  // a failure (instrumentation, replay, decode, output mismatch)
 }
 
 // OK reports whether the row meets issue 10's acceptance: it ran without
@@ -345,8 +349,12 @@ func measurePreset(ctx context.Context, c Case, preset string, ms *model.Spec, o
 	if why := tooBig(prep, ms); why != "" {
 		return fail(func(r *Row) { r.NotRun = "original kernel: " + why })
 	}
-	if _, err := prep.Run(ctx, launch.ExecOptions{Model: ms}); err != nil {
+	ores, err := prep.Run(ctx, launch.ExecOptions{Model: ms})
+	if err != nil {
 		return fail(func(r *Row) { r.Err = fmt.Errorf("original: %w", err) })
+	}
+	for i := range rows {
+		rows[i].OrigCycles = launchCycles(ores)
 	}
 	for _, cr := range prep.Check(c.Registry, c.BaseDir) {
 		if !cr.OK {
@@ -401,6 +409,7 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		row.Err = fmt.Errorf("instrumented: %w", err)
 		return
 	}
+	row.Cycles = launchCycles(res)
 	for _, ob := range orig.Buffers {
 		ib := prep.Buffer(ob.Name)
 		if ib == nil || !bytes.Equal(ob.Alloc.Data, ib.Alloc.Data) {
@@ -553,6 +562,17 @@ func groupCompletion(regions []trace.Region, truth map[[3]uint32]trace.TruthAcce
 		lo = hi
 	}
 	return out
+}
+
+// launchCycles sums the model's kernel cycles of res's launches.
+func launchCycles(res *launch.SeqResult) int64 {
+	var n int64
+	for _, lr := range res.Launches {
+		if lr.Timing != nil {
+			n += int64(lr.Timing.Cycles)
+		}
+	}
+	return n
 }
 
 type sums struct {

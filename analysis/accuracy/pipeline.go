@@ -2,6 +2,7 @@ package accuracy
 
 import (
 	"encoding/binary"
+	"math"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
@@ -145,6 +146,7 @@ func (p *pipeSums) fill(s *Stat) {
 	if p.n > p.exposed {
 		s.Slack = p.slack / float64(p.n-p.exposed)
 	}
+	s.LatErr = math.NaN() // no region whose wait stalled for the copy
 	if p.latTV > 0 {
 		s.LatErr = p.latNet / p.latTV
 	}

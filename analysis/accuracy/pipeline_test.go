@@ -49,8 +49,8 @@ func pipelineCases(t testing.TB, names ...string) []Case {
 // TestPipelineProbes measures the run-time paired cp.async probes (mode
 // group_seq) of multi-stage pipelines.
 func TestPipelineProbes(t *testing.T) {
-	rows, err := Measure(context.Background(), pipelineCases(t, "tiledmm"), Options{
-		Presets: []string{"a100"},
+	rows, err := Measure(context.Background(), pipelineCases(t, "tiledmm", "attention", "flashattn"), Options{
+		Presets: []string{"rtx3080", "a100", "h100"},
 		Modes:   []string{"auto"},
 		Arch:    func(string) string { return "sm_80" },
 	})
