@@ -17,11 +17,11 @@ import (
 // cp.async.commit_group it executed so far (zeroed in the prologue,
 // incremented after every commit_group of the kernel). Every
 // cp.async.wait_group N of the kernel gets an end read and an end record
-// right after it carrying k = max(commits − N, 0), every cp.async.wait_all
-// one carrying commits + 1: by the PTX ISA, after wait_group N every group
-// but the N most recent committed is complete, so the copy of group g is
-// complete at the first wait with k > g (wait_all also completes the
-// uncommitted group, numbered commits). The decoder pairs them (package
+// right after it carrying k = max(commits − N, 0): by the PTX ISA, after
+// wait_group N every group but the N most recent committed is complete, so
+// the copy of group g is complete at the first wait with k > g. A
+// cp.async.wait_all is a commit_group followed by wait_group 0 (PTX ISA):
+// it counts as a commit, and its record carries the new count. The decoder pairs them (package
 // trace): one region per copy, from its issue to the first covering wait's
 // exit. The begin is per copy (not per group) so that the begin read sits
 // next to the copy whatever the code between a group's copies and its
@@ -165,7 +165,9 @@ func (k *kernel) pipeCode(sites map[*ptx.Instruction]wrap, after map[*ptx.Instru
 		var c code
 		k.readTimer(&c, 2)
 		if pw.keep < 0 {
-			c.op("add.u32", q(1), q(0), imm(1))
+			// wait_all = commit_group + wait_group 0 (PTX ISA)
+			c.op("add.u32", q(0), q(0), imm(1))
+			c.op("mov.u32", q(1), q(0))
 		} else {
 			c.op("sub.s32", q(1), q(0), imm(pw.keep))
 			c.op("max.s32", q(1), q(1), imm(0))

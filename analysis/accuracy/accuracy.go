@@ -403,7 +403,7 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 	if len(ir.Manifest.Kernels) > 0 {
 		row.Staging = ir.Manifest.Kernels[0].Staging.Where
 	}
-	observe, waitIssues := waitObserver(ir.Manifest)
+	observe, asyncEvents := asyncObserver(ir.Manifest)
 	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Observe: observe}})
 	if err != nil {
 		row.Err = fmt.Errorf("instrumented: %w", err)
@@ -419,7 +419,15 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 	}
 	acc := map[[2]string]*sums{}
 	pipe := map[[2]string]*pipeSums{}
-	waits := waitIssues()
+	events := asyncEvents()
+	groupSeq := map[uint32]bool{}
+	for _, k := range ir.Manifest.Kernels {
+		for _, p := range k.Probes {
+			if p.Mode == manifest.ModeGroupSeq && p.Kind == manifest.KindBegin {
+				groupSeq[p.ID] = true
+			}
+		}
+	}
 	lines := map[int]*LineStat{}
 	var all sums
 	for _, lr := range res.Launches {
@@ -441,9 +449,8 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 			truth[[3]uint32{a.Warp, a.Probe, cnt[k]}] = a
 			cnt[k]++
 		}
-		groupDone := groupCompletion(tr.Regions, truth)
-		ordinals := waitOrdinals(lr.Trace.Data, ir.Manifest, ir.Manifest.Kernel(lr.Kernel), tr.Warps)
-		for ri, reg := range tr.Regions {
+		copies := pipelineTruth(truth, groupSeq, events, uint32(lr.WarpsPerCTA))
+		for _, reg := range tr.Regions {
 			if !reg.Info.Memory() {
 				continue
 			}
@@ -456,15 +463,13 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 			if reg.Info.Mode == manifest.ModeGroupSeq {
 				// the wait observes its groups' completion, not the
 				// copy's, and only when the warp reaches it
-				wpc := uint32(lr.WarpsPerCTA)
-				j, ok := ordinals[[2]uint32{reg.Warp, reg.EndRec}]
-				wi := waits[[2]int{int(reg.Warp / wpc), int(reg.Warp % wpc)}]
-				if !ok || j >= len(wi) || uint64(wi[j]) < groupDone[ri] {
-					row.Unmatched++
+				c := copies[[3]uint32{reg.Warp, reg.Info.BeginProbe, reg.Instance}]
+				if c.wait == 0 || c.wait < c.done {
+					row.Unmatched++ // never waited for (so never closed), or a model inconsistency
 					continue
 				}
-				lat := float64(groupDone[ri] - a.Issue)
-				tv = float64(uint64(wi[j]) - a.Issue)
+				lat := float64(c.done - a.Issue)
+				tv = float64(c.wait - a.Issue)
 				iw := 0.0
 				if a.Begin > 0 && a.Begin <= a.Issue {
 					iw = float64(a.Issue - a.Begin)
@@ -527,41 +532,6 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		}
 		return a.Probe < b.Probe
 	})
-}
-
-// groupCompletion gives, per region of mode group_seq (run-time paired
-// cp.async, index into regions), the true cycle its closing wait's groups
-// completed: the latest Complete of the warp's probed copies begun before
-// the closing end record whose group is below the wait's count (the PTX
-// ISA's wait_group: every group but the N most recent committed is
-// complete). It reads the model's truth (per copy: issue, completion) and
-// the decoded pairing (Group, Cover, records), nothing measured; 0 for
-// other regions.
-func groupCompletion(regions []trace.Region, truth map[[3]uint32]trace.TruthAccess) []uint64 {
-	out := make([]uint64, len(regions))
-	for lo := 0; lo < len(regions); {
-		hi := lo
-		for hi < len(regions) && regions[hi].Warp == regions[lo].Warp {
-			hi++
-		}
-		for i := lo; i < hi; i++ {
-			ri := &regions[i]
-			if ri.Info.Mode != manifest.ModeGroupSeq {
-				continue
-			}
-			for j := lo; j < hi; j++ {
-				rj := &regions[j]
-				if rj.Info.Mode != manifest.ModeGroupSeq || rj.Group >= ri.Cover || rj.BeginRec >= ri.EndRec {
-					continue
-				}
-				if a, ok := truth[[3]uint32{rj.Warp, rj.Info.BeginProbe, rj.Instance}]; ok {
-					out[i] = max(out[i], a.Complete)
-				}
-			}
-		}
-		lo = hi
-	}
-	return out
 }
 
 // launchCycles sums the model's kernel cycles of res's launches.

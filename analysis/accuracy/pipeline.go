@@ -1,8 +1,8 @@
 package accuracy
 
 import (
-	"encoding/binary"
 	"math"
+	"sort"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/model"
@@ -12,16 +12,24 @@ import (
 // Ground truth of run-time paired cp.async regions (probe mode group_seq).
 //
 // Such a region times a copy from its issue to the exit of the first
-// cp.async wait that covers its group. Two true values come from the model:
+// cp.async wait that covers its group. The truth is computed from the
+// model alone, independently of the records and of the decoder's pairing:
+// an observer of the model's issue events records, per warp, the cycles
+// its cp.async.commit_group, wait_group N and wait_all issued (the model
+// lowers them as AsyncCommit / AsyncWait instructions); the model's ground
+// truth gives each probed copy's issue and completion. By the PTX ISA a
+// copy belongs to the group numbered by the commits its warp issued before
+// it (wait_all commits too), and wait_group N completes every group below
+// (commits − N). So each copy has
 //
-//   - the observed completion: the cycle the closing wait issued (the model
-//     issues a wait once the copies it waits for have completed, so it is
-//     max(arrival of the warp at the wait, completion)), recorded by an
-//     observer of the model's issue events on the waits' lines; the region's
-//     true value is that cycle − the copy's issue (TrueMean);
-//   - the completion itself: the latest completion of the warp's copies in
-//     the groups the wait covers (groupCompletion) − the copy's issue
-//     (LatMean).
+//   - its closing wait: the first wait issued after the copy whose count
+//     exceeds the copy's group; the observed completion is the cycle that
+//     wait issued (the model issues a wait once the copies it waits for
+//     have completed: max(the warp's arrival, their completion)), and the
+//     region's true value is that cycle − the copy's issue (TrueMean);
+//   - the completion the wait waits for: the latest completion of the
+//     warp's probed copies issued before that wait in the groups it covers
+//     − the copy's issue (LatMean).
 //
 // Where the pipeline hides the copy's latency (the warp reaches the wait
 // after the copies completed; Hidden, Slack) no probe at the program's own
@@ -29,84 +37,120 @@ import (
 // an upper bound of the copy's latency. LatErr is the error against the
 // latency over the other regions (the wait stalled for the copy).
 
-// waitRecorder records the issue cycles of the instructions on the given
-// output lines (the cp.async waits) per warp (linear CTA, warp in CTA).
-type waitRecorder struct {
+// asyncEvent is a cp.async commit or wait issued by a warp.
+type asyncEvent struct {
+	cycle  model.Time
+	commit bool // the instruction commits a group (commit_group, wait_all)
+	wait   bool
+	keep   int // wait_group N; wait_all: 0 after its commit
+}
+
+// asyncRecorder records the cp.async commits and waits per warp (linear
+// CTA, warp in CTA).
+type asyncRecorder struct {
 	model.BaseObserver
-	lines  map[int]bool
-	issues map[[2]int][]model.Time
+	events map[[2]int][]asyncEvent
 }
 
-func (w *waitRecorder) Issue(e model.IssueEvent) {
-	if e.Inst != nil && w.lines[e.Inst.Line] {
-		k := [2]int{e.CTA, e.Warp}
-		w.issues[k] = append(w.issues[k], e.Cycle)
+func (r *asyncRecorder) Issue(e model.IssueEvent) {
+	in := e.Inst
+	if in == nil || e.Active == 0 || !in.AsyncCommit && !(in.AsyncWait && in.AsyncKeep >= 0) {
+		return // mbarrier waits neither commit nor keep groups
 	}
+	ev := asyncEvent{cycle: e.Cycle, commit: in.AsyncCommit, wait: in.AsyncWait, keep: max(in.AsyncKeep, 0)}
+	k := [2]int{e.CTA, e.Warp}
+	r.events[k] = append(r.events[k], ev)
 }
 
-func (w *waitRecorder) ObservesMem() bool { return false }
+func (r *asyncRecorder) ObservesMem() bool { return false }
 
-// waitObserver attaches a waitRecorder to every SM for the group_seq end
-// probes of man (nil when it has none); waits merges their records.
-func waitObserver(man *manifest.Manifest) (observe func(part int) model.Observer, waits func() map[[2]int][]model.Time) {
-	lines := map[int]bool{}
+// asyncObserver attaches an asyncRecorder to every SM when man has
+// group_seq probes (else observe is nil); events merges their records.
+func asyncObserver(man *manifest.Manifest) (observe func(part int) model.Observer, events func() map[[2]int][]asyncEvent) {
+	has := false
 	for _, k := range man.Kernels {
 		for _, p := range k.Probes {
-			if p.Mode == manifest.ModeGroupSeq && p.Kind == manifest.KindEnd {
-				lines[p.OutLine] = true
-			}
+			has = has || p.Mode == manifest.ModeGroupSeq
 		}
 	}
-	if len(lines) == 0 {
-		return nil, func() map[[2]int][]model.Time { return nil }
+	if !has {
+		return nil, func() map[[2]int][]asyncEvent { return nil }
 	}
-	var recs []*waitRecorder
+	var recs []*asyncRecorder
 	observe = func(part int) model.Observer {
 		if part == model.MemorySide {
 			return nil
 		}
-		r := &waitRecorder{lines: lines, issues: map[[2]int][]model.Time{}}
+		r := &asyncRecorder{events: map[[2]int][]asyncEvent{}}
 		recs = append(recs, r) // called on Run's goroutine before the first cycle
 		return r
 	}
-	waits = func() map[[2]int][]model.Time {
-		out := map[[2]int][]model.Time{}
+	events = func() map[[2]int][]asyncEvent {
+		out := map[[2]int][]asyncEvent{}
 		for _, r := range recs {
-			for k, v := range r.issues {
+			for k, v := range r.events {
 				out[k] = append(out[k], v...) // a warp runs on one SM
 			}
 		}
+		for _, v := range out {
+			sort.SliceStable(v, func(i, j int) bool { return v[i].cycle < v[j].cycle })
+		}
 		return out
 	}
-	return observe, waits
+	return observe, events
 }
 
-// waitOrdinals maps, per warp segment, the record index of each group_seq
-// end record to its ordinal among them (the k-th such record is written
-// after the warp's k-th wait), read from the raw buffer.
-func waitOrdinals(raw []byte, man *manifest.Manifest, k *manifest.Kernel, segs []trace.Warp) map[[2]uint32]int {
-	end := map[uint32]bool{}
-	for _, p := range k.Probes {
-		if p.Mode == manifest.ModeGroupSeq && p.Kind == manifest.KindEnd {
-			end[p.ID] = true
+// copyTruth is the truth of one probed copy: issue, the closing wait's
+// issue (0: none) and the completion of the groups that wait covers.
+type copyTruth struct {
+	issue, wait, done uint64
+}
+
+// pipelineTruth computes copyTruth for every truth access of a group_seq
+// begin probe (keyed like measureMode's truth map: warp, probe, instance)
+// from the warp's commit and wait events.
+func pipelineTruth(truth map[[3]uint32]trace.TruthAccess, groupSeq map[uint32]bool, events map[[2]int][]asyncEvent, wpc uint32) map[[3]uint32]copyTruth {
+	type cp struct {
+		key             [3]uint32
+		issue, complete uint64
+		group           int
+	}
+	byWarp := map[uint32][]cp{}
+	for k, a := range truth {
+		if groupSeq[k[1]] {
+			byWarp[k[0]] = append(byWarp[k[0]], cp{key: k, issue: a.Issue, complete: a.Complete})
 		}
 	}
-	out := map[[2]uint32]int{}
-	if len(end) == 0 {
-		return out
-	}
-	sb := man.Buffer.SegmentBytes
-	for _, w := range segs {
-		n := 0
-		for i := uint32(0); i < w.Stored; i++ {
-			off := manifest.HeaderBytes + int(w.Segment)*sb + manifest.SegmentHeaderBytes + int(i)*manifest.RecordBytes
-			if off+4 > len(raw) {
+	out := map[[3]uint32]copyTruth{}
+	for w, cps := range byWarp {
+		evs := events[[2]int{int(w / wpc), int(w % wpc)}]
+		// a copy's group: the commits issued before it
+		for i := range cps {
+			for _, e := range evs {
+				if e.commit && uint64(e.cycle) < cps[i].issue {
+					cps[i].group++
+				}
+			}
+		}
+		for _, c := range cps {
+			t := copyTruth{issue: c.issue}
+			commits := 0
+			for _, e := range evs {
+				if e.commit {
+					commits++
+				}
+				if !e.wait || uint64(e.cycle) <= c.issue || commits-e.keep <= c.group {
+					continue
+				}
+				t.wait = uint64(e.cycle)
+				for _, d := range cps {
+					if d.issue < t.wait && d.group < commits-e.keep {
+						t.done = max(t.done, d.complete)
+					}
+				}
 				break
 			}
-			if end[binary.LittleEndian.Uint32(raw[off:])] {
-				out[[2]uint32{w.Segment, i}] = n
-				n++
-			}
+			out[c.key] = t
 		}
 	}
 	return out
@@ -130,11 +174,7 @@ func (p *pipeSums) add(lat, obs, m, iw, post float64) {
 	}
 	p.exposed++
 	p.latTV += lat
-	d := m - iw - lat - post
-	if d < 0 {
-		d = -d
-	}
-	p.latNet += d
+	p.latNet += math.Abs(m - iw - lat - post)
 }
 
 func (p *pipeSums) fill(s *Stat) {
