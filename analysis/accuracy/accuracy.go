@@ -229,7 +229,8 @@ func (r *Row) CauseStrict() string {
 // program's own wait, which the model treats as a fence: wait_group
 // 1 + SM.FenceLatency like fence, mbarrier 1 + SM.FenceLatency + the
 // branch latency (the loop's exit branch issues at the fence's release,
-// the end read when the branch resolves).
+// the end read when the branch resolves); group_seq (a pipelined cp.async
+// paired at run time) like wait_group: its end read follows the wait.
 func OwnCost(mode string, spec *model.Spec) float64 {
 	switch mode {
 	case "fence", "dummy", "wait_group", "mbarrier", "group_seq":
