@@ -132,3 +132,41 @@ func TestGroupSeqManifest(t *testing.T) {
 		t.Error("closes on a fence probe accepted")
 	}
 }
+
+// FuzzDecodeGroupSeq: any buffer decodes under a manifest with run-time
+// paired probes into a valid trace, or fails with an error; the streaming
+// decoder and MergeByTime (one begin and one end event per region) agree.
+func FuzzDecodeGroupSeq(f *testing.F) {
+	m := groupSeqManifest(8)
+	m.Timer, m.Buffer.TimerCode = "clock", 0
+	b1, b2 := tt.BeginID(1), tt.BeginID(2)
+	f.Add(tt.Buffer(hdr(8, 2, 0, 2), map[uint32]tt.Seg{
+		0: {Records: []tt.Record{tagged(b1, 0, 10), tagged(b2, 0, 11), tagged(b1, 1, 20), tagged(202, 0, 30), tagged(201, 2, 40)}},
+		1: {WarpInCTA: 1, Records: []tt.Record{tagged(b2, 5, 0xFFFFFFF0), tagged(201, 9, 4), tagged(b1, 9, 5)}},
+	}))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		tr, err := trace.Decode(raw, m, "")
+		if err != nil {
+			return
+		}
+		if err := tr.CheckValid(); err != nil {
+			t.Fatalf("decoded trace invalid: %v", err)
+		}
+		for _, r := range tr.Regions {
+			if r.ID != 0 && r.Group >= r.Cover {
+				t.Fatalf("region %+v closed by a wait that does not cover its group", r)
+			}
+		}
+		d, err := trace.NewDecoder(bytes.NewReader(raw), int64(len(raw)), m, "", trace.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ne := 0
+		if err := trace.MergeByTime(d, func(*trace.Event) error { ne++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if ne != 2*len(tr.Regions) {
+			t.Fatalf("merge gave %d events for %d regions", ne, len(tr.Regions))
+		}
+	})
+}
