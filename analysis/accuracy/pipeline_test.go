@@ -79,6 +79,19 @@ func TestPipelineProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPipelineRows(t, rows, map[string]int{"tiledmm": 768})
+	// the 32-bit %clock timer (tags stored by st.v4.u32) and global
+	// staging give the same pairing
+	for _, o := range []func(*instrument.Options){
+		func(o *instrument.Options) { o.Timer = "clock" },
+		func(o *instrument.Options) { o.Staging = "global" },
+	} {
+		rows, err := Measure(context.Background(), pipelineCases(t, "tiledmm"), Options{
+			Presets: []string{"a100"}, Modes: []string{"auto"}, Arch: func(string) string { return "sm_80" }, Instrument: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPipelineRows(t, rows, map[string]int{"tiledmm": 768})
+	}
 }
 
 // checkPipelineRows applies TestPipelineProbes' checks to rows; regions
