@@ -40,7 +40,9 @@ import (
 // spans the earlier copies' completion when they complete later; the wait
 // observes the group, not one copy). A copy whose wait is not found so is
 // not probed (a multi-stage pipeline whose wait_group N > 0 sits in a later
-// loop iteration). In naive mode the end read follows the copy itself.
+// loop iteration) is paired at run time instead when its kernel allows
+// (probe mode group_seq, pipeline.go). In naive mode the end read follows
+// the copy itself (and pipelined copies are not probed).
 //
 // The begin timestamp is kept in a register of its own (%__pt_rd3, or
 // %__pt_r24 with the 32-bit clock), since load sites between the copy and
@@ -51,6 +53,7 @@ const (
 	asyncNone = iota
 	asyncGroup
 	asyncMbarrier
+	// asyncGroupSeq (pipeline.go) = 3
 )
 
 // asyncKind classifies a copy instruction an async site can be built on.
@@ -263,6 +266,7 @@ func asyncMode(kind int, mode string) string {
 // rules: spaces — the copy's source, global —, lines, source range).
 func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (site, bool)) {
 	stmts := flatStmts(k.fn.Body, nil)
+	pipeline := k.m.opts.Mode != manifest.ModeNaive && k.pipelineOK(stmts)
 	for i, st := range stmts {
 		in, ok := st.(*ptx.Instruction)
 		if !ok {
@@ -277,6 +281,12 @@ func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (sit
 			continue
 		}
 		wait, joined := asyncWait(stmts, i, kind)
+		if wait == nil && kind == asyncGroup && pipeline {
+			// no wait in straight-line code: paired at run time (pipeline.go)
+			s.async, s.mode = asyncGroupSeq, manifest.ModeGroupSeq
+			k.sites = append(k.sites, &s)
+			continue
+		}
 		if wait == nil || joined && k.isFunc {
 			continue
 		}

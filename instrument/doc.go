@@ -30,7 +30,11 @@
 // is a site too when its wait follows it on its path (async.go): the begin
 // read goes before the copy, the end read after the program's own wait —
 // the cp.async.wait_group/wait_all that covers its group, or the exit of
-// the try_wait loop on its mbarrier (modes wait_group, mbarrier).
+// the try_wait loop on its mbarrier (modes wait_group, mbarrier). A
+// cp.async of a multi-stage pipeline, whose covering wait lies in a later
+// iteration, is paired at run time (pipeline.go, mode group_seq): its begin
+// record carries the thread's commit count, each wait's end record the
+// number of groups it completed, and the decoder pairs them.
 //
 // Auto mode uses the dummy consumer for every load whose destination can be
 // read, whatever its state space: a fence would also wait for the warp's

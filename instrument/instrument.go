@@ -509,6 +509,11 @@ func (m *module) manifest(out []byte) *manifest.Manifest {
 	if m.addr64 {
 		man.AddressSize = 64
 	}
+	for _, k := range m.kernels {
+		if len(k.pipeWaits) > 0 {
+			man.Version = manifest.VersionGroupSeq
+		}
+	}
 	if man.Tool == "" {
 		man.Tool = "ptxtrace"
 	}

@@ -57,6 +57,9 @@ type kernel struct {
 	regions []*userRegion
 	isFunc  bool      // a .func: probes use the caller's trace context (funcs.go)
 	callees []*kernel // functions with sites this kernel reaches (their probes are listed under it)
+	// pipeWaits are the cp.async waits of a kernel with run-time paired
+	// copies (pipeline.go), nil otherwise.
+	pipeWaits []*pipeWait
 
 	// all instructions in textual order with their .loc, for regions
 	insts []instLoc
@@ -152,6 +155,12 @@ func (k *kernel) collect() {
 		}
 		return site{in: in, space: sp, line: il.line, text: m.text(in), loc: il.loc, hasLoc: il.hasLoc}, true
 	})
+	for _, s := range k.sites {
+		if s.async == asyncGroupSeq {
+			k.collectWaits(flatStmts(k.fn.Body, nil), at)
+			break
+		}
+	}
 	// sites in textual order (ids, manifest and records follow it)
 	slices.SortStableFunc(k.sites, func(a, b *site) int { return cmp.Compare(a.line, b.line) })
 }
@@ -439,8 +448,18 @@ func (k *kernel) assignIDs() {
 	for _, s := range k.sites {
 		s.region = m.nextReg
 		m.nextReg++
+		if s.async == asyncGroupSeq {
+			// its end probes are the waits' (below)
+			s.beginID = m.nextID
+			m.nextID++
+			continue
+		}
 		s.beginID, s.endID = m.nextID, m.nextID+1
 		m.nextID += 2
+	}
+	for _, pw := range k.pipeWaits {
+		pw.id = m.nextID
+		m.nextID++
 	}
 }
 
@@ -496,6 +515,7 @@ func (k *kernel) manifestKernel() manifest.Kernel {
 		}
 	}
 	mk.Probes = k.siteProbes(mk.Probes, k.fn.Name)
+	mk.Probes = k.pipeProbes(mk.Probes)
 	for _, c := range k.callees {
 		mk.Probes = c.siteProbes(mk.Probes, k.fn.Name)
 	}
@@ -512,6 +532,9 @@ func (k *kernel) siteProbes(dst []manifest.Probe, kernel string) []manifest.Prob
 				p.Function = k.fn.Name
 			}
 			if i == 1 {
+				if s.async == asyncGroupSeq {
+					break // the waits' end probes (pipeProbes)
+				}
 				p.Kind = manifest.KindEnd
 			}
 			k.locOf(&p, s.loc, s.hasLoc)
@@ -605,6 +628,9 @@ func (k *kernel) mapLines(ofn *ptx.Function, fset *token.FileSet, delta int) err
 	}
 	for _, u := range k.regions {
 		want[u.beginAt], want[u.endAt] = true, true
+	}
+	for _, pw := range k.pipeWaits {
+		want[pw.in] = true
 	}
 	a, b := flatten(k.fn.Body, nil), flatten(ofn.Body, nil)
 	if len(a) != len(b) {

@@ -30,6 +30,8 @@ import (
 //	%__pt_p6        a grouped site's end record in bounds
 //	%__pt_p7        a joined async site's copy was issued by this thread (async.go); declared
 //	                only in a kernel with joined sites
+//	%__pt_q0, q1    run-time paired cp.async (pipeline.go): commit count, record tag;
+//	%__pt_qd0       the tagged record's first word; declared only in such a kernel
 //	%__pt_rd3       an async site's begin timestamp (%__pt_r24 with the 32-bit clock): held
 //	                from the copy to its wait, across load probes (async.go); declared
 //	                only in a body with async sites
@@ -506,16 +508,19 @@ func (k *kernel) rewrite() {
 	}
 	fix(k.fn.Body)
 
-	extra, joined := 0, 0 // the async begin timestamp registers, the joined-site flag
+	extra, joined, pipe := 0, 0, 0 // the async begin timestamp registers, the joined-site flag, run-time pairing
+	if len(k.pipeWaits) > 0 {
+		pipe = 1
+	}
 	for _, s := range k.sites {
-		if s.async != asyncNone {
+		if s.async != asyncNone && s.async != asyncGroupSeq {
 			extra = 1
 		}
 		if s.joined {
 			joined = 1
 		}
 	}
-	pro, tail := m.sharedCode(k, extra, joined)
+	pro, tail := m.sharedCode(k, extra, joined, pipe)
 	// Declarations first: the prologue goes after the kernel's own leading
 	// declarations, so that every register it could shadow is declared.
 	body := k.fn.Body.Stmts
@@ -536,13 +541,14 @@ func (k *kernel) rewrite() {
 type codeKey struct {
 	isFunc, useDummy, staged bool
 	extra, joined            int // async sites' registers (siteCode)
+	pipe                     int // run-time paired cp.async (pipeline.go)
 }
 
 // sharedCode returns the register declarations with the prologue, and the
 // exit block, of k. Functions with the same key share the same statements
 // (read-only once built): a module of many kernels holds one copy.
-func (m *module) sharedCode(k *kernel, extra, joined int) (pro, tail code) {
-	key := codeKey{k.isFunc, k.useDummy, k.staged, extra, joined}
+func (m *module) sharedCode(k *kernel, extra, joined, pipe int) (pro, tail code) {
+	key := codeKey{k.isFunc, k.useDummy, k.staged, extra, joined, pipe}
 	if c, ok := m.shared[key]; ok {
 		return c[0], c[1]
 	}
@@ -556,12 +562,18 @@ func (m *module) sharedCode(k *kernel, extra, joined int) (pro, tail code) {
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred + joined}}},
 	)
+	if pipe > 0 {
+		pro = append(pro, k.pipeDecls()...)
+	}
 	if k.isFunc {
 		k.funcPrologue(&pro)
 	} else {
 		k.prologue(&pro)
 		if joined > 0 {
 			pro.op("mov.pred", pr(7), imm(0)) // no joined async site begun
+		}
+		if pipe > 0 {
+			pro.op("mov.u32", q(0), imm(0)) // no cp.async group committed
 		}
 		k.flush(&tail)
 	}
@@ -648,6 +660,9 @@ func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]
 	groups := k.siteGroups()
 	for _, s := range k.sites {
 		var w wrap
+		if s.async == asyncGroupSeq {
+			continue // pipeCode
+		}
 		if s.async != asyncNone {
 			// begin before the copy, end and records after its wait
 			k.readTimer(&w.pre, 3)
@@ -688,6 +703,7 @@ func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]
 		k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
 		sites[s.in] = w
 	}
+	k.pipeCode(sites, after)
 	return sites
 }
 

@@ -52,7 +52,8 @@ func ptxTimerItems(f *ptx.File, man *manifest.Manifest) map[string][]timerItem {
 			continue
 		}
 		var items []timerItem
-		var pending []int // indices of probe reads waiting for their ids
+		var pending []int  // indices of probe reads waiting for their ids
+		tagID := int64(-1) // a tagged record's id (or.b64 %__pt_qd0, %__pt_qd0, ID: pipeline.go)
 		for _, in := range flatten(fn.Body, nil) {
 			if in.Op == nil {
 				continue
@@ -72,11 +73,20 @@ func ptxTimerItems(f *ptx.File, man *manifest.Manifest) map[string][]timerItem {
 				items = append(items, timerItem{read: TimerRead{Probe: id}})
 				continue
 			}
+			if in.Op.Name == "or" && len(in.Args) == 3 && in.Args[0].Name == "%__pt_qd0" && in.Args[2].Kind == ptx.OpImm {
+				tagID, _ = strconv.ParseInt(in.Args[2].Name, 0, 64)
+				continue
+			}
 			if in.Op.Name == "st" && len(in.Args) == 2 && strings.HasPrefix(in.Args[0].Name, "%__pt_a") &&
 				in.Args[1].Kind == ptx.OpVec && (len(in.Args[1].Elems) == 2 || len(in.Args[1].Elems) == 4) &&
-				in.Args[1].Elems[0].Kind == ptx.OpImm && len(pending) > 0 {
-				// A record store: st.v2.u64 {id, ts} or st.v4.u32 {id, 0, ts, 0}.
-				id, err := strconv.ParseInt(in.Args[1].Elems[0].Name, 0, 64)
+				(in.Args[1].Elems[0].Kind == ptx.OpImm || in.Args[1].Elems[0].Name == "%__pt_qd0" && tagID >= 0) && len(pending) > 0 {
+				// A record store: st.v2.u64 {id, ts} or st.v4.u32 {id, 0, ts, 0},
+				// or a tagged one: st.v2.u64 {id | tag<<32, ts}, st.v4.u32 {id, tag, ts, 0}.
+				id, err := tagID, error(nil)
+				if in.Args[1].Elems[0].Kind == ptx.OpImm {
+					id, err = strconv.ParseInt(in.Args[1].Elems[0].Name, 0, 64)
+				}
+				tagID = -1
 				if err != nil {
 					continue
 				}
@@ -333,7 +343,7 @@ func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck,
 						c.OK, c.Detail = true, fmt.Sprintf("%s at #%d before the end read at #%d", s.Text, s.Index, end)
 					}
 				}
-			case manifest.ModeWaitGroup, manifest.ModeMbarrier:
+			case manifest.ModeWaitGroup, manifest.ModeMbarrier, manifest.ModeGroupSeq:
 				// the program's own wait: DEPBAR for cp.async.wait_group/
 				// wait_all, SYNCS (sm_90 mbarrier wait) for a try_wait loop
 				want := "DEPBAR"

@@ -25,7 +25,9 @@
 //     staging "none" and no added parameters. Staging "dynamic" (1.1) means
 //     the host sizes shared staging per launch (__pt_stage_off/_recs).
 //   - Every region has exactly one begin and at least one end probe, all of
-//     the same region kind, in the same kernel.
+//     the same region kind, in the same kernel. An end probe of mode
+//     group_seq (1.2: run-time paired cp.async pipelines) counts as an end
+//     of every region its Closes lists.
 //   - The layout agrees with docs/buffer.md: header 64 bytes, segment header
 //     32 bytes, record 16 bytes, records per warp > 0.
 //

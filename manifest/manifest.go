@@ -13,6 +13,11 @@ import (
 // Version is the manifest format version this package writes.
 const Version = "1.1"
 
+// VersionGroupSeq is the version of a manifest with run-time paired
+// asynchronous copies (ModeGroupSeq probes, Probe.Closes): written only when
+// the module has such probes, so that other manifests stay as they were.
+const VersionGroupSeq = "1.2"
+
 // Major is the major version this package reads.
 const Major = 1
 
@@ -58,6 +63,17 @@ const (
 	// copy signals (ModeMbarrier).
 	ModeWaitGroup = "wait_group"
 	ModeMbarrier  = "mbarrier"
+	// ModeGroupSeq (version 1.2): a cp.async whose covering wait is not in
+	// straight-line code after it (a multi-stage pipeline), paired at run
+	// time. Its begin record (at the copy) carries in the record's sink word
+	// the thread's count of cp.async.commit_group executed so far (the
+	// copy's group g); an end record (at every cp.async.wait_group N /
+	// wait_all of the kernel) carries the count k of groups the wait has
+	// completed (commits − N, or commits + 1 for wait_all). The decoder
+	// closes every open instance with g < k at the first such end record
+	// (docs/buffer.md, "Run-time pairing"). An end probe of this mode
+	// lists in Closes every region it may close.
+	ModeGroupSeq = "group_seq"
 )
 
 // Probe kinds.
@@ -182,6 +198,10 @@ type Probe struct {
 	// kernel itself. A function's probes are listed under every kernel
 	// that reaches it, with the same id and region.
 	Function string `json:"function,omitempty"`
+	// Closes (version 1.2, end probes of mode group_seq) lists the regions
+	// whose instances a record of this probe may close: the kernel's
+	// run-time paired copies. Region is the first of them.
+	Closes []int `json:"closes,omitempty"`
 	// Source position from the nearest preceding .loc, if any.
 	LocFile string `json:"loc_file,omitempty"`
 	LocLine int    `json:"loc_line,omitempty"`
@@ -330,28 +350,37 @@ func (m *Manifest) Validate() error {
 				bad("probe %d: kernel %q but listed under %q", p.ID, p.Kernel, k.Name)
 			}
 			switch p.Mode {
-			case ModeNaive, ModeFence, ModeDummy, ModeWaitGroup, ModeMbarrier:
+			case ModeNaive, ModeFence, ModeDummy, ModeWaitGroup, ModeMbarrier, ModeGroupSeq:
 			default:
-				bad("probe %d: mode %q (want naive, fence, dummy, wait_group or mbarrier)", p.ID, p.Mode)
+				bad("probe %d: mode %q (want naive, fence, dummy, wait_group, mbarrier or group_seq)", p.ID, p.Mode)
+			}
+			if len(p.Closes) > 0 && (p.Mode != ModeGroupSeq || p.Kind != KindEnd || p.Closes[0] != p.Region) {
+				bad("probe %d: closes is for end probes of mode group_seq whose region is its first entry", p.ID)
 			}
 			if p.RegionKind != RegionLoad && p.RegionKind != RegionUser {
 				bad("probe %d: unknown region kind %q", p.ID, p.RegionKind)
 			}
-			r := regions[p.Region]
-			if r == nil {
-				r = &regionInfo{kernel: k.Name, kind: p.RegionKind}
-				regions[p.Region] = r
-				order = append(order, p.Region)
-			} else if r.kernel != k.Name || r.kind != p.RegionKind {
-				bad("region %d: probes in different kernels or of different kinds", p.Region)
+			rids := p.Closes
+			if len(rids) == 0 {
+				rids = []int{p.Region}
 			}
-			switch p.Kind {
-			case KindBegin:
-				r.begins++
-			case KindEnd:
-				r.ends++
-			default:
-				bad("probe %d: unknown kind %q", p.ID, p.Kind)
+			for _, rid := range rids {
+				r := regions[rid]
+				if r == nil {
+					r = &regionInfo{kernel: k.Name, kind: p.RegionKind}
+					regions[rid] = r
+					order = append(order, rid)
+				} else if r.kernel != k.Name || r.kind != p.RegionKind {
+					bad("region %d: probes in different kernels or of different kinds", rid)
+				}
+				switch p.Kind {
+				case KindBegin:
+					r.begins++
+				case KindEnd:
+					r.ends++
+				default:
+					bad("probe %d: unknown kind %q", p.ID, p.Kind)
+				}
 			}
 		}
 	}

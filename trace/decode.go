@@ -58,6 +58,11 @@ type Decoder struct {
 	sparse map[uint32]int32
 	// per probe: index of its region in h.Regions
 	probeRegion []int32
+	// groupSeq marks the probes of mode group_seq (run-time paired
+	// cp.async, pairGroupSeq); closes is, per such end probe, the set of
+	// region indexes it may close.
+	groupSeq []bool
+	closes   map[int32]map[int32]bool
 
 	truth TruthReader
 
@@ -77,6 +82,7 @@ type openInst struct {
 	start    uint64
 	instance uint32
 	depth    uint32
+	tag      uint32 // group_seq begin: the copy's group
 }
 
 // TruthReader gives the ground truth of one warp; the bundle provides one.
@@ -221,7 +227,7 @@ func tables(k *manifest.Kernel) ([]ProbeInfo, []RegionInfo) {
 	var regions []RegionInfo
 	for _, p := range k.Probes {
 		probes = append(probes, ProbeInfo{
-			ID: p.ID, Begin: p.Kind == manifest.KindBegin, Region: p.Region, Mode: p.Mode,
+			ID: p.ID, Begin: p.Kind == manifest.KindBegin, Region: p.Region, Closes: p.Closes, Mode: p.Mode,
 			Line: p.Line, Text: p.Text, OutLine: p.OutLine,
 			LocFile: p.LocFile, LocLine: p.LocLine, LocCol: p.LocCol,
 		})
@@ -237,6 +243,14 @@ func tables(k *manifest.Kernel) ([]ProbeInfo, []RegionInfo) {
 		idx[regions[i].ID] = i
 	}
 	for _, p := range k.Probes {
+		if p.Kind != manifest.KindBegin && len(p.Closes) > 0 {
+			for _, rid := range p.Closes {
+				if i, ok := idx[rid]; ok {
+					regions[i].EndProbes = append(regions[i].EndProbes, p.ID)
+				}
+			}
+			continue
+		}
 		r := &regions[idx[p.Region]]
 		if p.Kind == manifest.KindBegin {
 			r.BeginProbe = p.ID
@@ -277,11 +291,26 @@ func (d *Decoder) index() {
 		}
 	}
 	d.probeRegion = make([]int32, len(h.Probes))
+	d.groupSeq = make([]bool, len(h.Probes))
+	regionIndex := func(id int) int32 {
+		lo := sort.Search(len(h.Regions), func(j int) bool { return h.Regions[j].ID >= id })
+		if lo < len(h.Regions) && h.Regions[lo].ID == id {
+			return int32(lo)
+		}
+		return -1
+	}
 	for i, p := range h.Probes {
-		d.probeRegion[i] = -1
-		lo := sort.Search(len(h.Regions), func(j int) bool { return h.Regions[j].ID >= p.Region })
-		if lo < len(h.Regions) && h.Regions[lo].ID == p.Region {
-			d.probeRegion[i] = int32(lo)
+		d.probeRegion[i] = regionIndex(p.Region)
+		d.groupSeq[i] = p.Mode == manifest.ModeGroupSeq
+		if len(p.Closes) > 0 {
+			if d.closes == nil {
+				d.closes = map[int32]map[int32]bool{}
+			}
+			set := map[int32]bool{}
+			for _, id := range p.Closes {
+				set[regionIndex(id)] = true
+			}
+			d.closes[int32(i)] = set
 		}
 	}
 	d.truthBy = make([][]TruthAccess, len(h.Regions))
@@ -434,6 +463,11 @@ type pairer struct {
 	stack     []openInst
 	instances []uint32 // per region index
 	touched   []int32
+	// group_seq (run-time paired cp.async): the open instances in begin
+	// order, and those the last end record closed beyond the one step
+	// returned (drained with more).
+	async   []openInst
+	closing []openInst
 }
 
 type stepKind uint8
@@ -442,6 +476,7 @@ const (
 	stepBegin stepKind = iota + 1
 	stepEnd
 	stepUnmatchedEnd
+	stepNone // a group_seq end record that closes nothing
 )
 
 func newPairer(d *Decoder) *pairer {
@@ -454,13 +489,59 @@ func (p *pairer) reset() {
 	}
 	p.touched = p.touched[:0]
 	p.stack = p.stack[:0]
+	p.async = p.async[:0]
+	p.closing = p.closing[:0]
 	p.n = 0
+}
+
+// more returns the next further instance the last group_seq end record
+// closed (after the one step returned), in begin order.
+func (p *pairer) more() (openInst, bool) {
+	if len(p.closing) == 0 {
+		return openInst{}, false
+	}
+	o := p.closing[0]
+	p.closing = p.closing[1:]
+	return o, true
+}
+
+// groupSeq pairs a record of a group_seq probe (docs/buffer.md, "Run-time
+// pairing"): a begin opens an instance of group tag; an end with tag k
+// closes, in begin order, every open instance of a region it may close
+// whose group is below k.
+func (p *pairer) groupSeq(pi, ri int32, i int, ts uint64, tag uint32) (stepKind, openInst) {
+	if p.d.h.Probes[pi].Begin {
+		if p.instances[ri] == 0 {
+			p.touched = append(p.touched, ri)
+		}
+		o := openInst{region: ri, rec: uint32(i), start: ts, instance: p.instances[ri], depth: uint32(len(p.stack)), tag: tag}
+		p.instances[ri]++
+		p.async = append(p.async, o)
+		return stepBegin, o
+	}
+	set := p.d.closes[pi]
+	p.closing = p.closing[:0]
+	keep := p.async[:0]
+	for _, o := range p.async {
+		if o.tag < tag && (set == nil && o.region == ri || set[o.region]) {
+			p.closing = append(p.closing, o)
+		} else {
+			keep = append(keep, o)
+		}
+	}
+	p.async = keep
+	if len(p.closing) == 0 {
+		return stepNone, openInst{}
+	}
+	o := p.closing[0]
+	p.closing = p.closing[1:]
+	return stepEnd, o
 }
 
 // step consumes the next record. For stepBegin o is the new instance; for
 // stepEnd o is the instance it closes. ts is the (extended) timestamp; pi the
 // probe's index. seg is for error messages.
-func (p *pairer) step(seg uint32, id uint32, ts uint64) (k stepKind, o openInst, ets uint64, pi int32, err error) {
+func (p *pairer) step(seg uint32, id, sink uint32, ts uint64) (k stepKind, o openInst, ets uint64, pi int32, err error) {
 	i := p.n
 	p.n++
 	if p.clock32 {
@@ -479,6 +560,10 @@ func (p *pairer) step(seg uint32, id uint32, ts uint64) (k stepKind, o openInst,
 			Msg: fmt.Sprintf("unknown probe id %d (not a probe of kernel %q in the manifest)", id, p.d.h.Kernel)}
 	}
 	ri := p.d.probeRegion[pi]
+	if p.d.groupSeq[pi] {
+		k, o = p.groupSeq(pi, ri, i, ts, sink)
+		return k, o, ts, pi, nil
+	}
 	if p.d.h.Probes[pi].Begin {
 		if p.instances[ri] == 0 {
 			p.touched = append(p.touched, ri)
@@ -514,7 +599,7 @@ func (d *Decoder) pair(wr *WarpRegions, recs []byte) error {
 	for i := 0; i < len(recs)/RecordBytes; i++ {
 		rec := recs[i*RecordBytes : (i+1)*RecordBytes]
 		id := le.Uint32(rec)
-		k, o, ts, pi, err := p.step(w.Segment, id, le.Uint64(rec[8:]))
+		k, o, ts, pi, err := p.step(w.Segment, id, le.Uint32(rec[4:]), le.Uint64(rec[8:]))
 		if err != nil {
 			return err
 		}
@@ -528,31 +613,14 @@ func (d *Decoder) pair(wr *WarpRegions, recs []byte) error {
 			wr.Issues = append(wr.Issues, Issue{Kind: IssueUnmatchedEnd, Warp: w.Segment, Record: uint32(i), Probe: id, Region: pr.Region,
 				Message: fmt.Sprintf("warp segment %d record %d: end probe %d of region %d without an open begin", w.Segment, i, id, pr.Region)})
 			continue
+		case stepNone:
+			continue
 		}
-		slot := d.findSlot(wr.Regions, o.rec)
-		info := &h.Regions[o.region]
-		if ts < o.start {
-			wr.Issues = append(wr.Issues, Issue{Kind: IssueBackwards, Warp: w.Segment, Record: uint32(i), Probe: id, Region: info.ID,
-				Message: fmt.Sprintf("warp segment %d record %d: region %d ends at %d before it began at %d (record %d)", w.Segment, i, info.ID, ts, o.start, o.rec)})
-			continue // the slot stays a hole, removed below
+		for ok := true; ok; o, ok = p.more() {
+			d.close(wr, o, i, id, ts, le.Uint32(rec[4:]))
 		}
-		r := Region{
-			Warp: w.Segment, CTA: w.CTA, WarpInCTA: w.WarpInCTA, SM: w.SM,
-			Info: info, ID: info.ID, EndProbe: id,
-			Instance: o.instance, Depth: o.depth, BeginRec: o.rec, EndRec: uint32(i),
-			Start: o.start, End: ts, Cycles: ts - o.start,
-		}
-		if h.HasNs() {
-			r.StartNs, r.EndNs, r.DurNs = h.Ns(r.Start), h.Ns(r.End), h.Ns(r.Cycles)
-		}
-		if tb := d.truthBy[o.region]; int(o.instance) < len(tb) {
-			t := &tb[o.instance]
-			r.HasTruth, r.TruthIssue, r.TruthComplete = true, t.Issue, t.Complete
-			r.TruthBegin, r.TruthEnd = t.Begin, t.End
-		}
-		wr.Regions[slot] = r
 	}
-	for _, o := range p.stack {
+	for _, o := range append(p.stack, p.async...) {
 		info := &h.Regions[o.region]
 		wr.Issues = append(wr.Issues, Issue{Kind: IssueUnmatchedBegin, Warp: w.Segment, Record: o.rec, Probe: info.BeginProbe, Region: info.ID,
 			Message: fmt.Sprintf("warp segment %d record %d: begin of region %d never closed", w.Segment, o.rec, info.ID)})
@@ -571,6 +639,38 @@ func (d *Decoder) pair(wr *WarpRegions, recs []byte) error {
 		sort.SliceStable(wr.Issues, func(a, b int) bool { return wr.Issues[a].Record < wr.Issues[b].Record })
 	}
 	return nil
+}
+
+// close fills the reserved slot of instance o, closed by record i (probe
+// id, timestamp ts, sink word sink).
+func (d *Decoder) close(wr *WarpRegions, o openInst, i int, id uint32, ts uint64, sink uint32) {
+	h := &d.h
+	w := &wr.Warp
+	slot := d.findSlot(wr.Regions, o.rec)
+	info := &h.Regions[o.region]
+	if ts < o.start {
+		wr.Issues = append(wr.Issues, Issue{Kind: IssueBackwards, Warp: w.Segment, Record: uint32(i), Probe: id, Region: info.ID,
+			Message: fmt.Sprintf("warp segment %d record %d: region %d ends at %d before it began at %d (record %d)", w.Segment, i, info.ID, ts, o.start, o.rec)})
+		return // the slot stays a hole, removed below
+	}
+	r := Region{
+		Warp: w.Segment, CTA: w.CTA, WarpInCTA: w.WarpInCTA, SM: w.SM,
+		Info: info, ID: info.ID, EndProbe: id,
+		Instance: o.instance, Depth: o.depth, BeginRec: o.rec, EndRec: uint32(i),
+		Start: o.start, End: ts, Cycles: ts - o.start,
+	}
+	if info.Mode == manifest.ModeGroupSeq {
+		r.Group, r.Cover = o.tag, sink
+	}
+	if h.HasNs() {
+		r.StartNs, r.EndNs, r.DurNs = h.Ns(r.Start), h.Ns(r.End), h.Ns(r.Cycles)
+	}
+	if tb := d.truthBy[o.region]; int(o.instance) < len(tb) {
+		t := &tb[o.instance]
+		r.HasTruth, r.TruthIssue, r.TruthComplete = true, t.Issue, t.Complete
+		r.TruthBegin, r.TruthEnd = t.Begin, t.End
+	}
+	wr.Regions[slot] = r
 }
 
 // findSlot finds the reserved slot of the instance begun at record rec:

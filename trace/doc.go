@@ -36,6 +36,10 @@
 //   - BeginRec < EndRec < Warp.Stored; Start ≤ End; Cycles = End − Start;
 //     for %clock, Start/End are extended past 32-bit wrap-around within the
 //     warp. Timestamps of %clock/%clock64 compare only within one SM.
+//   - Regions of mode group_seq (run-time paired cp.async, docs/buffer.md
+//     "Run-time pairing") are closed by the first end record of a probe
+//     whose Closes lists their region with tag Cover > their begin's tag
+//     Group, several per end record, in begin order; they do not nest.
 //   - Stored = min(Count, RecordsPerWarp), Lost = Count − Stored; a warp
 //     with Lost > 0 has an overflow Issue.
 //   - An unknown probe id, a header that does not match the manifest (magic,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/ptxtrace/ptxtrace/manifest"
 )
 
 // Event is one begin or end of a region instance in a time-ordered stream
@@ -97,8 +99,11 @@ type warpCursor struct {
 	bufAt uint32 // record index of buf[0]
 	ev    Event
 	rec   uint32 // record of ev
-	truth []TruthAccess
-	trOK  bool
+	// the last end record's probe and sink (it may close several
+	// group_seq instances, one event each)
+	endID, endSink uint32
+	truth          []TruthAccess
+	trOK           bool
 }
 
 // advance moves to the cursor's next event; false at the end of the warp.
@@ -112,6 +117,11 @@ func (c *warpCursor) advance(d *Decoder) (bool, error) {
 			return false, err
 		}
 		c.truth, c.trOK = t, true
+	}
+	if o, ok := c.p.more(); ok {
+		// the last end record closed several group_seq instances
+		c.ev = c.endEvent(d, o, c.endID, c.rec, c.ev.Time, c.endSink)
+		return true, nil
 	}
 	for c.next < w.Stored {
 		i := c.next
@@ -130,7 +140,8 @@ func (c *warpCursor) advance(d *Decoder) (bool, error) {
 		rec := c.buf[(i-c.bufAt)*RecordBytes:]
 		c.next++
 		id := le.Uint32(rec)
-		k, o, ts, _, err := c.p.step(w.Segment, id, le.Uint64(rec[8:]))
+		sink := le.Uint32(rec[4:])
+		k, o, ts, _, err := c.p.step(w.Segment, id, sink, le.Uint64(rec[8:]))
 		if err != nil {
 			return false, err
 		}
@@ -150,28 +161,46 @@ func (c *warpCursor) advance(d *Decoder) (bool, error) {
 			c.rec = i
 			return true, nil
 		case stepEnd:
+			c.endID, c.endSink, c.rec = id, sink, i
+			for ts < o.start {
+				// backwards: its begin was skipped too
+				var ok bool
+				if o, ok = c.p.more(); !ok {
+					break
+				}
+			}
 			if ts < o.start {
-				continue // backwards: its begin was skipped too
+				continue
 			}
-			info := &h.Regions[o.region]
-			r := Region{
-				Warp: w.Segment, CTA: w.CTA, WarpInCTA: w.WarpInCTA, SM: w.SM, Info: info, ID: info.ID, EndProbe: id,
-				Instance: o.instance, Depth: o.depth, BeginRec: o.rec, EndRec: i,
-				Start: o.start, End: ts, Cycles: ts - o.start,
-			}
-			if h.HasNs() {
-				r.StartNs, r.EndNs, r.DurNs = h.Ns(r.Start), h.Ns(r.End), h.Ns(r.Cycles)
-			}
-			if t, ok := c.truthFor(d, o.region, o.instance); ok {
-				r.HasTruth, r.TruthIssue, r.TruthComplete = true, t.Issue, t.Complete
-				r.TruthBegin, r.TruthEnd = t.Begin, t.End
-			}
-			c.ev = Event{Time: ts, Region: r}
-			c.rec = i
+			c.ev = c.endEvent(d, o, id, i, ts, sink)
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// endEvent is the end event of instance o closed by record i (probe id,
+// timestamp ts, sink word sink).
+func (c *warpCursor) endEvent(d *Decoder, o openInst, id, i uint32, ts uint64, sink uint32) Event {
+	h := &d.h
+	w := &c.warp
+	info := &h.Regions[o.region]
+	r := Region{
+		Warp: w.Segment, CTA: w.CTA, WarpInCTA: w.WarpInCTA, SM: w.SM, Info: info, ID: info.ID, EndProbe: id,
+		Instance: o.instance, Depth: o.depth, BeginRec: o.rec, EndRec: i,
+		Start: o.start, End: ts, Cycles: ts - o.start,
+	}
+	if info.Mode == manifest.ModeGroupSeq {
+		r.Group, r.Cover = o.tag, sink
+	}
+	if h.HasNs() {
+		r.StartNs, r.EndNs, r.DurNs = h.Ns(r.Start), h.Ns(r.End), h.Ns(r.Cycles)
+	}
+	if t, ok := c.truthFor(d, o.region, o.instance); ok {
+		r.HasTruth, r.TruthIssue, r.TruthComplete = true, t.Issue, t.Complete
+		r.TruthBegin, r.TruthEnd = t.Begin, t.End
+	}
+	return Event{Time: ts, Region: r}
 }
 
 // truthFor finds the k-th truth record of region index ri in the warp.

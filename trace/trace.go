@@ -66,6 +66,7 @@ type ProbeInfo struct {
 	ID      uint32
 	Begin   bool   // kind: true for "begin", false for "end"
 	Region  int    // region id
+	Closes  []int  // group_seq end probes: every region it may close (Region is the first)
 	Mode    string // naive, fence, dummy
 	Line    int    // line of the probed access/boundary in the input PTX
 	Text    string // that line's instruction text
@@ -224,6 +225,11 @@ type Region struct {
 	// TruthBegin and TruthEnd are the cycles the region's begin and end
 	// timer reads issued (0 when unknown: bundles before minor version 1).
 	TruthBegin, TruthEnd uint64
+	// Group and Cover (mode group_seq, run-time paired cp.async): the
+	// copy's group sequence number (its begin record's tag) and the number
+	// of groups the closing wait completed (its end record's tag, > Group);
+	// 0 for other modes.
+	Group, Cover uint32
 }
 
 // IssueKind classifies what the decoder reports instead of silently

@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // CheckValid checks the invariants of an in-memory trace (see the package
@@ -91,7 +92,7 @@ func checkWarp(h *Header, wr *WarpRegions) error {
 		case r.HasTruth && r.TruthComplete < r.TruthIssue:
 			return fmt.Errorf("trace: %s: ground truth completes (%d) before it issues (%d)", where, r.TruthComplete, r.TruthIssue)
 		}
-		if p := h.Probe(r.EndProbe); p == nil || p.Begin || p.Region != r.ID {
+		if p := h.Probe(r.EndProbe); p == nil || p.Begin || p.Region != r.ID && !slices.Contains(p.Closes, r.ID) {
 			return fmt.Errorf("trace: %s: end probe %d is not an end probe of region %d", where, r.EndProbe, r.ID)
 		}
 	}

@@ -83,6 +83,15 @@ type Stat struct {
 	Under     float64 // (mean true − mean measured) / mean true: how far low the probe reads
 	MinDiff   float64 // min and max of measured − true − cost
 	MaxDiff   float64
+	// Run-time paired cp.async (probe mode group_seq, pipeline.go): there
+	// TrueMean is the copy's issue to the cycle its closing wait issued
+	// (the completion the program observes); LatMean is the copy's issue
+	// to the completion of the groups that wait covers; Hidden the
+	// fraction of regions whose wait issued after that completion (the
+	// pipeline hid the latency), Slack their mean cycles from completion
+	// to the wait; LatErr the NetErr against LatMean over the other
+	// regions (NaN when there is none). Zero for other modes.
+	LatMean, Hidden, Slack, LatErr float64
 }
 
 // SpaceStat is a Stat of one state space and probe mode.
@@ -115,9 +124,13 @@ type Row struct {
 	Unmatched int         // decoded load regions without ground truth
 	Lost      int         // records lost to overflow (those regions are not measured)
 	Staging   string      // where the trace slots were staged (first kernel of the manifest)
-	Note      string      // exceptions that did not stop the measurement
-	NotRun    string      // why the configuration could not run ("" if it ran)
-	Err       error       // a failure (instrumentation, replay, decode, output mismatch)
+	// OrigCycles and Cycles are the model's kernel cycles (launch to
+	// last CTA, summed over the spec's launches) of the original and the
+	// instrumented kernel: the probes' cost on the run time.
+	OrigCycles, Cycles int64
+	Note               string // exceptions that did not stop the measurement
+	NotRun             string // why the configuration could not run ("" if it ran)
+	Err                error  // a failure (instrumentation, replay, decode, output mismatch)
 }
 
 // OK reports whether the row meets issue 10's acceptance: it ran without
@@ -216,10 +229,11 @@ func (r *Row) CauseStrict() string {
 // program's own wait, which the model treats as a fence: wait_group
 // 1 + SM.FenceLatency like fence, mbarrier 1 + SM.FenceLatency + the
 // branch latency (the loop's exit branch issues at the fence's release,
-// the end read when the branch resolves).
+// the end read when the branch resolves); group_seq (a pipelined cp.async
+// paired at run time) like wait_group: its end read follows the wait.
 func OwnCost(mode string, spec *model.Spec) float64 {
 	switch mode {
-	case "fence", "dummy", "wait_group", "mbarrier":
+	case "fence", "dummy", "wait_group", "mbarrier", "group_seq":
 		return 1 + PostCost(mode, spec)
 	}
 	return 0
@@ -234,7 +248,7 @@ func OwnCost(mode string, spec *model.Spec) float64 {
 // timer read may issue before completion, so the post wait is negative).
 func PostCost(mode string, spec *model.Spec) float64 {
 	switch mode {
-	case "fence", "wait_group":
+	case "fence", "wait_group", "group_seq":
 		return float64(spec.SM.FenceLatency)
 	case "mbarrier":
 		return float64(spec.SM.FenceLatency + spec.SM.Classes.Branch.Latency)
@@ -336,8 +350,12 @@ func measurePreset(ctx context.Context, c Case, preset string, ms *model.Spec, o
 	if why := tooBig(prep, ms); why != "" {
 		return fail(func(r *Row) { r.NotRun = "original kernel: " + why })
 	}
-	if _, err := prep.Run(ctx, launch.ExecOptions{Model: ms}); err != nil {
+	ores, err := prep.Run(ctx, launch.ExecOptions{Model: ms})
+	if err != nil {
 		return fail(func(r *Row) { r.Err = fmt.Errorf("original: %w", err) })
+	}
+	for i := range rows {
+		rows[i].OrigCycles = launchCycles(ores)
 	}
 	for _, cr := range prep.Check(c.Registry, c.BaseDir) {
 		if !cr.OK {
@@ -386,11 +404,13 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 	if len(ir.Manifest.Kernels) > 0 {
 		row.Staging = ir.Manifest.Kernels[0].Staging.Where
 	}
-	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms})
+	observe, asyncEvents := asyncObserver(ir.Manifest)
+	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Observe: observe}})
 	if err != nil {
 		row.Err = fmt.Errorf("instrumented: %w", err)
 		return
 	}
+	row.Cycles = launchCycles(res)
 	for _, ob := range orig.Buffers {
 		ib := prep.Buffer(ob.Name)
 		if ib == nil || !bytes.Equal(ob.Alloc.Data, ib.Alloc.Data) {
@@ -399,6 +419,16 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		}
 	}
 	acc := map[[2]string]*sums{}
+	pipe := map[[2]string]*pipeSums{}
+	events := asyncEvents()
+	groupSeq := map[uint32]bool{}
+	for _, k := range ir.Manifest.Kernels {
+		for _, p := range k.Probes {
+			if p.Mode == manifest.ModeGroupSeq && p.Kind == manifest.KindBegin {
+				groupSeq[p.ID] = true
+			}
+		}
+	}
 	lines := map[int]*LineStat{}
 	var all sums
 	for _, lr := range res.Launches {
@@ -420,6 +450,7 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 			truth[[3]uint32{a.Warp, a.Probe, cnt[k]}] = a
 			cnt[k]++
 		}
+		copies := pipelineTruth(truth, groupSeq, events, uint32(lr.WarpsPerCTA))
 		for _, reg := range tr.Regions {
 			if !reg.Info.Memory() {
 				continue
@@ -430,6 +461,26 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 				continue
 			}
 			tv := float64(a.Complete - a.Issue)
+			if reg.Info.Mode == manifest.ModeGroupSeq {
+				// the wait observes its groups' completion, not the
+				// copy's, and only when the warp reaches it
+				c := copies[[3]uint32{reg.Warp, reg.Info.BeginProbe, reg.Instance}]
+				if c.wait == 0 || c.wait < c.done {
+					row.Unmatched++ // never waited for (so never closed), or a model inconsistency
+					continue
+				}
+				lat := float64(c.done - a.Issue)
+				tv = float64(c.wait - a.Issue)
+				iw := 0.0
+				if a.Begin > 0 && a.Begin <= a.Issue {
+					iw = float64(a.Issue - a.Begin)
+				}
+				k := [2]string{reg.Info.Space, reg.Info.Mode}
+				if pipe[k] == nil {
+					pipe[k] = &pipeSums{}
+				}
+				pipe[k].add(lat, tv, float64(reg.Cycles), iw, PostCost(reg.Info.Mode, ms))
+			}
 			cost := OwnCost(reg.Info.Mode, ms)
 			post := PostCost(reg.Info.Mode, ms)
 			iw := 0.0
@@ -469,7 +520,11 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 	}
 	sort.Slice(row.Lines, func(i, j int) bool { return row.Lines[i].Line < row.Lines[j].Line })
 	for k, s := range acc {
-		row.Spaces = append(row.Spaces, SpaceStat{Space: k[0], Probe: k[1], Stat: s.stat()})
+		st := s.stat()
+		if p := pipe[k]; p != nil {
+			p.fill(&st)
+		}
+		row.Spaces = append(row.Spaces, SpaceStat{Space: k[0], Probe: k[1], Stat: st})
 	}
 	sort.Slice(row.Spaces, func(i, j int) bool {
 		a, b := row.Spaces[i], row.Spaces[j]
@@ -478,6 +533,17 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		}
 		return a.Probe < b.Probe
 	})
+}
+
+// launchCycles sums the model's kernel cycles of res's launches.
+func launchCycles(res *launch.SeqResult) int64 {
+	var n int64
+	for _, lr := range res.Launches {
+		if lr.Timing != nil {
+			n += int64(lr.Timing.Cycles)
+		}
+	}
+	return n
 }
 
 type sums struct {

@@ -26,6 +26,16 @@
 // underestimate (mean true − mean measured) / mean true. Naive is OK when it
 // underestimates by at least 80 %, the other modes when NetErr ≤ 5 %.
 //
+// A run-time paired cp.async region (probe mode group_seq: a copy of a
+// multi-stage pipeline timed to the first wait covering its group) is
+// compared with truth computed from the model alone (pipeline.go): an
+// observer of the model's issue events gives the warp's commits and waits,
+// the PTX ISA's wait_group rule each copy's closing wait; the true value is
+// the copy's issue to that wait's issue (the completion the program
+// observes), and the copy's latency (issue to its groups' completion) is
+// reported beside it (Stat.LatMean, Hidden, Slack, LatErr). Row.Cycles and
+// OrigCycles give the probes' cost on the kernel's run time.
+//
 // Exceptions are reported, never hidden: a configuration the model cannot
 // run (the CTA needs more shared memory than the preset has) is a row with
 // NotRun set and its cause; when auto staging put the trace slots in shared
