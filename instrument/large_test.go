@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"go/token"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -341,5 +342,31 @@ func TestWarningsCollapse(t *testing.T) {
 	got := collapse([]string{"a", "b", "a", "a"})
 	if strings.Join(got, "|") != "a (3 times)|b" {
 		t.Errorf("collapse = %q", got)
+	}
+}
+
+// BenchmarkStreamLarge: Stream (parse, instrument, print and write one
+// segment at a time, and the manifest) of a generated 8 MB module (MB/s);
+// PTXTRACE_LARGE_MB sets another size.
+func BenchmarkStreamLarge(b *testing.B) {
+	size := 8 << 20
+	if s := os.Getenv("PTXTRACE_LARGE_MB"); s != "" {
+		var mb int
+		fmt.Sscan(s, &mb)
+		if mb > 0 {
+			size = mb << 20
+		}
+	}
+	src := genModule(size)
+	b.SetBytes(int64(len(src)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := Stream(io.Discard, "big.ptx", src, Options{}, StreamOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := res.Manifest.Write(io.Discard); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
