@@ -214,6 +214,9 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	}
 
 	// Second pass.
+	m.shared = map[codeKey][2]code{}
+	m.insts = map[string]*ptx.Instruction{}
+	m.opcodes = map[string]*ptx.Opcode{}
 	sum := sha256.New()
 	hw := io.MultiWriter(w, sum)
 	var buf bytes.Buffer
@@ -254,7 +257,6 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 		if _, err := hw.Write(buf.Bytes()); err != nil {
 			return nil, err
 		}
-		st.lines += bytes.Count(buf.Bytes(), []byte{'\n'})
 		buf.Reset()
 		lo = hi
 	}
@@ -280,7 +282,6 @@ type streamState struct {
 	staged    bool // declared
 	dp        *ptx.DeclPrinter
 	buf       *bytes.Buffer // the segment's output
-	lines     int           // lines written before the segment
 	kernels   []manifest.Kernel
 	unchanged []named
 }
@@ -290,7 +291,10 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) error {
 	g := st.m
 	m := &module{fset: g.fset, f: seg, facts: st.facts, opts: g.opts, sm: g.sm, target: g.target,
 		ptxMajor: g.ptxMajor, ptxMinor: g.ptxMinor, addr64: g.addr64, fence: g.fence, files: g.files,
-		spaces: g.spaces, firstPos: g.firstPos}
+		spaces: g.spaces, firstPos: g.firstPos,
+		// Generated code is read-only once inserted and shared by the
+		// whole module, as when instrumented whole.
+		shared: g.shared, insts: g.insts, opcodes: g.opcodes}
 	s := st.seed
 	m.seed = &s
 	if err := m.collect(); err != nil && !isNoSites(err) {
@@ -303,6 +307,24 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) error {
 	if _, err := m.transform(); err != nil {
 		return err
 	}
+	// The printer tells the output line of each probed instruction.
+	owner := map[*ptx.Instruction]*kernel{}
+	for _, ks := range [][]*kernel{m.funcs, m.kernels} {
+		for _, k := range ks {
+			k.outLine = map[*ptx.Instruction]int{}
+			for _, s := range k.sites {
+				owner[s.in] = k
+			}
+			for _, u := range k.regions {
+				owner[u.beginAt], owner[u.endAt] = k, k
+			}
+		}
+	}
+	st.dp.OnInstruction(func(in *ptx.Instruction, line int) {
+		if k := owner[in]; k != nil {
+			k.outLine[in] = line
+		}
+	})
 	for _, d := range seg.Decls {
 		if _, ok := d.(*ptx.Function); ok && st.stage && !st.staged {
 			st.dp.Print(stageDecl())
@@ -313,15 +335,16 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) error {
 	if err := st.dp.Flush(); err != nil {
 		return err
 	}
-	return st.mapSegment(m)
+	return st.mapSegment(m, owner)
 }
 
-// mapSegment finds the output lines of the segment's probes (the printer
-// has flushed the segment to the state's buffer) and makes its manifest
-// entries.
-func (st *streamState) mapSegment(m *module) error {
-	if err := m.mapOutLines(st.buf.Bytes(), st.lines); err != nil {
-		return err
+// mapSegment checks that the printer told the output line of every probed
+// instruction of the segment and makes its manifest entries.
+func (st *streamState) mapSegment(m *module, owner map[*ptx.Instruction]*kernel) error {
+	for in, k := range owner {
+		if _, ok := k.outLine[in]; !ok {
+			return fmt.Errorf("internal error: a probed instruction of %s was not printed", k.fn.Name)
+		}
 	}
 	for _, fn := range m.entries {
 		st.kernels = append(st.kernels, m.manifestEntry(fn))

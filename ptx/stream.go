@@ -122,6 +122,12 @@ func NewDeclPrinter(w io.Writer, f *File) *DeclPrinter {
 	return &DeclPrinter{p: p}
 }
 
+// OnInstruction sets a function told the output line (from 1) of each
+// instruction printed from now on: the line of its first token.
+func (dp *DeclPrinter) OnInstruction(f func(in *Instruction, line int)) {
+	dp.p.onInst = f
+}
+
 // Print prints d, the next declaration of the file.
 func (dp *DeclPrinter) Print(d Decl) {
 	// A stand-in previous declaration of the right kind: decl only asks
