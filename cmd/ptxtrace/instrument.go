@@ -201,7 +201,7 @@ func printWarnings(o instrumentOptions, res *instrument.Result) {
 // the kernels on stderr.
 func writeManifest(o instrumentOptions, res *instrument.Result) error {
 	mp := manifestPath(o.Output)
-	if err := atomicfile.WriteFile(mp, 0o644, func(w io.Writer) error { return res.Manifest.Write(w) }); err != nil {
+	if err := atomicfile.WriteFile(mp, 0o644, func(w io.Writer) error { return instrument.WriteManifest(w, res.Manifest) }); err != nil {
 		return err
 	}
 	n, listed := 0, 0
