@@ -215,7 +215,6 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 
 	// Second pass.
 	m.shared = map[codeKey][2]code{}
-	m.insts = map[string]*ptx.Instruction{}
 	m.opcodes = map[string]*ptx.Opcode{}
 	sum := sha256.New()
 	hw := io.MultiWriter(w, sum)
@@ -292,9 +291,11 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) error {
 	m := &module{fset: g.fset, f: seg, facts: st.facts, opts: g.opts, sm: g.sm, target: g.target,
 		ptxMajor: g.ptxMajor, ptxMinor: g.ptxMinor, addr64: g.addr64, fence: g.fence, files: g.files,
 		spaces: g.spaces, firstPos: g.firstPos,
-		// Generated code is read-only once inserted and shared by the
-		// whole module, as when instrumented whole.
-		shared: g.shared, insts: g.insts, opcodes: g.opcodes}
+		// The prologues and exit blocks are read-only once inserted and
+		// shared by the whole module, as when instrumented whole; the
+		// interned instructions (which hold every site's id) are the
+		// segment's own, so that they go with it.
+		shared: g.shared, insts: map[string]*ptx.Instruction{}, opcodes: g.opcodes}
 	s := st.seed
 	m.seed = &s
 	if err := m.collect(); err != nil && !isNoSites(err) {
