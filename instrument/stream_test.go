@@ -109,15 +109,16 @@ func TestStreamSameAsWhole(t *testing.T) {
 			}
 		}
 	}
-	gen := genModule(256 << 10)
-	for _, opts := range streamVariants() {
-		total++
-		ok := wholeThenStream(t, "gen.ptx", gen, opts)
-		if ok {
-			taken++
-		}
-		if !ok && opts.Kernel == "" && !opts.NoLoads {
-			t.Errorf("generated module with %+v not streamed", opts)
+	for name, src := range map[string][]byte{"gen.ptx": genModule(256 << 10), "calls.ptx": []byte(callsModule)} {
+		for _, opts := range streamVariants() {
+			total++
+			ok := wholeThenStream(t, name, src, opts)
+			if ok {
+				taken++
+			}
+			if !ok && opts.Kernel == "" && !opts.NoLoads && opts.Lines == nil && opts.Src == nil {
+				t.Errorf("%s with %+v not streamed", name, opts)
+			}
 		}
 	}
 	t.Logf("%d of %d streamed", taken, total)
@@ -125,6 +126,115 @@ func TestStreamSameAsWhole(t *testing.T) {
 		t.Errorf("only %d of %d inputs×options streamed", taken, total)
 	}
 }
+
+// callsModule has function sites called across the file: G declared
+// first (the staging declaration goes before it), called by kernel A and
+// defined last; F defined between A and B, called by B (no sites of its
+// own) and by H, a function without sites called by C. Kernel D has
+// sites and no calls. The segments join A..G and F..C.
+const callsModule = `.version 7.8
+.target sm_80
+.address_size 64
+
+.func (.param .b32 r) G(.param .b64 p);
+
+.visible .entry A(.param .u64 a)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [a];
+	ld.global.u32 %r1, [%rd1];
+	{
+	.param .b64 param0;
+	st.param.b64 [param0+0], %rd1;
+	.param .b32 retval0;
+	call.uni (retval0), G, (param0);
+	ld.param.b32 %r2, [retval0+0];
+	}
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+
+.func (.param .b32 r) F(.param .b64 p)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [p];
+	ld.global.u32 %r1, [%rd1];
+	st.param.b32 [r+0], %r1;
+	ret;
+}
+
+.visible .entry B(.param .u64 b)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [b];
+	{
+	.param .b64 param0;
+	st.param.b64 [param0+0], %rd1;
+	.param .b32 retval0;
+	call.uni (retval0), F, (param0);
+	ld.param.b32 %r1, [retval0+0];
+	}
+	st.global.u32 [%rd1], %r1;
+	ret;
+}
+
+.func (.param .b32 r) H(.param .b64 p)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [p];
+	{
+	.param .b64 param0;
+	st.param.b64 [param0+0], %rd1;
+	.param .b32 retval0;
+	call.uni (retval0), F, (param0);
+	ld.param.b32 %r1, [retval0+0];
+	}
+	st.param.b32 [r+0], %r1;
+	ret;
+}
+
+.visible .entry C(.param .u64 c)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [c];
+	ld.global.u32 %r2, [%rd1+4];
+	{
+	.param .b64 param0;
+	st.param.b64 [param0+0], %rd1;
+	.param .b32 retval0;
+	call.uni (retval0), H, (param0);
+	ld.param.b32 %r1, [retval0+0];
+	}
+	add.u32 %r1, %r1, %r2;
+	st.global.u32 [%rd1], %r1;
+	ret;
+}
+
+.visible .entry D(.param .u64 d)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [d];
+	ld.global.u32 %r1, [%rd1];
+	st.global.u32 [%rd1+4], %r1;
+	ret;
+}
+
+.func (.param .b32 r) G(.param .b64 p)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [p];
+	ld.global.u32 %r1, [%rd1];
+	st.param.b32 [r+0], %r1;
+	ret;
+}
+`
 
 // TestStreamRefuses: what Stream does not handle like Instrument is
 // refused, before any output.

@@ -98,3 +98,52 @@ func TestSplitCuts(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplit: when a file and all its pieces (Split) parse without error,
+// the pieces give the file's tree and DeclPrinter prints the file back;
+// a streaming caller refuses a file whose pieces do not parse.
+func FuzzSplit(f *testing.F) {
+	fuzzSeeds(f)
+	f.Add([]byte(".version 7.8\n.target sm_80\n.global .b8 s[2] = {1, 2};\n.entry k() { ret; } // }\n/* } */\n.entry j() { ret; }\n"))
+	f.Add([]byte(".version 7.8\n.target sm_80\n.pragma \"}\";\n.section .debug_str { \"}\" }\n.entry k() { ret; }\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		cuts := Split(src)
+		prev := 0
+		for _, c := range cuts {
+			if c < prev || c > len(src) {
+				t.Fatalf("cuts %v", cuts)
+			}
+			prev = c
+		}
+		if cuts[len(cuts)-1] != len(src) {
+			t.Fatalf("last cut %d, want %d", cuts[len(cuts)-1], len(src))
+		}
+		fset := token.NewFileSet()
+		whole, err := ParseFile(fset, "f.ptx", src, 0)
+		if err != nil {
+			return
+		}
+		pieces, _, perr := parsePieces(t, "f.ptx", src)
+		if perr != nil {
+			return
+		}
+		if Dump(whole) != Dump(pieces) {
+			t.Fatalf("pieces parse to another tree")
+		}
+		var out bytes.Buffer
+		dp := NewDeclPrinter(&out, pieces)
+		for _, d := range pieces.Decls {
+			dp.Print(d)
+		}
+		if err := dp.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := Fprint(&want, whole); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), want.Bytes()) {
+			t.Fatalf("DeclPrinter output differs from Fprint")
+		}
+	})
+}
