@@ -71,4 +71,12 @@
 //   - Cost is linear in the input (no whole-output re-parse; indexed
 //     lookups); modules of PTX ISA < 2.0 or for sm_1x with sites are
 //     refused (the probes need ISA 2.0 and sm_20).
+//   - Stream instruments a module one segment (a run of functions joined
+//     by calls of traced functions) at a time, writing to an io.Writer:
+//     its output, manifest and warnings are byte for byte Instrument's on
+//     the whole module, or it returns ErrNotStreamed (then the caller
+//     discards what was written and calls Instrument). Its memory is the
+//     input, the manifest and one segment (docs/instrument.md, "Large
+//     modules"). WriteManifest writes Manifest.Write's bytes one kernel at
+//     a time.
 package instrument

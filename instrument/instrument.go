@@ -47,8 +47,12 @@ func errAt(pos token.Position, format string, args ...any) error {
 
 // module is the per-file state of one Instrument call.
 type module struct {
-	fset     *token.FileSet
-	f        *ptx.File
+	fset *token.FileSet
+	f    *ptx.File // the module, or the piece of it being instrumented (stream.go)
+	// facts holds the module-level declarations: the header directives,
+	// .file entries and variables (f itself unless streaming).
+	facts    *ptx.File
+	seed     *seed // where the piece's ids and regions start (streaming), or nil
 	opts     Options
 	sm       int // target compute capability (52 for sm_52), 0 if unknown
 	target   string
@@ -84,14 +88,9 @@ type module struct {
 // printed result and its manifest. Errors are scanner.ErrorList values
 // positioned in the input.
 func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error) {
-	m := &module{fset: fset, f: f, opts: opts, files: map[int]string{}, spaces: map[string]bool{}}
-	m.firstPos = fset.Position(f.Pos())
-	m.firstPos.Offset = 0
-	if err := m.opts.normalize(); err != nil {
-		return nil, errAt(m.firstPos, "%v", err)
-	}
-	for _, s := range m.opts.Spaces {
-		m.spaces[s] = true
+	m, err := newModule(fset, f, opts)
+	if err != nil {
+		return nil, err
 	}
 	if err := m.header(); err != nil {
 		return nil, err
@@ -113,44 +112,23 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 			return nil, err
 		}
 	}
-	var unchanged [2][]*ptx.Function // no sites, not selected
+	var unchanged [2][]named // no sites, not selected
 	for _, fn := range m.entries {
 		if m.probed(fn) == nil {
 			i := 0
 			if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
 				i = 1
 			}
-			unchanged[i] = append(unchanged[i], fn)
+			unchanged[i] = append(unchanged[i], named{fn.Name, m.pos(fn.NamePos)})
 		}
 	}
 	for i, why := range []string{"no sites", "not selected (--kernel " + m.opts.Kernel + ")"} {
-		warnings = append(warnings, m.unchangedWarnings(unchanged[i], why)...)
+		warnings = append(warnings, unchangedWarnings(unchanged[i], why)...)
 	}
 	warnings = append(warnings, collapse(m.warnings)...)
-	for _, k := range m.funcs {
-		if err := k.plan(); err != nil {
-			return nil, err
-		}
-	}
-	for _, k := range m.kernels {
-		if err := k.plan(); err != nil {
-			return nil, err
-		}
-	}
-	for _, k := range m.funcs {
-		k.span = m.span(k.fn)
-	}
-	for _, k := range m.kernels {
-		k.span = m.span(k.fn)
-	}
-	staged := false
-	for _, k := range m.funcs {
-		k.rewrite()
-	}
-	m.declareFuncParams()
-	for _, k := range m.kernels {
-		k.rewrite()
-		staged = staged || k.staged
+	staged, err := m.transform()
+	if err != nil {
+		return nil, err
 	}
 	if staged {
 		m.declareStage()
@@ -159,7 +137,7 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 	if err := ptx.Fprint(&out, f); err != nil {
 		return nil, fmt.Errorf("%s: printing: %w", f.Name, err)
 	}
-	if err := m.mapOutLines(out.Bytes()); err != nil {
+	if err := m.mapOutLines(out.Bytes(), 0); err != nil {
 		return nil, err
 	}
 	man := m.manifest(out.Bytes())
@@ -169,21 +147,86 @@ func Instrument(fset *token.FileSet, f *ptx.File, opts Options) (*Result, error)
 	return &Result{PTX: out.Bytes(), Manifest: man, Warnings: warnings}, nil
 }
 
+// newModule starts the instrumentation of f (the module, or a piece of
+// it whose facts the caller sets).
+func newModule(fset *token.FileSet, f *ptx.File, opts Options) (*module, error) {
+	m := &module{fset: fset, f: f, facts: f, opts: opts, files: map[int]string{}, spaces: map[string]bool{}}
+	m.firstPos = fset.Position(f.Pos())
+	m.firstPos.Offset = 0
+	if err := m.opts.normalize(); err != nil {
+		return nil, errAt(m.firstPos, "%v", err)
+	}
+	for _, s := range m.opts.Spaces {
+		m.spaces[s] = true
+	}
+	return m, nil
+}
+
+// seed is where a piece's probe ids and regions start: its functions'
+// after those of the functions before it, its kernels' after all the
+// functions' and those of the kernels before it (as numbered whole).
+type seed struct {
+	funcID, funcReg uint32
+	kernID, kernReg uint32
+}
+
+// transform plans and rewrites the functions and kernels; it reports
+// whether a kernel stages records in shared memory.
+func (m *module) transform() (staged bool, err error) {
+	if m.seed != nil {
+		m.nextID, m.nextReg = m.seed.funcID, int(m.seed.funcReg)
+	}
+	for _, k := range m.funcs {
+		if err := k.plan(); err != nil {
+			return false, err
+		}
+	}
+	if m.seed != nil {
+		m.nextID, m.nextReg = m.seed.kernID, int(m.seed.kernReg)
+	}
+	for _, k := range m.kernels {
+		if err := k.plan(); err != nil {
+			return false, err
+		}
+	}
+	for _, k := range m.funcs {
+		k.span = m.span(k.fn)
+	}
+	for _, k := range m.kernels {
+		k.span = m.span(k.fn)
+	}
+	for _, k := range m.funcs {
+		k.rewrite()
+	}
+	m.declareFuncParams()
+	for _, k := range m.kernels {
+		k.rewrite()
+		staged = staged || k.staged
+	}
+	return staged, nil
+}
+
+// named is a kernel left unchanged, for its warning.
+type named struct {
+	name string
+	pos  token.Position
+}
+
 // maxListed is how many kernels of one kind of warning are named one per
 // line; the others are counted in one more line.
 const maxListed = 3
 
 // unchangedWarnings names the kernels left unchanged for reason why, the
 // first maxListed one per line and the others in one counted line.
-func (m *module) unchangedWarnings(fns []*ptx.Function, why string) []string {
+func unchangedWarnings(fns []named, why string) []string {
 	var ws []string
 	for i, fn := range fns {
 		if i == maxListed && len(fns) > maxListed+1 {
 			ws = append(ws, fmt.Sprintf("%s: %d more kernels (%s … %s): %s: left unchanged (empty manifest entries)",
-				m.pos(fn.NamePos), len(fns)-maxListed, fn.Name, fns[len(fns)-1].Name, why))
+				fn.pos, len(fns)-maxListed, fn.name, fns[len(fns)-1].name, why))
 			break
 		}
-		ws = append(ws, fmt.Sprintf("%s: kernel %s: %s: left unchanged (empty manifest entry)", m.pos(fn.NamePos), fn.Name, why))
+		ws = append(ws, fmt.Sprintf("%s: kernel %s: %s: left unchanged (empty manifest entry)", fn.pos, fn.name, why))
 	}
 	return ws
 }
@@ -214,16 +257,16 @@ func isNoSites(err error) bool {
 
 // header reads .version, .target and .address_size.
 func (m *module) header() error {
-	if d := m.f.Directive(".version"); d != nil {
+	if d := m.facts.Directive(".version"); d != nil {
 		m.ptxMajor, m.ptxMinor, _ = d.Version()
 	}
 	m.addr64 = false
-	if d := m.f.Directive(".address_size"); d != nil {
+	if d := m.facts.Directive(".address_size"); d != nil {
 		if n, ok := d.AddressSize(); ok && n == 64 {
 			m.addr64 = true
 		}
 	}
-	if d := m.f.Directive(".target"); d != nil {
+	if d := m.facts.Directive(".target"); d != nil {
 		m.sm, _ = d.SM()
 		if ts := d.Targets(); len(ts) > 0 {
 			m.target = ts[0]
@@ -236,7 +279,7 @@ func (m *module) header() error {
 	if m.sm >= 70 && m.ptxAtLeast(6, 0) {
 		m.fence = "fence.acq_rel.cta"
 	}
-	for _, d := range m.f.Decls {
+	for _, d := range m.facts.Decls {
 		if dir, ok := d.(*ptx.Directive); ok && dir.Name == ".file" {
 			if fe, ok := dir.FileEntry(); ok {
 				m.files[fe.Index] = fe.Name
@@ -258,7 +301,7 @@ func (m *module) header() error {
 // its input).
 func (m *module) checkISA() error {
 	pos := m.firstPos
-	if d := m.f.Directive(".version"); d != nil {
+	if d := m.facts.Directive(".version"); d != nil {
 		pos = m.pos(d.Pos())
 	}
 	if m.ptxMajor > 0 && !m.ptxAtLeast(2, 0) || m.sm > 0 && m.sm < 20 {
@@ -481,8 +524,18 @@ func matchFile(name, want string) bool {
 
 // manifest builds the manifest of the printed output.
 func (m *module) manifest(out []byte) *manifest.Manifest {
-	inSum := sha256.Sum256(m.f.Src)
 	outSum := sha256.Sum256(out)
+	var ks []manifest.Kernel
+	for _, fn := range m.entries {
+		ks = append(ks, m.manifestEntry(fn))
+	}
+	return m.manifestOf(outSum[:], ks)
+}
+
+// manifestOf builds the manifest of an output whose SHA-256 is outSum and
+// whose kernels are ks.
+func (m *module) manifestOf(outSum []byte, ks []manifest.Kernel) *manifest.Manifest {
+	inSum := sha256.Sum256(m.f.Src)
 	tc := manifest.TimerCode(m.opts.Timer)
 	man := &manifest.Manifest{
 		Version:           manifest.Version,
@@ -517,22 +570,24 @@ func (m *module) manifest(out []byte) *manifest.Manifest {
 	if man.Tool == "" {
 		man.Tool = "ptxtrace"
 	}
-	// Every kernel of the module has an entry, so that a launch of any
-	// of them finds its (possibly empty) description; a kernel without
-	// probes is unchanged: no added parameters, no trace buffer.
-	for _, fn := range m.entries {
-		if k := m.probed(fn); k != nil {
-			man.Kernels = append(man.Kernels, k.manifestKernel())
-			continue
-		}
-		reason := "no sites"
-		if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
-			reason = "not selected"
-		}
-		man.Kernels = append(man.Kernels, manifest.Kernel{Name: fn.Name, ParamsAdded: []manifest.Param{},
-			Staging: manifest.Staging{Where: manifest.StagingNone, Requested: m.opts.Staging, Reason: reason}, Probes: []manifest.Probe{}})
-	}
+	man.Kernels = ks
 	return man
+}
+
+// manifestEntry is the manifest entry of kernel fn. Every kernel of the
+// module has one, so that a launch of any of them finds its (possibly
+// empty) description; a kernel without probes is unchanged: no added
+// parameters, no trace buffer.
+func (m *module) manifestEntry(fn *ptx.Function) manifest.Kernel {
+	if k := m.probed(fn); k != nil {
+		return k.manifestKernel()
+	}
+	reason := "no sites"
+	if m.opts.Kernel != "" && fn.Name != m.opts.Kernel {
+		reason = "not selected"
+	}
+	return manifest.Kernel{Name: fn.Name, ParamsAdded: []manifest.Param{},
+		Staging: manifest.Staging{Where: manifest.StagingNone, Requested: m.opts.Staging, Reason: reason}, Probes: []manifest.Probe{}}
 }
 
 // probed returns the instrumented kernel of fn, or nil.
@@ -551,8 +606,7 @@ func (m *module) probed(fn *ptx.Function) *kernel {
 // extern shared array it starts at the launch's dynamic shared memory; the
 // kernels add the host's __pt_stage_off.
 func (m *module) declareStage() {
-	v := &ptx.VarDecl{Linkage: ptx.Extern, Space: ptx.SpaceShared, Align: 16, Type: ptx.B8, TypeName: ".b8",
-		Names: []ptx.Declarator{{Name: StageVar, Range: -1, Dims: []int{0}}}}
+	v := stageDecl()
 	i := 0
 	for i < len(m.f.Decls) {
 		if _, ok := m.f.Decls[i].(*ptx.Function); ok {
@@ -561,4 +615,10 @@ func (m *module) declareStage() {
 		i++
 	}
 	m.f.Decls = append(m.f.Decls[:i], append([]ptx.Decl{v}, m.f.Decls[i:]...)...)
+}
+
+// stageDecl is the declaration of the staging array.
+func stageDecl() *ptx.VarDecl {
+	return &ptx.VarDecl{Linkage: ptx.Extern, Space: ptx.SpaceShared, Align: 16, Type: ptx.B8, TypeName: ".b8",
+		Names: []ptx.Declarator{{Name: StageVar, Range: -1, Dims: []int{0}}}}
 }

@@ -311,7 +311,7 @@ func (k *kernel) staticShared() int {
 	for _, il := range k.insts {
 		names(il.in.Args)
 	}
-	for _, d := range k.m.f.Decls {
+	for _, d := range k.m.facts.Decls {
 		v, ok := d.(*ptx.VarDecl)
 		if !ok || v.Space != ptx.SpaceShared || v.Linkage&ptx.Extern != 0 {
 			continue
@@ -552,7 +552,7 @@ func (k *kernel) siteProbes(dst []manifest.Probe, kernel string) []manifest.Prob
 // Memory stays proportional to the largest function rather than to the
 // output. If a function's text is not found (the printer laid it out
 // differently alone), the whole output is parsed instead (mapOutLinesWhole).
-func (m *module) mapOutLines(out []byte) error {
+func (m *module) mapOutLines(out []byte, lineBase int) error {
 	byFn := map[*ptx.Function]*kernel{}
 	for _, k := range m.kernels {
 		byFn[k.fn] = k
@@ -560,7 +560,7 @@ func (m *module) mapOutLines(out []byte) error {
 	for _, k := range m.funcs {
 		byFn[k.fn] = k
 	}
-	cursor, line := 0, 1
+	cursor, line := 0, 1+lineBase
 	var buf bytes.Buffer
 	for _, d := range m.f.Decls {
 		fn, ok := d.(*ptx.Function)
@@ -570,12 +570,12 @@ func (m *module) mapOutLines(out []byte) error {
 		k := byFn[fn]
 		buf.Reset()
 		if !m.printAlone(&buf, fn, k.span) {
-			return m.mapOutLinesWhole(out)
+			return m.mapOutLinesWhole(out, lineBase)
 		}
 		text := bytes.TrimRight(buf.Bytes(), " \t\r\n")
 		i := bytes.Index(out[cursor:], text)
 		if i < 0 {
-			return m.mapOutLinesWhole(out)
+			return m.mapOutLinesWhole(out, lineBase)
 		}
 		line += bytes.Count(out[cursor:cursor+i], []byte{'\n'})
 		cursor += i
@@ -646,7 +646,7 @@ func (k *kernel) mapLines(ofn *ptx.Function, fset *token.FileSet, delta int) err
 }
 
 // mapOutLinesWhole finds the output lines by parsing the whole output.
-func (m *module) mapOutLinesWhole(out []byte) error {
+func (m *module) mapOutLinesWhole(out []byte, lineBase int) error {
 	fset := token.NewFileSet()
 	of, err := ptx.ParseFile(fset, m.f.Name, out, 0)
 	if err != nil {
@@ -663,7 +663,7 @@ func (m *module) mapOutLinesWhole(out []byte) error {
 		if ofn == nil {
 			return fmt.Errorf("%s: internal error: kernel %s missing from the output", m.f.Name, k.fn.Name)
 		}
-		if err := k.mapLines(ofn, fset, 0); err != nil {
+		if err := k.mapLines(ofn, fset, lineBase); err != nil {
 			return err
 		}
 	}

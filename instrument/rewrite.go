@@ -611,6 +611,7 @@ func (m *module) intern(c code) code {
 		} else {
 			m.opcodes[in.Op.Text] = in.Op
 		}
+		in.Freeze()
 		m.insts[string(key)] = in
 	}
 	return c

@@ -1,9 +1,7 @@
 package ptx
 
 import (
-	"go/scanner"
 	"go/token"
-	"sort"
 )
 
 // moduleDirectives are the directives ptxas accepts at module level
@@ -30,56 +28,11 @@ var moduleDirectives = map[string]bool{
 // Modules that pass Check may still be rejected by ptxas for other
 // reasons (types, registers); Check never rejects a module ptxas accepts.
 func Check(fset *token.FileSet, f *File) error {
-	var errs scanner.ErrorList
-	add := func(pos token.Pos, msg string) {
-		errs.Add(fset.Position(pos), msg)
-	}
-	var version, target *Directive
-	first := true
-	defined := map[string]bool{}
+	c := NewChecker(fset, f)
 	for _, d := range f.Decls {
-		switch d := d.(type) {
-		case *Comment:
-			continue
-		case *Directive:
-			switch {
-			case d.Name == ".version":
-				if version == nil {
-					version = d
-					if !first {
-						add(d.Pos(), ".version must be the first directive of the module")
-					}
-				}
-			case d.Name == ".target":
-				if target == nil {
-					target = d
-				}
-			case !moduleDirectives[d.Name]:
-				add(d.Pos(), "unknown directive "+d.Name)
-			}
-		case *Function:
-			checkLabels(f, d, add)
-			checkNames(d, add)
-			if d.Body != nil {
-				if defined[d.Name] {
-					add(d.NamePos, "duplicate definition of function "+d.Name)
-				}
-				defined[d.Name] = true
-			}
-		}
-		first = false
+		c.Decl(d)
 	}
-	if version == nil {
-		add(f.Pos(), "missing .version directive (a PTX module starts with .version MAJOR.MINOR)")
-	}
-	if target == nil {
-		add(f.Pos(), "missing .target directive (e.g. .target sm_52)")
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	sort.Stable(errs)
-	return errs
+	return c.Err()
 }
 
 // checkLabels reports duplicate labels and branches to undefined labels

@@ -66,4 +66,10 @@
 //     Toks (n.Toks = Toks{}) so the printer uses the fields.
 //   - Nothing in the package keeps global mutable state; Files are
 //     independent and may be parsed and printed concurrently.
+//   - Streaming (stream.go): Split cuts a module after function bodies;
+//     ParseRange parses one piece with the whole file's positions, and the
+//     pieces' declarations are those ParseFile gives when every piece
+//     parses; DeclPrinter prints declarations one by one to Fprint's bytes
+//     (and can report each instruction's output line); Checker is Check
+//     one declaration at a time.
 package ptx

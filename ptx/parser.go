@@ -42,14 +42,22 @@ const maxDepth = 1000
 func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *File, err error) {
 	tf := fset.AddFile(filename, -1, len(src))
 	setLines(tf, src)
+	return parseRange(tf, src, 0, len(src), mode)
+}
+
+// parseRange parses the declarations in src[lo:hi], src being the whole
+// text of tf: positions, the File's Src and Tok are those of the whole
+// file, and the token table covers src[lo:hi] only.
+func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode) (f *File, err error) {
 	p := &parser{file: tf, mode: mode}
 	// The tokens' Text fields are substrings of src without copies: src
 	// is retained by the File and must not be modified afterwards.
-	text := unsafe.String(unsafe.SliceData(src), len(src))
+	whole := unsafe.String(unsafe.SliceData(src), len(src))
+	text := whole[lo:hi]
 	p.src = text
-	base := tf.Base()
+	base := tf.Base() + lo
 	// Real PTX averages one token per 4-5.5 bytes.
-	ntok := len(src)/5 + 16
+	ntok := len(text)/5 + 16
 	p.base = base
 	p.raw, p.kinds = lex(text, base, make([]rawTok, 0, ntok), make([]Kind, 0, ntok), func(off int, msg string) {
 		p.errorAt(token.Pos(base+off), msg)
@@ -88,8 +96,8 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 	}
 	p.insChunk = max(semis/4, 8)
 	p.argChunk = max(semis/2, 16)
-	f = &File{Name: filename, Src: src, Tok: tf}
-	f.CRLF = detectCRLF(text)
+	f = &File{Name: tf.Name(), Src: src, Tok: tf}
+	f.CRLF = detectCRLF(whole)
 	f.Decls = p.parseModule()
 	p.errors.Sort()
 	return f, p.errors.Err()

@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"unsafe"
@@ -29,6 +30,8 @@ type Config struct {
 	Mode   PrintMode
 	Indent string // indentation per level for laid-out text; "\t" when empty
 }
+
+var newline = []byte{'\n'}
 
 // Fprint prints f in Preserve mode.
 func Fprint(w io.Writer, f *File) error {
@@ -81,6 +84,11 @@ type printer struct {
 	starts  []string  // lineStart's strings by depth
 	pend    pendSep   // separator forced for the next token
 	pendDep int       // indentation depth of pendLine and pendBlank
+	// onInst, when set, is told the output line of every instruction
+	// printed; lines counts the line ends printed before buf[scan:].
+	onInst func(in *Instruction, line int)
+	lines  int
+	scan   int
 }
 
 // prevTok is what the separator rules need of the last token printed. It
@@ -137,6 +145,10 @@ func (p *printer) size() int { return p.flushed + len(p.buf) }
 func (p *printer) flush() {
 	if p.w == nil || len(p.buf) == 0 {
 		return
+	}
+	if p.onInst != nil {
+		p.lines += bytes.Count(p.buf[p.scan:], newline)
+		p.scan = 0
 	}
 	if p.err == nil {
 		_, p.err = p.w.Write(p.buf)
@@ -382,6 +394,11 @@ func (p *printer) instruction(in *Instruction, ts Toks, depth int) {
 			afterOp = false
 		}
 		p.emit(t)
+		if i == 0 && p.onInst != nil {
+			p.lines += bytes.Count(p.buf[p.scan:], newline)
+			p.scan = len(p.buf)
+			p.onInst(in, p.lines+1)
+		}
 		if !seenOp && t.Kind == IDENT && !(i > 0 && (prevKind == AT || prevKind == NOT)) {
 			seenOp, afterOp = true, true
 		}

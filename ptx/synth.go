@@ -367,3 +367,13 @@ func Vec(elems ...Operand) Operand { return Operand{Kind: OpVec, Elems: elems} }
 func NewBlock(stmts ...Stmt) *Block {
 	return &Block{Lbrace: Tok(LBRACE, "{"), Stmts: stmts, Rbrace: Tok(RBRACE, "}")}
 }
+
+// Freeze makes the tokens of an instruction built by a pass (Toks zero)
+// from its fields once, so that printing it many times (generated code
+// shared by many sites) does not make them again; it prints the same.
+// The instruction must not change afterwards.
+func (n *Instruction) Freeze() {
+	if n.Toks.IsZero() {
+		n.Toks = MakeToks(n.synth())
+	}
+}

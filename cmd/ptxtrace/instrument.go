@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
 	"github.com/ptxtrace/ptxtrace/instrument/cudatool"
+	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/internal/readcap"
 	"github.com/ptxtrace/ptxtrace/ptx"
 	"github.com/urfave/cli/v2"
@@ -123,6 +125,39 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 	if err != nil {
 		return err
 	}
+	o.Opts.Output = o.Output
+	// ptxas runs at most once, whichever path asks.
+	var resources map[string]instrument.Resources
+	asked := false
+	askPtxas := func(header *ptx.File) map[string]instrument.Resources {
+		if !asked {
+			asked = true
+			resources = ptxasResources(ctx, o, header, src)
+		}
+		return resources
+	}
+	if o.Output != "-" {
+		// One function at a time, straight to the output file; a module
+		// Stream refuses is instrumented whole below, with the same
+		// output, warnings and errors.
+		var res *instrument.Result
+		err := atomicfile.WriteFile(o.Output, 0o644, func(w io.Writer) error {
+			var so instrument.StreamOptions
+			if o.Opts.Regs == 0 && !o.NoPtxas {
+				so.Resources = askPtxas
+			}
+			var err error
+			res, err = instrument.Stream(w, o.File, src, o.Opts, so)
+			return err
+		})
+		if err == nil {
+			printWarnings(o, res)
+			return writeManifest(o, res)
+		}
+		if !errors.Is(err, instrument.ErrNotStreamed) {
+			return err
+		}
+	}
 	fset := token.NewFileSet()
 	f, err := ptx.ParseFile(fset, o.File, src, 0)
 	if err != nil {
@@ -132,31 +167,41 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 		return err // ptxas would reject the module, and its instrumented output
 	}
 	if o.Opts.Regs == 0 && !o.NoPtxas {
-		o.Opts.Resources = ptxasResources(ctx, o, f, src)
+		o.Opts.Resources = askPtxas(f)
 	}
-	o.Opts.Output = o.Output
 	res, err := instrument.Instrument(fset, f, o.Opts)
-	if res != nil {
-		for _, w := range res.Warnings {
-			fmt.Fprintf(o.Stderr, "ptxtrace: warning: %s (output unchanged)\n", w)
-		}
-	}
+	printWarnings(o, res)
 	if err != nil {
 		return err
 	}
-	var man bytes.Buffer
-	if err := res.Manifest.Write(&man); err != nil {
-		return err
-	}
 	if o.Output == "-" {
+		var man bytes.Buffer
+		if err := res.Manifest.Write(&man); err != nil {
+			return err
+		}
 		_, err := o.Stdout.Write(res.PTX)
 		return err
 	}
 	if err := writeBytes(o.Output, res.PTX); err != nil {
 		return err
 	}
+	return writeManifest(o, res)
+}
+
+func printWarnings(o instrumentOptions, res *instrument.Result) {
+	if res == nil {
+		return
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(o.Stderr, "ptxtrace: warning: %s (output unchanged)\n", w)
+	}
+}
+
+// writeManifest writes res's manifest next to the output and describes
+// the kernels on stderr.
+func writeManifest(o instrumentOptions, res *instrument.Result) error {
 	mp := manifestPath(o.Output)
-	if err := writeBytes(mp, man.Bytes()); err != nil {
+	if err := atomicfile.WriteFile(mp, 0o644, func(w io.Writer) error { return instrument.WriteManifest(w, res.Manifest) }); err != nil {
 		return err
 	}
 	n, listed := 0, 0
