@@ -147,12 +147,18 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 				so.Resources = askPtxas
 			}
 			var err error
-			res, err = instrument.Stream(w, o.File, src, o.Opts, so)
-			return err
+			if res, err = instrument.Stream(w, o.File, src, o.Opts, so); err != nil {
+				return err
+			}
+			// The manifest is committed while the PTX is still a
+			// temporary file: if it cannot be written, the old output
+			// stays as it was and no PTX without its manifest appears.
+			return writeManifestFile(o, res)
 		})
 		if err == nil {
 			printWarnings(o, res)
-			return writeManifest(o, res)
+			describeOutput(o, res)
+			return nil
 		}
 		if !errors.Is(err, instrument.ErrNotStreamed) {
 			return err
@@ -182,10 +188,16 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 		_, err := o.Stdout.Write(res.PTX)
 		return err
 	}
-	if err := writeBytes(o.Output, res.PTX); err != nil {
+	if err := atomicfile.WriteFile(o.Output, 0o644, func(w io.Writer) error {
+		if _, err := w.Write(res.PTX); err != nil {
+			return err
+		}
+		return writeManifestFile(o, res)
+	}); err != nil {
 		return err
 	}
-	return writeManifest(o, res)
+	describeOutput(o, res)
+	return nil
 }
 
 func printWarnings(o instrumentOptions, res *instrument.Result) {
@@ -197,13 +209,14 @@ func printWarnings(o instrumentOptions, res *instrument.Result) {
 	}
 }
 
-// writeManifest writes res's manifest next to the output and describes
-// the kernels on stderr.
-func writeManifest(o instrumentOptions, res *instrument.Result) error {
+// writeManifestFile writes res's manifest next to the output.
+func writeManifestFile(o instrumentOptions, res *instrument.Result) error {
+	return atomicfile.WriteFile(manifestPath(o.Output), 0o644, func(w io.Writer) error { return instrument.WriteManifest(w, res.Manifest) })
+}
+
+// describeOutput describes the written kernels on stderr.
+func describeOutput(o instrumentOptions, res *instrument.Result) {
 	mp := manifestPath(o.Output)
-	if err := atomicfile.WriteFile(mp, 0o644, func(w io.Writer) error { return instrument.WriteManifest(w, res.Manifest) }); err != nil {
-		return err
-	}
 	n, listed := 0, 0
 	for _, k := range res.Manifest.Kernels {
 		n += len(k.Probes)
@@ -215,7 +228,6 @@ func writeManifest(o instrumentOptions, res *instrument.Result) error {
 		fmt.Fprintf(o.Stderr, "ptxtrace: … and %d more kernels (see the manifest)\n", listed-maxKernelLines)
 	}
 	fmt.Fprintf(o.Stderr, "ptxtrace: wrote %s and %s (%d probes, instrumentation id %s)\n", o.Output, mp, n, res.Manifest.InstrumentationID)
-	return nil
 }
 
 // ptxasResources asks ptxas -v for each kernel's registers and static

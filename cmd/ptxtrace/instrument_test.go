@@ -68,3 +68,53 @@ func TestInstrumentErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestInstrumentManifestFailureLeavesNoPTX: when the manifest cannot be
+// written (its path is a directory), instrument fails and neither a new
+// PTX nor a mix of old and new files is left — with a previous output in
+// place, it stays byte for byte; without one, none appears. Both the
+// streaming path (the default) and the whole-module path (--kernel) are
+// covered.
+func TestInstrumentManifestFailureLeavesNoPTX(t *testing.T) {
+	in := filepath.Join("testdata", "vecadd.ptx")
+	for _, extra := range [][]string{nil, {"--kernel", "vecadd"}} {
+		for _, previous := range []bool{false, true} {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "k.ptx")
+			if err := os.Mkdir(filepath.Join(dir, "k.probes.json"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if previous {
+				if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := append([]string{"instrument", "--no-ptxas"}, extra...)
+			r := runCLI(t, "", append(args, "-o", out, in)...)
+			if r.code != exitError {
+				t.Fatalf("%v previous=%v: exit %d, want %d: %s", extra, previous, r.code, exitError, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "k.probes.json") {
+				t.Errorf("%v: the error does not name the manifest: %s", extra, r.stderr)
+			}
+			b, err := os.ReadFile(out)
+			switch {
+			case previous && string(b) != "old\n":
+				t.Errorf("%v: previous output changed to %d bytes (err %v)", extra, len(b), err)
+			case !previous && !os.IsNotExist(err):
+				t.Errorf("%v: output written without its manifest (err %v)", extra, err)
+			}
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != 1+btoi(previous) {
+				t.Errorf("%v previous=%v: leftovers in the output directory: %v", extra, previous, ents)
+			}
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
