@@ -74,7 +74,7 @@ func parseQuick(args []string) (quick, bool) {
 		switch {
 		case tok == "--":
 			q.files = append(q.files, rest[i+1:]...)
-			return q, true
+			i = len(rest)
 		case len(tok) > 1 && tok[0] == '-':
 			name := tok[1:]
 			if name[0] == '-' {
@@ -87,6 +87,11 @@ func parseQuick(args []string) (quick, bool) {
 		default:
 			q.files = append(q.files, tok)
 		}
+	}
+	if len(q.files) > 0 && (q.files[0] == "help" || q.files[0] == "h") {
+		// urfave/cli gives every command a help subcommand: the full
+		// binary prints the command's help, even after "--".
+		return quick{}, false
 	}
 	return q, true
 }
