@@ -1,6 +1,10 @@
-// Command ptxtrace parses CUDA PTX, instruments its memory accesses with
-// completion-based timing probes, replays kernels on a built-in GPU model and
-// exports the resulting traces. See README.md and docs/cli.md.
+// Command ptxtrace-full is the whole ptxtrace command line: it parses CUDA
+// PTX, instruments its memory accesses with completion-based timing probes,
+// replays kernels on a built-in GPU model and exports the resulting traces.
+// See README.md and docs/cli.md. Users run the front, cmd/ptxtrace, which
+// runs fmt and inspect itself and execs this binary, installed next to it,
+// for everything else (docs/startup.md); run directly, it behaves the same.
+// fmt and inspect do their work in internal/quickcmd, shared by both.
 //
 // This package is thin wiring over the library packages; it holds no logic
 // of its own beyond flags, file handling, output and exit codes. Numbers
