@@ -24,8 +24,8 @@ GOTAGS   := -tags '$(TAGS)'
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-9s %s\n", $$1, $$2}'
 
-build: ## build bin/ptxtrace
-	$(GO) build $(GOTAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ptxtrace
+build: ## build bin/ptxtrace (front: fmt, inspect) and bin/ptxtrace-full (the rest)
+	$(GO) build $(GOTAGS) -ldflags '$(LDFLAGS)' -o $(dir $(BIN)) ./cmd/ptxtrace ./cmd/ptxtrace-full
 
 vet: ## go vet every package
 	$(GO) vet $(GOTAGS) ./...

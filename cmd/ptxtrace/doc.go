@@ -1,35 +1,34 @@
-// Command ptxtrace parses CUDA PTX, instruments its memory accesses with
-// completion-based timing probes, replays kernels on a built-in GPU model and
-// exports the resulting traces. See README.md and docs/cli.md.
+// Command ptxtrace is the front of the ptxtrace command line: the binary
+// users run. It runs the two quick commands, fmt and inspect, itself, and
+// replaces itself (exec) with the full binary, ptxtrace-full, installed next
+// to it, for everything else. See README.md, docs/cli.md and
+// docs/startup.md.
 //
-// This package is thin wiring over the library packages; it holds no logic
-// of its own beyond flags, file handling, output and exit codes. Numbers
-// come from package analysis (report) and experiments/vr (demo, sweep vr);
-// the commands print them and write files. Package main exports nothing.
+// Why two binaries. Go runs the package init of everything a binary links,
+// and pays start-up work in proportion to its size; the full command set
+// links gRPC, OpenTelemetry, protobuf, parquet-go, net/http and a browser
+// driver, and starts in ~45 ms of CPU, where fmt on an empty file should
+// cost about what gofmt does. The front links package ptx,
+// internal/quickcmd and the standard library only: not even the CLI
+// library (urfave/cli's init and App set-up cost more than the whole
+// target budget under load, see docs/startup.md).
 //
-// Structure. main calls run, which builds a fresh *cli.App with newApp and
-// runs it; nothing is registered through init functions or package-level
-// variables, so a test can run any number of apps side by side. Each
-// subcommand lives in one file as
+// Model. The front runs a command itself only when it understands the
+// whole command line exactly: the first argument is fmt or inspect, and
+// every later argument is one of that command's boolean flags (written
+// -name or --name, without "=value"), "--" (after which everything is a
+// file), or a file name (anything not starting with "-", and "-" itself,
+// standard input). Flags may stand before or after the files, as in the
+// full binary. Any other command line (no command, another command, help,
+// --help, --version, an unknown or misspelt flag, a flag with a value) is
+// handed to ptxtrace-full unchanged: same arguments (argv[0] included),
+// environment and standard streams, through execve(2) on Unix so no
+// extra process stays and the exit status is the full binary's. The quick
+// commands run the same functions in both binaries (internal/quickcmd), so
+// output, messages and exit statuses are the same whichever binary runs
+// them; TestFrontAgrees compares the two binaries on every command.
 //
-//	func newXxxCommand() *cli.Command              // flags, usage, Action
-//	type xxxOptions struct{ streams; ... }         // everything the command needs
-//	func runXxx(ctx context.Context, o xxxOptions) error
-//
-// The Action only turns flags and arguments into options (the standard
-// streams come from the App: c.App.Reader, c.App.Writer, c.App.ErrWriter,
-// see streamsOf), so runXxx can be tested without the flag layer.
-//
-// Errors and exit codes. runXxx returns an error; run maps it to an exit
-// code and prints it:
-//
-//	0  success
-//	1  failure: "ptxtrace: <msg>" on stderr; a PTX error list
-//	   (go/scanner.ErrorList) prints as "file:line:col: message" lines instead;
-//	   errReported means the lines were already printed
-//	2  usage error (usageError, a flag the command does not know, or an
-//	   unknown help topic)
-//
-// Invariant: a command never writes a partial output file; files given with
-// -w or -o are replaced atomically through internal/atomicfile.
+// ptxtrace-full is looked up next to the front's own executable (symlinks
+// resolved). When it is missing, a command line the front cannot run
+// fails with exit status 1 and a message saying how to build it.
 package main

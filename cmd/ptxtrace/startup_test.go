@@ -18,9 +18,10 @@ import (
 // overrides them.
 var startupCorpusDirs = []string{"../../../shared/corpus/ptx", "../../../../shared/corpus/ptx"}
 
-// BenchmarkStartupFmt builds the ptxtrace binary once (with the Makefile's
-// build tags) and runs `ptxtrace fmt` as a child process on an empty file and
-// on the largest corpus file. It reports the child's CPU time (user+system)
+// BenchmarkStartupFmt builds both binaries once (with the Makefile's build
+// tags) and runs the front's `ptxtrace fmt` as a child process on an empty
+// file (Empty; EmptyFull runs the full binary's fmt, for comparison) and on
+// the largest corpus file (Large). It reports the child's CPU time (user+system)
 // per run as cpu-ms/op: that, not ns/op (wall time, inflated on a loaded
 // machine), is the start-up figure of docs/startup.md. With ptxas on PATH,
 // VsPtxas/FILE runs fmt and ptxas side by side on the five largest corpus
@@ -32,16 +33,14 @@ func BenchmarkStartupFmt(b *testing.B) {
 		b.Skip("builds the binary; skipped in -short mode")
 	}
 	dir := b.TempDir()
+	buildBoth(b, dir)
 	bin := filepath.Join(dir, "ptxtrace")
-	build := exec.Command("go", "build", "-tags", "urfave_cli_no_docs grpcnotrace", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
 	empty := filepath.Join(dir, "empty.ptx")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("Empty", func(b *testing.B) { benchFmtCPU(b, bin, empty) })
+	b.Run("EmptyFull", func(b *testing.B) { benchFmtCPU(b, filepath.Join(dir, fullName), empty) })
 	b.Run("Large", func(b *testing.B) {
 		large := largestCorpusFile(b)
 		if large == "" {

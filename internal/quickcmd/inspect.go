@@ -1,4 +1,4 @@
-package main
+package quickcmd
 
 import (
 	"bytes"
@@ -10,52 +10,23 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/ptxtrace/ptxtrace/ptx"
-	"github.com/urfave/cli/v2"
 )
 
-type inspectOptions struct {
-	streams
+// InspectOptions are what `ptxtrace inspect` was asked to do.
+type InspectOptions struct {
+	Streams
 	JSON      bool     // print ptx.Summary as JSON instead of tables
 	AllErrors bool     // report every parse error, not only the first ten
 	Files     []string // files to inspect; none (or "-") means standard input
 }
 
-func newInspectCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "inspect",
-		Usage:     "show kernels, parameters, registers and memory accesses of PTX files",
-		ArgsUsage: "[--json] FILE...",
-		Description: "inspect parses each FILE and prints a summary of the module: PTX version,\n" +
-			"target and address size, and for every .entry/.func its parameters,\n" +
-			"declared registers by type, static shared/local/const memory, performance\n" +
-			"directives, instruction and basic-block counts, memory accesses counted by\n" +
-			"state space and kind, and each access with its PTX line and the source\n" +
-			"position of the .loc in effect. Module-level .shared/.const variables are\n" +
-			"counted for every function that uses them, directly or through calls.\n\n" +
-			"With --json the summary is printed as JSON (one object for one file, an\n" +
-			"array for several). Without FILE, or with FILE \"-\", it reads standard\n" +
-			"input. --json and --all-errors may also follow the files. Parse errors\n" +
-			"are printed as file:line:col: message lines and the exit status is 1.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON", DisableDefaultText: true},
-			&cli.BoolFlag{Name: "all-errors", Usage: "report all parse errors, not only the first 10", DisableDefaultText: true},
-		},
-		Action: func(c *cli.Context) error {
-			o := inspectOptions{
-				streams:   streamsOf(c),
-				JSON:      c.Bool("json"),
-				AllErrors: c.Bool("all-errors"),
-			}
-			// flags may stand anywhere (normalizeArgs); "--" ends them
-			o.Files = c.Args().Slice()
-			return runInspect(c.Context, o)
-		},
-	}
-}
-
-func runInspect(ctx context.Context, o inspectOptions) error {
+// RunInspect parses each file and prints its ptx.Summary, as text tables
+// or JSON. A file that fails is reported on o.Stderr and the others are
+// still printed; the result is then ErrReported.
+func RunInspect(ctx context.Context, o InspectOptions) error {
 	files := o.Files
 	if len(files) == 0 {
 		files = []string{"-"}
@@ -72,7 +43,7 @@ func runInspect(ctx context.Context, o inspectOptions) error {
 		}
 		s, err := inspectFile(o, mode, name)
 		if err != nil {
-			printError(o.Stderr, err)
+			PrintError(o.Stderr, err)
 			failed = true
 			continue
 		}
@@ -106,20 +77,20 @@ func runInspect(ctx context.Context, o inspectOptions) error {
 		}
 	}
 	if failed {
-		return errReported
+		return ErrReported
 	}
 	return nil
 }
 
 // inspectFile parses and summarizes one file ("-" for standard input).
-func inspectFile(o inspectOptions, mode ptx.Mode, name string) (*ptx.Summary, error) {
+func inspectFile(o InspectOptions, mode ptx.Mode, name string) (*ptx.Summary, error) {
 	var (
 		src []byte
 		err error
 	)
 	filename := name
 	if name == "-" {
-		filename = stdinName
+		filename = StdinName
 		if o.Stdin == nil {
 			return nil, fmt.Errorf("%s: no standard input", filename)
 		}
@@ -154,7 +125,7 @@ func writeSummaryText(w *bytes.Buffer, s *ptx.Summary) {
 		return
 	}
 	w.WriteByte('\n')
-	tw := newTable(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) // as cmd/ptxtrace-full's newTable
 	fmt.Fprintln(tw, "KIND\tNAME\tLINKAGE\tPARAMS\tREGS\tSHARED\tLOCAL\tCONST\tINSTS\tBLOCKS\tMEM OPS")
 	for _, fs := range s.Functions {
 		if !fs.Defined {
@@ -180,7 +151,7 @@ func writeSummaryText(w *bytes.Buffer, s *ptx.Summary) {
 		w.WriteString("\n")
 		if len(fs.Params)+len(fs.Returns) > 0 {
 			w.WriteString("  params:\n")
-			tw := newTable(w)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) // as cmd/ptxtrace-full's newTable
 			fmt.Fprintln(tw, "    NAME\tSPACE\tTYPE\tSIZE\tALIGN\tATTRS")
 			for _, ps := range [][]ptx.ParamSummary{fs.Returns, fs.Params} {
 				for _, p := range ps {
@@ -218,14 +189,14 @@ func writeSummaryText(w *bytes.Buffer, s *ptx.Summary) {
 			continue
 		}
 		w.WriteString("  memory accesses:\n")
-		tw := newTable(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) // as cmd/ptxtrace-full's newTable
 		fmt.Fprintln(tw, "    SPACE\tKIND\tCOUNT")
 		for _, m := range fs.Memory {
 			fmt.Fprintf(tw, "    %s\t%s\t%d\n", m.Space, m.Kind, m.Count)
 		}
 		tw.Flush()
 		w.WriteString("  access sites:\n")
-		tw = newTable(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0) // as cmd/ptxtrace-full's newTable
 		fmt.Fprintln(tw, "    LINE\tOP\tKIND\tSPACE\tFLAGS\tSOURCE")
 		for _, a := range fs.MemoryAccesses {
 			var flags []string

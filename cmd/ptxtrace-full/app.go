@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/scanner"
 	"io"
 	"runtime/debug"
 
+	"github.com/ptxtrace/ptxtrace/internal/quickcmd"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,11 +17,7 @@ import (
 var version = "devel"
 
 // streams are the standard streams a command reads and writes.
-type streams struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-}
+type streams = quickcmd.Streams
 
 // streamsOf returns the streams of the App running c.
 func streamsOf(c *cli.Context) streams {
@@ -30,24 +26,20 @@ func streamsOf(c *cli.Context) streams {
 
 // Exit codes.
 const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
+	exitOK    = quickcmd.ExitOK
+	exitError = quickcmd.ExitError
+	exitUsage = quickcmd.ExitUsage
 )
 
 // usageError is a mistake in how the command was invoked; it exits with
 // status 2.
-type usageError struct{ msg string }
+type usageError = quickcmd.UsageError
 
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
+func usagef(format string, args ...any) error { return quickcmd.Usagef(format, args...) }
 
 // errReported tells run that the command already printed its diagnostics
 // and only the exit status remains to be set.
-var errReported = errors.New("errors reported")
+var errReported = quickcmd.ErrReported
 
 // newApp builds the command-line application. Every call returns a new,
 // independent App.
@@ -121,37 +113,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return report(stderr, err)
 }
 
-// report prints err the way the exit-code contract says and returns the
-// exit status.
+// report prints err the way the exit-code contract says
+// (quickcmd.Report) and returns the exit status; the cli package's help
+// command reports an unknown topic with a cli.ExitCoder, a usage error.
 func report(stderr io.Writer, err error) int {
-	var (
-		usage *usageError
-		exit  cli.ExitCoder // only the cli package's help command makes these
-	)
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "ptxtrace: %v\n", usage)
-		return exitUsage
-	case errors.As(err, &exit):
+	var exit cli.ExitCoder
+	if !errors.As(err, new(*usageError)) && errors.As(err, &exit) {
 		fmt.Fprintf(stderr, "ptxtrace: %v\n", exit)
 		return exitUsage
-	case errors.Is(err, errReported):
-		return exitError
-	default:
-		printError(stderr, err)
-		return exitError
 	}
+	return quickcmd.Report(stderr, err)
 }
 
 // printError prints a failure: a PTX error list as one "file:line:col:
 // message" line per error, anything else as "ptxtrace: <msg>".
-func printError(w io.Writer, err error) {
-	var list scanner.ErrorList
-	if errors.As(err, &list) {
-		scanner.PrintError(w, list)
-		return
-	}
-	fmt.Fprintf(w, "ptxtrace: %v\n", err)
-}
+func printError(w io.Writer, err error) { quickcmd.PrintError(w, err) }

@@ -1,4 +1,4 @@
-package main
+package quickcmd
 
 import (
 	"bytes"
@@ -11,51 +11,22 @@ import (
 
 	"github.com/ptxtrace/ptxtrace/internal/atomicfile"
 	"github.com/ptxtrace/ptxtrace/ptx"
-	"github.com/urfave/cli/v2"
 )
 
-// stdinName is the file name parse errors use for standard input.
-const stdinName = "<stdin>"
-
-type fmtOptions struct {
-	streams
+// FmtOptions are what `ptxtrace fmt` was asked to do.
+type FmtOptions struct {
+	Streams
 	Canonical bool     // print in canonical layout instead of preserving the source
 	Write     bool     // rewrite files in place instead of printing to stdout
 	AllErrors bool     // report every parse error, not only the first ten
 	Files     []string // files to format; none (or "-") means standard input
 }
 
-func newFmtCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "fmt",
-		Usage:     "parse PTX files and print them back",
-		ArgsUsage: "[FILE...]",
-		Description: "fmt parses each FILE and prints it to stdout. By default the output is the\n" +
-			"input byte for byte (a round-trip check of the parser); with --canonical\n" +
-			"it is re-laid out in ptxtrace's canonical style. Without FILE, or with\n" +
-			"FILE \"-\", it reads standard input. Flags may stand before or after the files.\n\n" +
-			"With -w each file is rewritten in place, atomically and keeping its mode,\n" +
-			"and only when its contents change. A file with parse errors is never\n" +
-			"written: its errors are printed as file:line:col: message lines, the\n" +
-			"remaining files are still processed and the exit status is 1.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "canonical", Usage: "print in canonical layout", DisableDefaultText: true},
-			&cli.BoolFlag{Name: "w", Usage: "write the result back to each file instead of stdout", DisableDefaultText: true},
-			&cli.BoolFlag{Name: "all-errors", Usage: "report all parse errors, not only the first 10", DisableDefaultText: true},
-		},
-		Action: func(c *cli.Context) error {
-			return runFmt(c.Context, fmtOptions{
-				streams:   streamsOf(c),
-				Canonical: c.Bool("canonical"),
-				Write:     c.Bool("w"),
-				AllErrors: c.Bool("all-errors"),
-				Files:     c.Args().Slice(),
-			})
-		},
-	}
-}
-
-func runFmt(ctx context.Context, o fmtOptions) error {
+// RunFmt parses each file and prints it back to o.Stdout (or, with
+// o.Write, rewrites it in place when it changes). A file that fails is
+// reported on o.Stderr and the others are still processed; the result is
+// then ErrReported.
+func RunFmt(ctx context.Context, o FmtOptions) error {
 	files := o.Files
 	if len(files) == 0 {
 		files = []string{"-"}
@@ -63,7 +34,7 @@ func runFmt(ctx context.Context, o fmtOptions) error {
 	if o.Write {
 		for _, name := range files {
 			if name == "-" {
-				return usagef("fmt: -w needs file arguments, not standard input")
+				return Usagef("fmt: -w needs file arguments, not standard input")
 			}
 		}
 	}
@@ -85,19 +56,19 @@ func runFmt(ctx context.Context, o fmtOptions) error {
 			return err
 		}
 		if err := fmtFile(o, cfg, mode, name); err != nil {
-			printError(o.Stderr, err)
+			PrintError(o.Stderr, err)
 			failed = true
 		}
 	}
 	if failed {
-		return errReported
+		return ErrReported
 	}
 	return nil
 }
 
 // fmtFile formats one file ("-" for standard input). On error nothing has
 // been written, neither to stdout nor to the file.
-func fmtFile(o fmtOptions, cfg *ptx.Config, mode ptx.Mode, name string) error {
+func fmtFile(o FmtOptions, cfg *ptx.Config, mode ptx.Mode, name string) error {
 	var (
 		src  []byte
 		perm fs.FileMode
@@ -105,7 +76,7 @@ func fmtFile(o fmtOptions, cfg *ptx.Config, mode ptx.Mode, name string) error {
 	)
 	filename := name
 	if name == "-" {
-		filename = stdinName
+		filename = StdinName
 		if o.Stdin == nil {
 			return fmt.Errorf("%s: no standard input", filename)
 		}
