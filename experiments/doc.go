@@ -1,6 +1,6 @@
 // Package experiments is the home of the seed papers' experiments: each one
 // is a library package under experiments/ plus a thin command in
-// cmd/ptxtrace. It holds no code itself.
+// cmd/ptxtrace-full. It holds no code itself.
 //
 // # The pattern
 //
@@ -22,7 +22,7 @@
 // per-warp statistics, probe error, correlations): an experiment combines
 // analysis results, it does not recompute them.
 //
-// The command (cmd/ptxtrace/<experiment>.go) only parses flags, loads the
+// The command (cmd/ptxtrace-full/<experiment>.go) only parses flags, loads the
 // model preset, draws progress, prints tables and writes files atomically
 // (internal/atomicfile). A new experiment copies that split: a package
 // experiments/NAME with Run, Sweep and Table.{CSV, Correlations, Charts},

@@ -13,5 +13,5 @@
 // Invariants: Run calls Begin exactly once before anything else and End at
 // most once, only if everything before succeeded; on failure it calls Abort
 // (if implemented) and returns the first error. There are no registries: the
-// CLI maps format names to constructors in one table (cmd/ptxtrace/export.go).
+// CLI maps format names to constructors in one table (cmd/ptxtrace-full/export.go).
 package exporters

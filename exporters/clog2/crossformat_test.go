@@ -29,7 +29,7 @@ func synthTrace(t *testing.T) *trace.Trace {
 
 // TestCrossFormat exports one trace to every format and reads each back
 // with its reader: all give the same counts and cycle sums, and the CSV's
-// empty cells are the Parquet file's NULLs. (cmd/ptxtrace runs the same
+// empty cells are the Parquet file's NULLs. (cmd/ptxtrace-full runs the same
 // check on a demo run and on a two-launch run.)
 func TestCrossFormat(t *testing.T) {
 	tr := synthTrace(t)
