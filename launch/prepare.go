@@ -232,6 +232,13 @@ func (p *Prepared) allocBuffer(name string, param int, b *BufferSpec) (*Buffer, 
 
 // fill resolves init: from: INPUT.BUFFER, then the other init kinds.
 func (p *Prepared) fill(in *InitSpec, t string, count int, baseDir string) ([]byte, error) {
+	return p.fillData(in, t, count, baseDir, false)
+}
+
+// fillData is fill; with shared, an init from an input generator returns
+// the generator's bytes themselves, not a copy: for read-only users
+// (textures), so that a large input costs its size once.
+func (p *Prepared) fillData(in *InitSpec, t string, count int, baseDir string, shared bool) ([]byte, error) {
 	if in == nil || in.From == "" {
 		return in.fill(t, count, baseDir)
 	}
@@ -252,6 +259,9 @@ func (p *Prepared) fill(in *InitSpec, t string, count int, baseDir string) ([]by
 	es, _ := elemSize(t)
 	if count > 0 && len(b) < count*es {
 		return nil, fmt.Errorf("init from %q: %d bytes, the buffer needs %d", in.From, len(b), count*es)
+	}
+	if shared {
+		return b[:len(b):len(b)], nil
 	}
 	return append([]byte(nil), b...), nil
 }

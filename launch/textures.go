@@ -117,7 +117,9 @@ func (p *Prepared) buildTexture(ts *TexSpec, baseDir string) (*replay.TexBinding
 		return nil, fmt.Errorf("%d texels of %d bytes: %v", texels, es*f.Channels, err)
 	}
 	p.bufBytes += texels * es * f.Channels
-	data, err := p.fill(ts.Init, et, texels*f.Channels, baseDir)
+	// A texture is read-only: it wraps an input generator's bytes without
+	// a copy (a surface copies them into its allocation below).
+	data, err := p.fillData(ts.Init, et, texels*f.Channels, baseDir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +142,7 @@ func (p *Prepared) buildTexture(ts *TexSpec, baseDir string) (*replay.TexBinding
 	if ts.Output {
 		return nil, fmt.Errorf("output: only surfaces can be written")
 	}
-	t, err := texture.New(d, data)
+	t, err := texture.NewShared(d, data)
 	if err != nil {
 		return nil, err
 	}

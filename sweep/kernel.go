@@ -189,7 +189,7 @@ func readVerified(in Input) ([]byte, error) {
 
 // execKernel runs a kernel entry on the model: instrument (unless app),
 // prepare, run, check the outputs, bundle and analyse.
-func (ex *executor) execKernel(ctx context.Context, e *Entry, ms *model.Spec) (*Record, []byte, error) {
+func (ex *executor) execKernel(ctx context.Context, e *Entry, ms *model.Spec, progress model.ProgressFunc) (*Record, []byte, error) {
 	kc := e.Config.Kernel
 	roles := make([]string, 0, len(e.Inputs))
 	for r := range e.Inputs {
@@ -253,7 +253,7 @@ func (ex *executor) execKernel(ctx context.Context, e *Entry, ms *model.Spec) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Workers: 1}})
+	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Workers: 1, Progress: progress}})
 	if err != nil {
 		var fault *replay.Fault
 		if errors.As(err, &fault) {

@@ -51,6 +51,19 @@ type RunOptions struct {
 	// (0, total) and after each with the entries done so far, one call at
 	// a time.
 	Progress func(done, total int)
+	// Entry, if set, receives each entry's progress: while it simulates,
+	// its cycle and CTAs dispatched (model.Options.Progress: from the
+	// entry's goroutine, every 64 quanta), then one call with Ended once
+	// it is over (run, skipped or failed), before Progress counts it. i is
+	// the entry's index among the shard's entries.
+	Entry func(i int, p EntryProgress)
+}
+
+// EntryProgress is a running entry's progress (RunOptions.Entry).
+type EntryProgress struct {
+	Cycle            model.Time // simulated cycle
+	Dispatched, CTAs int        // CTAs dispatched of the kernel's
+	Ended            bool       // the entry is over
 }
 
 // Report is what Run did.
@@ -86,7 +99,7 @@ func Run(ctx context.Context, p *Plan, o RunOptions) (*Report, error) {
 	}
 	owned := p.ShardEntries(o.Shard)
 	rep := &Report{Owned: len(owned)}
-	ex := &executor{codes: map[string]*vr.Code{}, tool: o.Tool, convert: o.Convert, noBundles: o.NoBundles}
+	ex := &executor{codes: map[string]*vr.Code{}, inputs: &vr.Inputs{}, tool: o.Tool, convert: o.Convert, noBundles: o.NoBundles}
 	errs := make([]error, len(owned))
 	ran := make([]bool, len(owned))
 	var mu sync.Mutex
@@ -96,7 +109,14 @@ func Run(ctx context.Context, p *Plan, o RunOptions) (*Report, error) {
 	}
 	par.Do(ctx, len(owned), jobs, func(i int) {
 		e := &p.Entries[owned[i]]
-		ran[i], errs[i] = runEntry(ctx, ex, o.Out, e)
+		var prog model.ProgressFunc
+		if o.Entry != nil {
+			prog = func(c model.Time, d, t int) { o.Entry(i, EntryProgress{Cycle: c, Dispatched: d, CTAs: t}) }
+		}
+		ran[i], errs[i] = runEntry(ctx, ex, o.Out, e, prog)
+		if o.Entry != nil {
+			o.Entry(i, EntryProgress{Ended: true})
+		}
 		mu.Lock()
 		done++
 		if o.Progress != nil {
@@ -131,7 +151,7 @@ func (p *Plan) ShardEntries(s Shard) []int {
 }
 
 // runEntry runs e unless finished; ran reports whether it simulated.
-func runEntry(ctx context.Context, ex *executor, out string, e *Entry) (ran bool, err error) {
+func runEntry(ctx context.Context, ex *executor, out string, e *Entry, prog model.ProgressFunc) (ran bool, err error) {
 	final := filepath.Join(out, e.ID)
 	errFile := final + ErrorSuffix
 	if fi, err := os.Stat(final); err == nil && fi.IsDir() {
@@ -148,7 +168,7 @@ func runEntry(ctx context.Context, ex *executor, out string, e *Entry) (ran bool
 			}
 		}
 	}()
-	files, err := ex.exec(ctx, e)
+	files, err := ex.exec(ctx, e, prog)
 	if err != nil {
 		return true, err
 	}
@@ -209,6 +229,7 @@ type file struct {
 type executor struct {
 	mu        sync.Mutex
 	codes     map[string]*vr.Code
+	inputs    *vr.Inputs // generated inputs (volumes) shared read-only by the entries
 	tool      string
 	convert   string
 	noBundles bool
@@ -259,7 +280,7 @@ func loadModel(e *Entry) (*model.Spec, error) {
 }
 
 // exec simulates e and returns its directory's files.
-func (ex *executor) exec(ctx context.Context, e *Entry) ([]file, error) {
+func (ex *executor) exec(ctx context.Context, e *Entry, prog model.ProgressFunc) ([]file, error) {
 	ms, err := loadModel(e)
 	if err != nil {
 		return nil, err
@@ -268,9 +289,9 @@ func (ex *executor) exec(ctx context.Context, e *Entry) ([]file, error) {
 	var bundle []byte
 	switch c := e.Config; {
 	case c.Kind == "vr" && c.VR != nil:
-		rec, bundle, err = ex.execVR(ctx, e, ms)
+		rec, bundle, err = ex.execVR(ctx, e, ms, prog)
 	case c.Kind == "kernel" && c.Kernel != nil:
-		rec, bundle, err = ex.execKernel(ctx, e, ms)
+		rec, bundle, err = ex.execKernel(ctx, e, ms, prog)
 	default:
 		return nil, fmt.Errorf("unknown config kind %q", c.Kind)
 	}
@@ -302,7 +323,7 @@ func (ex *executor) exec(ctx context.Context, e *Entry) ([]file, error) {
 	return files, nil
 }
 
-func (ex *executor) execVR(ctx context.Context, e *Entry, ms *model.Spec) (*Record, []byte, error) {
+func (ex *executor) execVR(ctx context.Context, e *Entry, ms *model.Spec, prog model.ProgressFunc) (*Record, []byte, error) {
 	c := e.Config.VR
 	mode := e.Config.Mode
 	if mode == "app" {
@@ -314,7 +335,7 @@ func (ex *executor) execVR(ctx context.Context, e *Entry, ms *model.Spec) (*Reco
 	}
 	view, shape := vr.View{A: c.View[0], B: c.View[1], G: c.View[2]}, vr.Shape{X: c.Block[0], Y: c.Block[1]}
 	r, err := vr.Run(ctx, vr.RunOptions{Code: code, Model: ms, Scene: vr.Scene{Image: c.Image, Volume: c.Volume, Kind: c.Scene},
-		View: view, Shape: shape, KeepBundle: true})
+		View: view, Shape: shape, KeepBundle: true, Inputs: ex.inputs, Progress: prog})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s %s: %w", e.Config.Mode, view, shape, err)
 	}

@@ -338,3 +338,46 @@ func TestKilledShardResumes(t *testing.T) {
 	}
 	sameTree(t, "after SIGKILL and re-run", tree(t, ref), tree(t, dir))
 }
+
+// TestRunEntryProgress: RunOptions.Entry ends every entry exactly once,
+// reports nothing for an entry after its end, and counts an entry as ended
+// before Progress counts it done; its cycles never decrease.
+func TestRunEntryProgress(t *testing.T) {
+	p := smallPlan(t)
+	var mu sync.Mutex
+	ended := map[int]int{}
+	last := map[int]EntryProgress{}
+	var bad []string
+	o := RunOptions{Out: t.TempDir(), Jobs: 2,
+		Entry: func(i int, e EntryProgress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if ended[i] > 0 {
+				bad = append(bad, "report after the end")
+			}
+			if e.Ended {
+				ended[i]++
+				return
+			}
+			if e.Cycle < last[i].Cycle || e.Dispatched > e.CTAs {
+				bad = append(bad, "cycles went back or dispatched > CTAs")
+			}
+			last[i] = e
+		},
+		Progress: func(done, total int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(ended) < done {
+				bad = append(bad, "done counted before its end")
+			}
+		}}
+	mustRun(t, p, o)
+	for i := range p.Entries {
+		if ended[i] != 1 {
+			t.Errorf("entry %d ended %d times", i, ended[i])
+		}
+	}
+	if len(ended) != len(p.Entries) || len(bad) > 0 {
+		t.Errorf("%d of %d entries ended; %v", len(ended), len(p.Entries), bad)
+	}
+}

@@ -35,7 +35,8 @@ func TestSweepVRSmall(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if !strings.Contains(r.stdout, "Pearson r") || !strings.Contains(r.stderr, "sweep vr [") {
+	// stderr is no terminal: the summary line, no progress line.
+	if !strings.Contains(r.stdout, "Pearson r") || !strings.Contains(r.stderr, "sweep vr: 9 runs in") || strings.Contains(r.stderr, "\r") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
 	// Same results with -j 1.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ptxtrace/ptxtrace/sweep"
 	"github.com/urfave/cli/v2"
@@ -124,14 +125,14 @@ func newSweepRunCommand() *cli.Command {
 				return err
 			}
 			s := streamsOf(c)
-			prog := newProgress(s.Stderr, "sweep run "+sh.String(), 0)
+			prog := newSweepProgress(s.Stderr, "sweep run "+sh.String(), time.Now, isTerminal(s.Stderr))
 			rep, err := sweep.Run(c.Context, p, sweep.RunOptions{Out: c.String("out"), Shard: sh, Jobs: c.Int("j"),
-				Tool: "ptxtrace " + version, Convert: c.String("convert"),
-				Progress: func(done, total int) { prog.total = total; prog.update(done, "") }})
+				Tool: "ptxtrace " + version, Convert: c.String("convert"), Progress: prog.runs, Entry: prog.entry})
+			prog.finish()
 			if err != nil {
 				return err
 			}
-			prog.finish(fmt.Sprintf("shard %s: %d entries: %d run, %d already done, %d failed", sh, rep.Owned, rep.Ran, rep.Skipped, len(rep.Failed)))
+			fmt.Fprintf(s.Stderr, "sweep run %s: shard %s: %d entries: %d run, %d already done, %d failed\n", sh, sh, rep.Owned, rep.Ran, rep.Skipped, len(rep.Failed))
 			for i, id := range rep.Failed {
 				fmt.Fprintf(s.Stderr, "sweep run: %s failed: %v\n", id, rep.Errors[i])
 			}

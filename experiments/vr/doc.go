@@ -20,7 +20,11 @@
 // (the counted accesses of the warp with the most memory time).
 //
 // Sweep runs every View × Shape × {app, naive, auto} in parallel and
-// returns a Table: one Row per run with its app baseline.
+// returns a Table: one Row per run with its app baseline. The runs of a
+// sweep share its generated inputs through an Inputs: the volume is made
+// once and every run's texture wraps those bytes read-only (package launch
+// does not copy a texture's generated data), so a 512³ u8 volume costs
+// 128 MiB once, whatever the number of runs in parallel.
 // Table.Correlations is the Pearson r of each mode's memory-reference
 // frequency with the app's hit rate and frame rate over the shapes of one
 // view; Table.CSV and CorrelationsCSV are the files, Table.Charts and

@@ -28,6 +28,12 @@ type RunOptions struct {
 	// Check compares the rendered image with the CPU reference
 	// (Result.Checks).
 	Check bool
+	// Progress, if set, receives the simulation's progress
+	// (model.Options.Progress); it does not change the result.
+	Progress model.ProgressFunc
+	// Inputs, if set, shares the generated inputs (the volume) with the
+	// other runs that use it; nil: this run generates its own.
+	Inputs *Inputs
 }
 
 // Result is one render on the model.
@@ -65,7 +71,7 @@ func Run(ctx context.Context, o RunOptions) (*Result, error) {
 		return nil, err
 	}
 	ms := o.Model
-	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Workers: 1}})
+	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Workers: 1, Progress: o.Progress}})
 	if err != nil {
 		var fault *replay.Fault
 		if errors.As(err, &fault) {
@@ -124,6 +130,9 @@ func prepare(o RunOptions) (*launch.Prepared, launch.Registry, error) {
 		return nil, launch.Registry{}, err
 	}
 	reg := launch.SampleRegistry()
+	if o.Inputs != nil {
+		reg = o.Inputs.registry(reg)
+	}
 	prep, err := spec.Prepare(prog, launch.PrepareOptions{Manifest: o.Code.Manifest, Registry: reg, GPU: o.Model})
 	if err != nil {
 		return nil, launch.Registry{}, err

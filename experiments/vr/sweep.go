@@ -93,9 +93,10 @@ func runJobs(ctx context.Context, o SweepOptions, jobs []job) ([]*Result, error)
 	if o.Progress != nil {
 		o.Progress(0, len(jobs))
 	}
+	inputs := &Inputs{} // one volume for every run
 	par.Do(ctx, len(jobs), workers, func(i int) {
 		j := jobs[i]
-		r, err := Run(ctx, RunOptions{Code: j.code, Model: o.Model, Scene: o.Scene, View: j.view, Shape: j.shape})
+		r, err := Run(ctx, RunOptions{Code: j.code, Model: o.Model, Scene: o.Scene, View: j.view, Shape: j.shape, Inputs: inputs})
 		if r != nil && r.Analysis != nil {
 			r.Analysis.Regions = nil // keep memory small
 		}

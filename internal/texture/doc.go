@@ -28,7 +28,8 @@
 //     channels, Wrap or Mirror without normalized coordinates, linear
 //     filtering of integer data without the normalized-float read mode,
 //     normalized-float reads of 32-bit or float channels, data of the wrong
-//     size.
+//     size. NewShared checks the same but wraps the caller's data without
+//     a copy (the caller keeps it unmodified): one large volume, one copy.
 //
 // Choices the documentation leaves open (this package's model, not verified
 // on hardware): the fraction rounding of the 1/256 quantization (nearest,

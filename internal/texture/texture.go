@@ -133,6 +133,17 @@ const maxTexels = 1 << 31
 // x-fastest order (then y, then z), layers outermost, each texel Channels
 // channel values of Kind's size, little-endian.
 func New(d Desc, data []byte) (*Texture, error) {
+	return newTexture(d, data, true)
+}
+
+// NewShared is New without the copy: the texture reads data itself, so a
+// large texel array (a 512³ volume) costs its size once however many
+// textures wrap it. The caller must not modify data afterwards.
+func NewShared(d Desc, data []byte) (*Texture, error) {
+	return newTexture(d, data, false)
+}
+
+func newTexture(d Desc, data []byte, copyData bool) (*Texture, error) {
 	if d.Dims < 1 || d.Dims > 3 {
 		return nil, fmt.Errorf("texture: Dims must be 1, 2 or 3, got %d", d.Dims)
 	}
@@ -213,9 +224,12 @@ func New(d Desc, data []byte) (*Texture, error) {
 			return nil, fmt.Errorf("texture: border color component %d is NaN", i)
 		}
 	}
+	if copyData {
+		data = append([]byte(nil), data...)
+	}
 	t := &Texture{
 		d:      d,
-		data:   append([]byte(nil), data...),
+		data:   data[:len(data):len(data)],
 		w:      d.Width,
 		h:      h,
 		dp:     dp,
