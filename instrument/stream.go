@@ -78,8 +78,28 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	if err != nil {
 		return nil, notStreamed("%v", err)
 	}
+	fns, badCall, err := streamScan(fset, m, facts, tf, src, cuts)
+	if err != nil {
+		return nil, err
+	}
+	pl, err := planSegments(fns, badCall, len(cuts))
+	if err != nil {
+		return nil, err
+	}
+	if err := m.checkISA(); err != nil {
+		return nil, notStreamed("%v", err)
+	}
+	if so.Resources != nil {
+		m.opts.Resources = so.Resources(facts)
+	}
+	return streamWrite(w, name, m, facts, tf, src, cuts, fns, pl)
+}
 
-	// First pass.
+// streamScan is Stream's first pass: it parses and checks one piece at a
+// time, keeps the module-level declarations in facts and returns each
+// function's sites and calls, and whether a call goes through a register
+// or a prototype.
+func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int) ([]fnInfo, bool, error) {
 	check := ptx.NewChecker(fset, facts)
 	var fns []fnInfo
 	headerDone, badCall := false, false
@@ -87,7 +107,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	for pi, hi := range cuts {
 		f, err := ptx.ParseRange(tf, src, lo, hi, 0)
 		if err != nil {
-			return nil, notStreamed("parse: %v", err)
+			return nil, false, notStreamed("parse: %v", err)
 		}
 		facts.CRLF = f.CRLF
 		for _, d := range f.Decls {
@@ -97,7 +117,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 				switch d.Name {
 				case ".version", ".target", ".address_size", ".file":
 					if headerDone {
-						return nil, notStreamed("%s after the first function", d.Name)
+						return nil, false, notStreamed("%s after the first function", d.Name)
 					}
 				}
 				facts.Decls = append(facts.Decls, d)
@@ -109,7 +129,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 				}
 				if !headerDone {
 					if err := m.header(); err != nil {
-						return nil, notStreamed("%v", err)
+						return nil, false, notStreamed("%v", err)
 					}
 					headerDone = true
 				}
@@ -136,12 +156,34 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 		lo = hi
 	}
 	if err := check.Err(); err != nil {
-		return nil, notStreamed("check: %v", err)
+		return nil, false, notStreamed("check: %v", err)
 	}
 	if !headerDone {
-		return nil, notStreamed("no functions")
+		return nil, false, notStreamed("no functions")
 	}
 
+	if err := check.Err(); err != nil {
+		return nil, false, notStreamed("check: %v", err)
+	}
+	if !headerDone {
+		return nil, false, notStreamed("no functions")
+	}
+	return fns, badCall, nil
+}
+
+// streamPlan is what Stream's second pass needs from the first: the
+// traced functions (with sites, and their callers), which pieces are
+// joined to the next one, and the number of function sites (kernel ids
+// follow them).
+type streamPlan struct {
+	traced    map[string]bool
+	join      []bool
+	totalFunc uint32
+}
+
+// planSegments groups the pieces into segments: a call of a traced
+// function joins the pieces from the caller's to the callee's.
+func planSegments(fns []fnInfo, badCall bool, pieces int) (streamPlan, error) {
 	// The traced functions (with sites, and their callers) by name, the
 	// kernels probed, and the segments.
 	byName := map[string]int{}
@@ -157,7 +199,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 		}
 	}
 	if funcSites && badCall {
-		return nil, notStreamed("a call through a register or a prototype")
+		return streamPlan{}, notStreamed("a call through a register or a prototype")
 	}
 	for changed := true; changed; {
 		changed = false
@@ -175,7 +217,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	}
 	// Pieces joined to the next one: a call of a traced function joins
 	// the pieces from the caller's to the callee's.
-	join := make([]bool, len(cuts))
+	join := make([]bool, pieces)
 	probedKernels := 0
 	for _, fi := range fns {
 		probed := fi.sites > 0
@@ -197,7 +239,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 		}
 	}
 	if probedKernels == 0 {
-		return nil, notStreamed("no sites")
+		return streamPlan{}, notStreamed("no sites")
 	}
 	// Ids: every function's sites first, then every kernel's.
 	var totalFunc uint32
@@ -206,26 +248,24 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 			totalFunc += uint32(fi.sites)
 		}
 	}
-	if err := m.checkISA(); err != nil {
-		return nil, notStreamed("%v", err)
-	}
-	if so.Resources != nil {
-		m.opts.Resources = so.Resources(facts)
-	}
+	return streamPlan{traced: traced, join: join, totalFunc: totalFunc}, nil
+}
 
-	// Second pass.
+// streamWrite is Stream's second pass: it parses, instruments and prints
+// one segment at a time into w and returns the result with the manifest.
+func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int, fns []fnInfo, pl streamPlan) (*Result, error) {
 	m.shared = map[codeKey][2]code{}
 	m.opcodes = map[string]*ptx.Opcode{}
 	sum := sha256.New()
 	hw := io.MultiWriter(w, sum)
 	var buf bytes.Buffer
 	dp := ptx.NewDeclPrinter(&buf, facts)
-	st := &streamState{m: m, facts: facts, seed: seed{kernID: 2 * totalFunc, kernReg: totalFunc},
+	st := &streamState{m: m, facts: facts, seed: seed{kernID: 2 * pl.totalFunc, kernReg: pl.totalFunc},
 		stage: m.opts.Staging != "global", dp: dp, buf: &buf}
 	lo, first := 0, 0
 	fi := 0
 	for pi, hi := range cuts {
-		if join[pi] {
+		if pl.join[pi] {
 			continue
 		}
 		seg := &ptx.File{Name: name, Src: src, Tok: tf, CRLF: facts.CRLF}
@@ -249,7 +289,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 				next.funcReg += uint32(fns[fi].sites)
 			}
 		}
-		if err := st.segment(seg, traced); err != nil {
+		if err := st.segment(seg, pl.traced); err != nil {
 			return nil, notStreamed("%v", err)
 		}
 		st.seed = next

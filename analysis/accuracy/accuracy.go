@@ -421,14 +421,7 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 	acc := map[[2]string]*sums{}
 	pipe := map[[2]string]*pipeSums{}
 	events := asyncEvents()
-	groupSeq := map[uint32]bool{}
-	for _, k := range ir.Manifest.Kernels {
-		for _, p := range k.Probes {
-			if p.Mode == manifest.ModeGroupSeq && p.Kind == manifest.KindBegin {
-				groupSeq[p.ID] = true
-			}
-		}
-	}
+	groupSeq := groupSeqBegins(ir.Manifest)
 	lines := map[int]*LineStat{}
 	var all sums
 	for _, lr := range res.Launches {
@@ -511,6 +504,26 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 			all.add(tv, float64(reg.Cycles), cost, post, iw)
 		}
 	}
+	finishRow(row, all, lines, acc, pipe)
+}
+
+// groupSeqBegins returns the begin probes of run-time paired (group_seq)
+// regions.
+func groupSeqBegins(man *manifest.Manifest) map[uint32]bool {
+	groupSeq := map[uint32]bool{}
+	for _, k := range man.Kernels {
+		for _, p := range k.Probes {
+			if p.Mode == manifest.ModeGroupSeq && p.Kind == manifest.KindBegin {
+				groupSeq[p.ID] = true
+			}
+		}
+	}
+	return groupSeq
+}
+
+// finishRow fills row's totals, per-line and per-space statistics from
+// the sums measureMode gathered, lines and spaces in a fixed order.
+func finishRow(row *Row, all sums, lines map[int]*LineStat, acc map[[2]string]*sums, pipe map[[2]string]*pipeSums) {
 	row.Stat = all.stat()
 	for _, ls := range lines {
 		ls.MeanExcess /= float64(ls.Regions)
