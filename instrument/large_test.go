@@ -176,6 +176,23 @@ func TestGenModuleParses(t *testing.T) {
 // measureInstrument parses and instruments src in auto mode and returns
 // the peak of the Go heap in use (sampled) over the call.
 func measureInstrument(t testing.TB, src []byte) (peak uint64, d time.Duration) {
+	return heapPeak(5*time.Millisecond, func() {
+		fset := token.NewFileSet()
+		f, err := ptx.ParseFile(fset, "big.ptx", src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Instrument(fset, f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.KeepAlive(res)
+	})
+}
+
+// heapPeak runs fn and returns how long it took and the peak of the Go
+// heap in use above the heap before it, sampled every interval.
+func heapPeak(interval time.Duration, fn func()) (peak uint64, d time.Duration) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -184,7 +201,7 @@ func measureInstrument(t testing.TB, src []byte) (peak uint64, d time.Duration) 
 	done := make(chan uint64)
 	go func() {
 		var max uint64
-		tick := time.NewTicker(5 * time.Millisecond)
+		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
 			var s runtime.MemStats
@@ -201,19 +218,12 @@ func measureInstrument(t testing.TB, src []byte) (peak uint64, d time.Duration) 
 		}
 	}()
 	start := time.Now()
-	fset := token.NewFileSet()
-	f, err := ptx.ParseFile(fset, "big.ptx", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Instrument(fset, f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d = time.Since(start)
-	runtime.KeepAlive(res)
-	close(stop)
-	return <-done, d
+	defer func() {
+		close(stop)
+		peak = <-done
+	}()
+	fn()
+	return 0, time.Since(start)
 }
 
 // TestInstrumentLargeProportional: instrumenting a module 8× larger costs
@@ -375,41 +385,15 @@ func BenchmarkStreamLarge(b *testing.B) {
 // manifest, and returns the peak of the Go heap in use (sampled) over
 // the call, above the heap before it (which holds src).
 func measureStream(t testing.TB, src []byte) (peak uint64, d time.Duration) {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	stop := make(chan struct{})
-	done := make(chan uint64)
-	go func() {
-		var max uint64
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var s runtime.MemStats
-			runtime.ReadMemStats(&s)
-			if s.HeapAlloc > base && s.HeapAlloc-base > max {
-				max = s.HeapAlloc - base
-			}
-			select {
-			case <-stop:
-				done <- max
-				return
-			case <-tick.C:
-			}
+	return heapPeak(2*time.Millisecond, func() {
+		res, err := Stream(io.Discard, "big.ptx", src, Options{}, StreamOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	start := time.Now()
-	res, err := Stream(io.Discard, "big.ptx", src, Options{}, StreamOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteManifest(io.Discard, res.Manifest); err != nil {
-		t.Fatal(err)
-	}
-	d = time.Since(start)
-	close(stop)
-	return <-done, d
+		if err := WriteManifest(io.Discard, res.Manifest); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestStreamLargeProportional: streaming a module 8× larger costs at most
