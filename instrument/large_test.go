@@ -234,26 +234,7 @@ func TestInstrumentLargeProportional(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	small, large := 256<<10, 2<<20
-	if s := os.Getenv("PTXTRACE_LARGE_MB"); s != "" {
-		var mb int
-		fmt.Sscan(s, &mb)
-		if mb > 0 {
-			large = mb << 20
-			small = large / 8
-		}
-	}
-	srcS, srcL := genModule(small), genModule(large)
-	pS, dS := measureInstrument(t, srcS)
-	pL, dL := measureInstrument(t, srcL)
-	ratio := float64(pL) / float64(pS)
-	sizeRatio := float64(len(srcL)) / float64(len(srcS))
-	perByte := float64(pL) / float64(len(srcL))
-	t.Logf("%d B: peak heap %d B (%.1f×), %v; %d B: peak heap %d B (%.1f×), %v, %.1f MB/s",
-		len(srcS), pS, float64(pS)/float64(len(srcS)), dS, len(srcL), pL, perByte, dL, float64(len(srcL))/1e6/dL.Seconds())
-	if ratio > 1.5*sizeRatio {
-		t.Errorf("peak heap grows %.1f× for %.1f× the input: super-linear", ratio, sizeRatio)
-	}
+	perByte := checkLinear(t, measureInstrument)
 	// Before the per-function line map and the shared generated code the
 	// peak was ~245× the input; it is ~90× now, of which the parsed input
 	// tree alone is ~17× (package ptx's AST) and the output ~6× (this
@@ -268,15 +249,7 @@ func TestInstrumentLargeProportional(t *testing.T) {
 // BenchmarkInstrumentLarge: parse + instrument + print + manifest of a
 // generated 8 MB module (MB/s); PTXTRACE_LARGE_MB sets another size.
 func BenchmarkInstrumentLarge(b *testing.B) {
-	size := 8 << 20
-	if s := os.Getenv("PTXTRACE_LARGE_MB"); s != "" {
-		var mb int
-		fmt.Sscan(s, &mb)
-		if mb > 0 {
-			size = mb << 20
-		}
-	}
-	src := genModule(size)
+	src := genModule(largeMB(8 << 20))
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -359,15 +332,7 @@ func TestWarningsCollapse(t *testing.T) {
 // segment at a time, and the manifest) of a generated 8 MB module (MB/s);
 // PTXTRACE_LARGE_MB sets another size.
 func BenchmarkStreamLarge(b *testing.B) {
-	size := 8 << 20
-	if s := os.Getenv("PTXTRACE_LARGE_MB"); s != "" {
-		var mb int
-		fmt.Sscan(s, &mb)
-		if mb > 0 {
-			size = mb << 20
-		}
-	}
-	src := genModule(size)
+	src := genModule(largeMB(8 << 20))
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -404,25 +369,38 @@ func TestStreamLargeProportional(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	small, large := 256<<10, 2<<20
-	if s := os.Getenv("PTXTRACE_LARGE_MB"); s != "" {
-		var mb int
-		fmt.Sscan(s, &mb)
-		if mb > 0 {
-			large = mb << 20
-			small = large / 8
-		}
+	perByte := checkLinear(t, measureStream)
+	if perByte > 10 {
+		t.Errorf("peak heap %.1f× the input, want ≤ 10×", perByte)
 	}
-	srcS, srcL := genModule(small), genModule(large)
-	pS, dS := measureStream(t, srcS)
-	pL, dL := measureStream(t, srcL)
+}
+
+// largeMB returns PTXTRACE_LARGE_MB in bytes, or def when it is unset.
+func largeMB(def int) int {
+	var mb int
+	if s := os.Getenv("PTXTRACE_LARGE_MB"); s != "" {
+		fmt.Sscan(s, &mb)
+	}
+	if mb > 0 {
+		return mb << 20
+	}
+	return def
+}
+
+// checkLinear measures a generated module and one 8× larger (2 MB, or
+// PTXTRACE_LARGE_MB), fails if the peak heap grows more than 1.5× faster
+// than the input, and returns the larger module's peak per input byte.
+func checkLinear(t *testing.T, measure func(testing.TB, []byte) (uint64, time.Duration)) float64 {
+	t.Helper()
+	large := largeMB(2 << 20)
+	srcS, srcL := genModule(large/8), genModule(large)
+	pS, dS := measure(t, srcS)
+	pL, dL := measure(t, srcL)
 	perByte := float64(pL) / float64(len(srcL))
 	t.Logf("%d B: peak heap %d B (%.1f×), %v; %d B: peak heap %d B (%.1f×), %v, %.1f MB/s",
 		len(srcS), pS, float64(pS)/float64(len(srcS)), dS, len(srcL), pL, perByte, dL, float64(len(srcL))/1e6/dL.Seconds())
 	if ratio, sizeRatio := float64(pL)/float64(pS), float64(len(srcL))/float64(len(srcS)); ratio > 1.5*sizeRatio {
 		t.Errorf("peak heap grows %.1f× for %.1f× the input: super-linear", ratio, sizeRatio)
 	}
-	if perByte > 10 {
-		t.Errorf("peak heap %.1f× the input, want ≤ 10×", perByte)
-	}
+	return perByte
 }
