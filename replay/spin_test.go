@@ -20,6 +20,12 @@ const spinHead = ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry
 // given instruction budget.
 func spinKernel(t *testing.T, body string, block int, every, budget uint64) (*Kernel, *Alloc) {
 	t.Helper()
+	return spinKernelOn(t, body, 2, block, every, budget)
+}
+
+// spinKernelOn is spinKernel on a grid of grid CTAs.
+func spinKernelOn(t *testing.T, body string, grid, block int, every, budget uint64) (*Kernel, *Alloc) {
+	t.Helper()
 	src := spinHead + body + "}\n"
 	f, err := ptx.ParseFile(token.NewFileSet(), "spin.ptx", []byte(src), 0)
 	if err != nil {
@@ -37,7 +43,7 @@ func spinKernel(t *testing.T, body string, block int, every, budget uint64) (*Ke
 	out := dev.Alloc("out", 64)
 	params := make([]byte, c.ParamSize)
 	binary.LittleEndian.PutUint64(params[c.Params[0].Offset:], out.Base)
-	k, err := NewKernel(Launch{Code: c, Grid: [3]int{2}, Block: [3]int{block}, Params: params, Dev: dev, MaxWarpInsts: budget})
+	k, err := NewKernel(Launch{Code: c, Grid: [3]int{grid}, Block: [3]int{block}, Params: params, Dev: dev, MaxWarpInsts: budget})
 	if err != nil {
 		t.Fatal(err)
 	}

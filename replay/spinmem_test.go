@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"go/token"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ptxtrace/ptxtrace/model"
-	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 // memSpinKernel builds kernel k (body after spinHead, lines 9 on) on a grid
@@ -19,28 +17,7 @@ import (
 // instruction budget.
 func memSpinKernel(t *testing.T, body string, grid, block int, budget uint64) (*Kernel, *Alloc) {
 	t.Helper()
-	f, err := ptx.ParseFile(token.NewFileSet(), "spin.ptx", []byte(spinHead+body+"}\n"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Lower("k")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev := NewDeviceFor(p)
-	out := dev.Alloc("out", 64)
-	params := make([]byte, c.ParamSize)
-	binary.LittleEndian.PutUint64(params[c.Params[0].Offset:], out.Base)
-	k, err := NewKernel(Launch{Code: c, Grid: [3]int{grid}, Block: [3]int{block}, Params: params, Dev: dev, MaxWarpInsts: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k.SetSpinCheck(100)
-	return k, out
+	return spinKernelOn(t, body, grid, block, 100, budget)
 }
 
 // Pieces of the kernels below. %rd1 = out; the flag is out[1] (byte 4).
