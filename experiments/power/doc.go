@@ -64,13 +64,11 @@
 //
 // One model call per issue: the recorder declines IssueEvents
 // (model.IssueFilter) and Mem events (model.MemFilter) and counts issues
-// from UnitBusy. UnitBusy only appends the event to the SM's fixed batch
-// (busyBatch); a full batch is processed at once, in order, away from the
-// model's issue loop: per event the unit's track, two series buckets, and
+// from UnitBusy. Per UnitBusy event: the unit's track, two series buckets, and
 // the lanes as a group (laneGroup): while every lane of an instance has
 // the same timeline end, one shared track stands for all of them, and a
 // divergent issue updates its active lanes in one loop (addLanes). Per
-// launch an SM allocates its tracks, one batch, one 256-count dense
+// launch an SM allocates its tracks, one 256-count dense
 // histogram per used block and one seriesCap array per used series; no
 // allocation per issue. Nothing runs per cycle; memory is bounded by
 // distinct idle lengths per block and seriesCap buckets per series.

@@ -109,7 +109,7 @@ func (r *Recorder) Observe(part int) model.Observer {
 	if part < 0 || part >= len(r.sms) {
 		return nil
 	}
-	s := &smRecorder{r: r, sm: part, core: newTrack(true), batch: make([]busyRec, 0, busyBatch)}
+	s := &smRecorder{r: r, sm: part, core: newTrack(true)}
 	for k, u := range unitSpecs(r.spec) {
 		for range u.Count {
 			ls := make([]track, r.lanes[k].lanes)
@@ -126,7 +126,6 @@ type smRecorder struct {
 	model.BaseObserver
 	r        *Recorder
 	sm       int
-	batch    []busyRec // UnitBusy events not yet processed
 	resident int
 	since    model.Time
 	core     *track
@@ -207,7 +206,7 @@ func (s *smRecorder) CTAFinish(e model.CTAEvent) {
 	}
 }
 
-// busyRec is a UnitBusy event waiting in its SM's batch.
+// busyRec is a checked UnitBusy event.
 type busyRec struct {
 	from, to model.Time
 	active   uint32
@@ -216,33 +215,14 @@ type busyRec struct {
 	split    bool
 }
 
-// busyBatch is how many UnitBusy events an SM's recorder keeps before it
-// processes them: the model's issue loop then only stores each event, and
-// the recorder works through a batch with its own tables in cache. The
-// events' order is kept; CTA and Stall events touch other state and are
-// processed at once.
-const busyBatch = 512
-
 func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 	if int(e.Unit) >= len(s.units) || e.Index < 0 || e.Index >= len(s.units[e.Unit]) {
-		s.flushBusy() // the earlier events' errors first
 		if s.err == nil {
 			s.err = fmt.Errorf("power: SM %d: unit %s instance %d not in the spec", e.SM, e.Unit, e.Index)
 		}
 		return
 	}
-	s.batch = append(s.batch, busyRec{from: e.From, to: e.To, active: e.Active, index: uint32(e.Index), unit: e.Unit, split: e.Split})
-	if len(s.batch) == cap(s.batch) {
-		s.flushBusy()
-	}
-}
-
-// flushBusy processes the batched UnitBusy events in order.
-func (s *smRecorder) flushBusy() {
-	for i := range s.batch {
-		s.busy(&s.batch[i])
-	}
-	s.batch = s.batch[:0]
+	s.busy(&busyRec{from: e.From, to: e.To, active: e.Active, index: uint32(e.Index), unit: e.Unit, split: e.Split})
 }
 
 // busy records one issue's unit occupancy (a checked UnitBusy event).
@@ -466,7 +446,6 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		if s == nil {
 			continue
 		}
-		s.flushBusy()
 		for i := range s.pend {
 			s.flushStall(&s.pend[i])
 		}
