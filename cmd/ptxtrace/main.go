@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 
 	"github.com/ptxtrace/ptxtrace/internal/quickcmd"
 )
@@ -80,7 +81,7 @@ func parseQuick(args []string) (quick, bool) {
 			if name[0] == '-' {
 				name = name[1:]
 			}
-			if !contains(known, name) {
+			if !slices.Contains(known, name) {
 				return quick{}, false // help, a value, a typo: the full binary answers
 			}
 			q.flags[name] = true
@@ -94,15 +95,6 @@ func parseQuick(args []string) (quick, bool) {
 		return quick{}, false
 	}
 	return q, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // runQuick runs q and returns the exit status.
