@@ -205,7 +205,10 @@ func (p *Prepared) allocBuffer(name string, param int, b *BufferSpec) (*Buffer, 
 	if err := p.fits(max(b.Size, count*es)); err != nil {
 		return nil, err
 	}
-	data, err := p.fill(b.Init, t, count, p.opts.BaseDir)
+	// an init from an input generator gives the generator's own bytes (no
+	// copy): they are only read, into the allocation below and as the
+	// buffer's initial contents for the checks
+	data, err := p.fillData(b.Init, t, count, p.opts.BaseDir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +221,7 @@ func (p *Prepared) allocBuffer(name string, param int, b *BufferSpec) (*Buffer, 
 	if in := b.Init; in != nil && (in.From != "" || in.File != "" || !in.Zeros) {
 		copy(al.Data, data) // (zeros need no copy: the allocation is zeroed, its pages untouched)
 	}
-	// data is this buffer's own fresh slice (fill never shares one): it
+	// data (a fresh slice, or a generator's bytes, which nothing writes)
 	// is the initial contents when it covers the whole allocation
 	initial := data
 	if len(data) != size {
