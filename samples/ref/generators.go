@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Args are a generator's arguments as a launch spec writes them, e.g.
@@ -247,7 +248,13 @@ func (a Args) floats(spec ...string) ([]float64, error) {
 	return out, nil
 }
 
+// f32s is v as a little-endian f32 buffer. The generators hand over v
+// (they never touch it again): on a little-endian host its bytes are the
+// buffer, with no copy and no fresh pages for a large input.
 func f32s(v []float32, dims ...int) Buffer {
+	if len(v) > 0 && binary.NativeEndian.Uint16([]byte{1, 0}) == 1 {
+		return Buffer{Elem: "f32", Dims: dims, Data: unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))}
+	}
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
