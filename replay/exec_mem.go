@@ -231,10 +231,19 @@ func execLd(w *warp, in *inst, m uint32) {
 		w.setSpace(in.space)
 		n := int(in.esize)
 		var ov *overlay
-		if in.space == spGlobal {
-			ov = w.c.ov
+		if in.space == spGlobal && w.c.ov != nil && len(w.c.ov.keys) > 0 {
+			ov = w.c.ov // (an overlay with no page holds no write)
 		}
 		d := w.regs[in.d[0] : in.d[0]+32 : in.d[0]+32]
+		if ov == nil && n == 4 && !in.signed {
+			for mm := m; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				d[l] = uint64(binary.LittleEndian.Uint32(mem[w.addrs[l]-lo:]))
+			}
+			return
+		}
+		// the overlay page of the last lane's address (lanes mostly share one)
+		key, pg := ^uint64(0), (*ovPage)(nil)
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			o := w.addrs[l] - lo
@@ -247,7 +256,12 @@ func execLd(w *warp, in *inst, m uint32) {
 			default:
 				v = le(mem[o:o+uint64(n)], n)
 			}
-			if ov != nil && ov.page(w.addrs[l]>>ovShift, false) != nil {
+			if ov != nil {
+				if k := w.addrs[l] >> ovShift; k != key {
+					key, pg = k, ov.page(k, false)
+				}
+			}
+			if pg != nil {
 				// the CTA's own writes over the device bytes
 				var buf [8]byte
 				putLE(buf[:n], n, v)
@@ -298,11 +312,18 @@ func execSt(w *warp, in *inst, m uint32) {
 		n := int(in.esize)
 		v := w.r(in.s[1])
 		if ov := w.c.ov; ov != nil && in.space == spGlobal {
+			// ov.write per lane, written out: an aligned access of 1, 2, 4
+			// or 8 bytes lies inside one page and one word of dirty bits
+			key, pg := ^uint64(0), (*ovPage)(nil)
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
-				var buf [8]byte
-				putLE(buf[:n], n, v[l])
-				ov.write(w.addrs[l], buf[:n])
+				a := w.addrs[l]
+				if k := a >> ovShift; k != key {
+					key, pg = k, ov.page(k, true)
+				}
+				off := a & (ovSize - 1)
+				putLE(pg.data[off:off+uint64(n)], n, v[l])
+				pg.dirty[off>>6] |= (1<<uint(n) - 1) << (off & 63)
 			}
 			return
 		}
