@@ -341,9 +341,26 @@ func (sm *smState) send(t Time, kind reqKind, x *txn, tag int) bool {
 
 // coalesce groups the active lanes' accesses of size bytes into line
 // transactions of cache c's geometry, in first-lane order.
+//
+// Lanes that continue the last lane's bytes inside the same line (a
+// contiguous warp access) are gathered into a run whose sectors and units
+// are ORed into the txn once, when the run ends: the OR of the masks of
+// adjacent byte ranges is the mask of their union.
 func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, size int) []txn {
 	lb := uint64(1) << c.lineShift
 	prevA, prevK := uint64(0), -1 // the last lane's address when it fit one line, and its txn
+	// the open run of tx[prevK]: bytes runLo..runHi, already counted in
+	// lanes, not yet in mask and units (runOpen)
+	runLo, runHi, runOpen := uint64(0), uint64(0), false
+	flush := func() {
+		if runOpen {
+			t := &tx[prevK]
+			t.mask |= c.sectorMask(runLo, int(runHi-runLo+1))
+			u0, u1 := uint((runLo-t.addr)/unitBytes), uint((runHi-t.addr)/unitBytes)
+			t.units |= (uint32(2)<<u1 - 1) &^ (uint32(1)<<u0 - 1)
+			runOpen = false
+		}
+	}
 	for m := active; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		if lane >= len(addrs) {
@@ -359,12 +376,15 @@ func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, s
 			}
 			la := a &^ (lb - 1)
 			if prevK >= 0 && tx[prevK].addr == la {
-				mask := c.sectorMask(a, size)
-				u0, u1 := uint((a-la)/unitBytes), uint((end-la)/unitBytes)
-				tx[prevK].mask |= mask
-				tx[prevK].units |= (uint32(2)<<u1 - 1) &^ (uint32(1)<<u0 - 1)
+				if runOpen && a == runHi+1 {
+					runHi = end
+				} else {
+					flush()
+					runLo, runHi, runOpen = a, end, true
+				}
 				tx[prevK].lanes++
 			} else {
+				flush()
 				tx = addTxn(tx, c, la, a, end)
 				for k := len(tx) - 1; k >= 0; k-- {
 					if tx[k].addr == la {
@@ -372,10 +392,14 @@ func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, s
 						break
 					}
 				}
+				// this lane's bytes are in the txn; a run from them
+				// adds them again, which changes nothing
+				runLo, runHi, runOpen = a, end, true
 			}
 			prevA = a
 			continue
 		}
+		flush()
 		prevK = -1
 		for la := a &^ (lb - 1); la <= end; la += lb {
 			lo, hi := a, end
@@ -391,6 +415,7 @@ func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, s
 			}
 		}
 	}
+	flush()
 	return tx
 }
 
