@@ -180,7 +180,7 @@ func execBar(w *warp, in *inst, m uint32) {
 	w.eff.BarrierID = id
 	w.eff.BarrierCount = count
 	if in.sub == 2 { // bar.red: contribute and wait for the result
-		b := &w.c.bars[id]
+		b := w.c.bar(id)
 		if !b.redSeen {
 			b.redSeen = true
 			b.popc, b.and, b.or = 0, true, false
@@ -256,7 +256,7 @@ func (w *warp) yieldPath(in *inst) bool {
 // finishRed writes a completed bar.red result.
 func (w *warp) finishRed() {
 	w.redPend = false
-	b := &w.c.bars[w.redBar]
+	b := w.c.bar(w.redBar)
 	if b.gen == w.redGen {
 		// a timing model released the warp, but by replay's count (warps
 		// of the CTA, count/32 with a thread count) the barrier has not
@@ -281,12 +281,21 @@ func (w *warp) finishRed() {
 	}
 }
 
+// bar is named barrier id (0 … 15) of c; a CTA that never reaches a
+// barrier allocates none.
+func (c *CTA) bar(id int) *barrier {
+	if c.bars == nil {
+		c.bars = make([]barrier, 16)
+	}
+	return &c.bars[id]
+}
+
 // arrive records warp w at barrier id. When the barrier completes, the
 // waiting warps are released (functional scheduler) and bar.red results
 // fixed. Under a timing model the model holds warps itself; the
 // bookkeeping here only produces bar.red results.
 func (c *CTA) arrive(w *warp, id, count int, wait bool) {
-	b := &c.bars[id]
+	b := c.bar(id)
 	b.arrived++
 	c.spinMark()
 	if wait {
@@ -300,7 +309,7 @@ func (c *CTA) arrive(w *warp, id, count int, wait bool) {
 // warps (rounded up) for a barrier with a thread count, else every warp of
 // the CTA that has not exited.
 func (c *CTA) checkBarrier(id, count int) {
-	b := &c.bars[id]
+	b := c.bar(id)
 	if count > 0 {
 		b.expected = (count + 31) / 32
 	}

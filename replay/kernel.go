@@ -222,10 +222,10 @@ type CTA struct {
 	warps  []*warp
 	mwarps []model.Warp
 	ov     *overlay
-	bars   [16]barrier
-	out    []byte // printf output of this CTA
-	tinsts uint64 // thread-instructions executed
-	winsts uint64 // warp-instructions executed
+	bars   []barrier // the 16 named barriers, allocated by the first arrival (bar)
+	out    []byte    // printf output of this CTA
+	tinsts uint64    // thread-instructions executed
+	winsts uint64    // warp-instructions executed
 	lastA  *Alloc
 	async  []asyncCopy // pending cp.async destinations (exec_async.go)
 	// pending cp.async destinations per 16-byte chunk of shared memory

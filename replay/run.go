@@ -183,7 +183,7 @@ func (c *CTA) deadlock() {
 	}
 	sort.Ints(ids)
 	for _, id := range ids {
-		b := &c.bars[id]
+		b := c.bar(id)
 		need := b.expected
 		if need == 0 {
 			need = c.liveWarps()
