@@ -67,6 +67,9 @@ type Kernel struct {
 	printf    printfSink
 	regPool   sync.Pool
 	slabs     sync.Pool // *warpSlab of released CTAs
+	// entryRegs: the entry frame's registers as every warp starts them
+	// before its special registers are filled (entryTemplate), or nil
+	entryRegs []uint64
 	estRegs   int
 	// model mode with printf: the CTAs created, to collect their output
 	keep   bool
@@ -163,11 +166,52 @@ func NewKernel(l Launch) (*Kernel, error) {
 		k.budget = DefaultMaxWarpInsts
 	}
 	k.spinEvery = DefaultSpinCheck
+	k.entryRegs = entryTemplate(c.entry, l.Globals)
 	k.conc, k.why = concurrentSafe(c)
 	if c.UsesDevRT {
 		k.conc, k.why = false, "device-side kernel launch (dynamic parallelism)"
 	}
 	return k, nil
+}
+
+// maxEntryTemplate bounds the registers × lanes of an entry-frame
+// template (a larger frame initialises register by register).
+const maxEntryTemplate = 1 << 16
+
+// entryTemplate returns f's registers at the start of a warp's entry frame
+// (local-memory base 0): zero, except the values of its immediate, symbol
+// address and frame address initialisations; special registers are left
+// zero for pushFrame to fill per warp. It is nil when f has no code, its
+// frame is large, or two initialisations name one register (then order
+// would matter and pushFrame keeps its register-by-register path).
+func entryTemplate(f *fnCode, globals []uint64) []uint64 {
+	if f == nil || f.builtin != builtinNone || f.nregs*32 > maxEntryTemplate {
+		return nil
+	}
+	t := make([]uint64, f.nregs*32)
+	seen := make(map[int32]bool, len(f.inits))
+	for _, ri := range f.inits {
+		if seen[ri.reg] || ri.reg < 0 || int(ri.reg)+32 > len(t) {
+			return nil
+		}
+		seen[ri.reg] = true
+		v := ri.v
+		switch ri.kind {
+		case initGlobal:
+			if int(ri.idx) >= len(globals) {
+				return nil
+			}
+			v += globals[ri.idx]
+		case initFrame: // + the frame base, 0 for the entry frame
+		case initSpecial:
+			continue
+		}
+		r := t[ri.reg : ri.reg+32]
+		for l := range r {
+			r[l] = v
+		}
+	}
+	return t
 }
 
 // Code returns the lowered code of the launch.

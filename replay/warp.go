@@ -125,14 +125,30 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 	}
 	w.sp = need
 	var regs []uint64
-	if n := f.nregs * 32; len(w.frames) > 0 {
+	n := f.nregs * 32
+	switch {
+	case len(w.frames) > 0:
 		regs = w.k.getRegs(n)
-	} else if cap(w.regs0) >= n {
+	case cap(w.regs0) >= n:
 		regs = w.regs0[:n]
-		clear(regs)
-	} else {
+	default:
 		regs = make([]uint64, n)
 		w.regs0 = regs
+	}
+	if t := w.k.entryRegs; len(w.frames) == 0 && fp == 0 && f == w.k.code.entry && len(t) == n {
+		// the entry frame from its template: only the special
+		// registers differ between warps
+		copy(regs, t)
+		for _, ri := range f.inits {
+			if ri.kind == initSpecial {
+				w.fillSpecial(regs[ri.reg:ri.reg+32], special(ri.idx))
+			}
+		}
+		w.activate(f, regs, fp, call, mask)
+		return true
+	}
+	if len(w.frames) == 0 {
+		clear(regs) // (getRegs returns zeroed registers)
 	}
 	for _, ri := range f.inits {
 		v := ri.v
@@ -150,6 +166,12 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 			r[l] = v
 		}
 	}
+	w.activate(f, regs, fp, call, mask)
+	return true
+}
+
+// activate pushes the activation of f with its initialised registers.
+func (w *warp) activate(f *fnCode, regs []uint64, fp int, call *inst, mask uint32) {
 	var st []simtEntry
 	if len(w.frames) == 0 {
 		st = w.stack0[:1]
@@ -159,7 +181,6 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 	}
 	w.frames = append(w.frames, frame{f: f, regs: regs, stack: st, fp: fp, call: call})
 	w.regs = regs
-	return true
 }
 
 // fillSpecial writes the per-lane values of a special register.

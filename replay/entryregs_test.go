@@ -1,0 +1,83 @@
+package replay
+
+import (
+	"go/token"
+	"slices"
+	"testing"
+
+	"github.com/ptxtrace/ptxtrace/ptx"
+)
+
+// TestEntryTemplate: warps whose entry frame starts from the kernel's
+// register template (immediates, a module global's address, a .local
+// array's frame address, then the special registers per warp) start with
+// exactly the registers of the register-by-register initialisation, for
+// every warp of two CTAs (the last warp partial).
+func TestEntryTemplate(t *testing.T) {
+	src := `.version 8.5
+.target sm_90
+.address_size 64
+.global .align 4 .b32 g[4];
+.visible .entry k(.param .u64 p)
+{
+	.local .align 4 .b8 loc[16];
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<6>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mov.u32 %r4, %laneid;
+	mov.u64 %rd1, g;
+	mov.u64 %rd2, loc;
+	add.s32 %r5, %r1, 12345;
+	add.s64 %rd3, %rd1, 77;
+	ret;
+}
+`
+	f, err := ptx.ParseFile(token.NewFileSet(), "t.ptx", []byte(src), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewProgram(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := p.Lower("k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(template bool) *Kernel {
+		k, err := NewKernel(Launch{Code: code, Grid: [3]int{2, 1, 1}, Block: [3]int{80, 1, 1}, Params: make([]byte, code.ParamSize), Dev: NewDeviceFor(code.Prog)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !template {
+			k.entryRegs = nil
+		}
+		return k
+	}
+	kt, kr := mk(true), mk(false)
+	if kt.entryRegs == nil {
+		t.Fatal("no entry template for a small kernel")
+	}
+	kr.l.Globals = kt.l.Globals // the same module addresses
+	for cta := 0; cta < 2; cta++ {
+		ct, err := kt.NewCTA(cta, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr, err := kr.NewCTA(cta, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wt, wr := ct.(*CTA).warps, cr.(*CTA).warps
+		if len(wt) != 3 || len(wr) != 3 {
+			t.Fatalf("CTA %d: %d and %d warps, want 3", cta, len(wt), len(wr))
+		}
+		for i := range wt {
+			if !slices.Equal(wt[i].regs, wr[i].regs) {
+				t.Errorf("CTA %d warp %d: template registers\n%v\nwant\n%v", cta, i, wt[i].regs, wr[i].regs)
+			}
+		}
+	}
+}
