@@ -124,6 +124,7 @@ func detectCRLF(s string) bool {
 }
 
 type parser struct {
+	box    *opcodeBox // DecodeOpcode's allocation, or nil
 	file   *token.File
 	src    string
 	base   int
