@@ -82,6 +82,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	if err != nil {
 		return nil, notStreamed("%v", err)
 	}
+	m.parsed = map[string]*ptx.Opcode{}
 	fns, badCall, check, err := streamScan(fset, m, facts, tf, src, cuts)
 	if err != nil {
 		return nil, err
@@ -117,7 +118,7 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 			lo = hi
 			continue
 		}
-		f, err := ptx.ParseRange(tf, src, lo, hi, 0)
+		f, err := ptx.ParseRangeShared(tf, src, lo, hi, 0, m.parsed)
 		if err != nil {
 			return nil, false, nil, notStreamed("parse: %v", err)
 		}
@@ -349,7 +350,7 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 		seg := &ptx.File{Name: name, Src: src, Tok: tf, CRLF: facts.CRLF}
 		for l := lo; first <= pi; first++ {
 			h := cuts[first]
-			f, err := ptx.ParseRange(tf, src, l, h, 0)
+			f, err := ptx.ParseRangeShared(tf, src, l, h, 0, m.parsed)
 			if err != nil {
 				return nil, notStreamed("parse: %v", err)
 			}
