@@ -77,6 +77,9 @@
 //     the whole module, or it returns ErrNotStreamed (then the caller
 //     discards what was written and calls Instrument). Its memory is the
 //     input, the manifest and one segment (docs/instrument.md, "Large
-//     modules"). WriteManifest writes Manifest.Write's bytes one kernel at
-//     a time.
+//     modules"). Its first pass does not parse a piece holding only a
+//     kernel that calls nothing (plainKernel): the second pass checks it
+//     and counts its sites, and refuses after writing if the first pass
+//     would have. WriteManifest writes Manifest.Write's bytes one kernel
+//     at a time (manifest.AppendKernel).
 package instrument

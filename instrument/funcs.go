@@ -213,9 +213,9 @@ func (k *kernel) passContext(in *ptx.Instruction) code {
 	}
 	var c code
 	if k.isFunc || k.useDummy {
-		c.op("selp.u32", r(9), imm(1), imm(0), pr(0))
+		k.op(&c, "selp.u32", r(9), imm(1), imm(0), pr(0))
 	} else {
-		c.op("mov.u32", r(9), imm(0))
+		k.op(&c, "mov.u32", r(9), imm(0))
 	}
 	args := append([]ptx.Operand(nil), in.Args...)
 	extra := []ptx.Operand{a(0), r(22), r(9)}
@@ -249,14 +249,14 @@ func (m *module) byNameTraced(name string) bool {
 // parameters.
 func (k *kernel) funcPrologue(c *code) {
 	c.comment("ptxtrace: trace context from the caller")
-	c.op("ld.param."+k.at(), a(0), ptx.Addr(ParamFuncA0, 0))
-	c.op("ld.param.u32", r(22), ptx.Addr(ParamFuncLim, 0))
+	k.op(c, "ld.param."+k.at(), a(0), ptx.Addr(ParamFuncA0, 0))
+	k.op(c, "ld.param.u32", r(22), ptx.Addr(ParamFuncLim, 0))
 	// The caller's global segment, for records beyond the staged ones
 	// (the kernel's prologue keeps it at offset 16 of a staged slot; with
 	// global staging r22 is the capacity and it is never used).
-	c.op("ld."+k.at(), a(1), addrOff(a(0), 16))
-	c.op("ld.param.u32", r(9), ptx.Addr(ParamFuncDummy, 0))
-	c.op("setp.ne.u32", pr(0), r(9), imm(0))
+	k.op(c, "ld."+k.at(), a(1), addrOff(a(0), 16))
+	k.op(c, "ld.param.u32", r(9), ptx.Addr(ParamFuncDummy, 0))
+	k.op(c, "setp.ne.u32", pr(0), r(9), imm(0))
 }
 
 // declareFuncParams adds the trace parameters to the declarations

@@ -79,6 +79,7 @@ type module struct {
 	// insts the generated instruction per text (intern).
 	shared   map[codeKey][2]code
 	opcodes  map[string]*ptx.Opcode
+	parsed   map[string]*ptx.Opcode // Stream: the opcodes its parses decoded (ptx.ParseRangeShared)
 	insts    map[string]*ptx.Instruction
 	warnings []string
 	firstPos token.Position

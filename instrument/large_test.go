@@ -340,7 +340,7 @@ func BenchmarkStreamLarge(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := res.Manifest.Write(io.Discard); err != nil {
+		if err := WriteManifest(io.Discard, res.Manifest); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,7 +3,6 @@ package instrument
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 
@@ -11,8 +10,9 @@ import (
 )
 
 // WriteManifest writes man exactly as man.Write does, encoding one kernel
-// at a time: the manifest of a large module (a few times its size as
-// JSON) is then never held whole in memory as text.
+// at a time (manifest.AppendKernel, the bytes of encoding/json without
+// its reflection): the manifest of a large module (a few times its size
+// as JSON) is then never held whole in memory as text.
 func WriteManifest(w io.Writer, man *manifest.Manifest) error {
 	if len(man.Kernels) == 0 {
 		return man.Write(w) // "kernels": null or []
@@ -32,8 +32,10 @@ func WriteManifest(w io.Writer, man *manifest.Manifest) error {
 	}
 	bw := bufio.NewWriter(w)
 	bw.Write(hb.Bytes()[:i+len(empty)-1]) // up to "["
+	var b []byte
 	for k := range man.Kernels {
-		b, err := json.MarshalIndent(&man.Kernels[k], "    ", "  ")
+		var err error
+		b, err = manifest.AppendKernel(b[:0], &man.Kernels[k], "    ")
 		if err != nil {
 			return err
 		}

@@ -125,12 +125,12 @@ func (k *kernel) recordTagged(c *code, id uint32, slot int, tag ptx.Operand) {
 		return
 	}
 	if k.m.opts.Timer == manifest.TimerClock {
-		c.op("st.v4.u32", addrOff(a(2), off), ptx.Vec(imm(int64(id)), tag, clockReg(slot), imm(0)))
+		k.op(c, "st.v4.u32", addrOff(a(2), off), ptx.Vec(imm(int64(id)), tag, clockReg(slot), imm(0)))
 	} else {
-		c.op("cvt.u64.u32", qd0, tag)
-		c.op("shl.b64", qd0, qd0, imm(32))
-		c.op("or.b64", qd0, qd0, imm(int64(id)))
-		c.op("st.v2.u64", addrOff(a(2), off), ptx.Vec(qd0, rd(slot)))
+		k.op(c, "cvt.u64.u32", qd0, tag)
+		k.op(c, "shl.b64", qd0, qd0, imm(32))
+		k.op(c, "or.b64", qd0, qd0, imm(int64(id)))
+		k.op(c, "st.v2.u64", addrOff(a(2), off), ptx.Vec(qd0, rd(slot)))
 	}
 	c.when(3, false)
 }
@@ -157,7 +157,7 @@ func (k *kernel) pipeCode(sites map[*ptx.Instruction]wrap, after map[*ptx.Instru
 		in, ok := st.(*ptx.Instruction)
 		if ok && in.Op != nil && ptx.FactsOf(in).Name == "cp.async.commit_group" {
 			var c code
-			c.op("add.u32", q(0), q(0), imm(1))
+			k.op(&c, "add.u32", q(0), q(0), imm(1))
 			after[in] = append(after[in], m.intern(c)...)
 		}
 	}
@@ -166,11 +166,11 @@ func (k *kernel) pipeCode(sites map[*ptx.Instruction]wrap, after map[*ptx.Instru
 		k.readTimer(&c, 2)
 		if pw.keep < 0 {
 			// wait_all = commit_group + wait_group 0 (PTX ISA)
-			c.op("add.u32", q(0), q(0), imm(1))
-			c.op("mov.u32", q(1), q(0))
+			k.op(&c, "add.u32", q(0), q(0), imm(1))
+			k.op(&c, "mov.u32", q(1), q(0))
 		} else {
-			c.op("sub.s32", q(1), q(0), imm(pw.keep))
-			c.op("max.s32", q(1), q(1), imm(0))
+			k.op(&c, "sub.s32", q(1), q(0), imm(pw.keep))
+			k.op(&c, "max.s32", q(1), q(1), imm(0))
 		}
 		k.recordTagged(&c, pw.id, 2, q(1))
 		after[pw.in] = append(after[pw.in], m.intern(c)...)

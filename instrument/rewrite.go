@@ -53,10 +53,26 @@ func imm(v int64) ptx.Operand   { return ptx.Imm(v) }
 // code accumulates generated statements.
 type code []ptx.Stmt
 
-func (c *code) op(opcode string, args ...ptx.Operand) *ptx.Instruction {
-	in := ptx.NewInstruction(opcode, args...)
+// op appends an instruction to c, its opcode decoded once per module
+// (m.opcode): generated code repeats a few opcodes at every site.
+func (k *kernel) op(c *code, opcode string, args ...ptx.Operand) *ptx.Instruction {
+	in := &ptx.Instruction{Op: k.m.opcode(opcode), Args: args}
 	*c = append(*c, in)
 	return in
+}
+
+// opcode returns the module's decoded opcode spelled text. Opcodes are
+// read-only once decoded and shared by the instructions that use them.
+func (m *module) opcode(text string) *ptx.Opcode {
+	if op, ok := m.opcodes[text]; ok {
+		return op
+	}
+	if m.opcodes == nil {
+		m.opcodes = map[string]*ptx.Opcode{}
+	}
+	op := ptx.DecodeOpcode(text)
+	m.opcodes[text] = op
+	return op
 }
 
 // when guards the instruction just added.
@@ -81,9 +97,9 @@ func (k *kernel) at() string {
 // madAddr emits dst = idx*scale + base in address width.
 func (k *kernel) madAddr(c *code, dst, idx ptx.Operand, scale int64, base ptx.Operand) {
 	if k.m.addr64 {
-		c.op("mad.wide.u32", dst, idx, imm(scale), base)
+		k.op(c, "mad.wide.u32", dst, idx, imm(scale), base)
 	} else {
-		c.op("mad.lo.u32", dst, idx, imm(scale), base)
+		k.op(c, "mad.lo.u32", dst, idx, imm(scale), base)
 	}
 }
 
@@ -92,18 +108,18 @@ func addrOff(reg ptx.Operand, off int64) ptx.Operand { return ptx.Addr(reg.Name,
 func (k *kernel) activeMask(c *code, dst ptx.Operand) {
 	m := k.m
 	if m.ptxAtLeast(6, 2) && m.sm >= 30 {
-		c.op("activemask.b32", dst)
+		k.op(c, "activemask.b32", dst)
 	} else {
-		c.op("vote.ballot.b32", dst, imm(1))
+		k.op(c, "vote.ballot.b32", dst, imm(1))
 	}
 }
 
 // leader sets %__pt_p2 in the lowest active lane of the warp.
 func (k *kernel) leader(c *code) {
 	k.activeMask(c, r(2))
-	c.op("mov.u32", r(3), sreg("%lanemask_lt"))
-	c.op("and.b32", r(3), r(3), r(2))
-	c.op("setp.eq.u32", pr(2), r(3), imm(0))
+	k.op(c, "mov.u32", r(3), sreg("%lanemask_lt"))
+	k.op(c, "and.b32", r(3), r(3), r(2))
+	k.op(c, "setp.eq.u32", pr(2), r(3), imm(0))
 }
 
 // clockReg is the 32-bit register of timestamp slot n.
@@ -119,11 +135,11 @@ func clockReg(n int) ptx.Operand {
 func (k *kernel) readTimer(c *code, n int) {
 	switch k.m.opts.Timer {
 	case manifest.TimerClock:
-		c.op("mov.u32", clockReg(n), sreg("%clock"))
+		k.op(c, "mov.u32", clockReg(n), sreg("%clock"))
 	case manifest.TimerGlobaltimer:
-		c.op("mov.u64", rd(n), sreg("%globaltimer"))
+		k.op(c, "mov.u64", rd(n), sreg("%globaltimer"))
 	default:
-		c.op("mov.u64", rd(n), sreg("%clock64"))
+		k.op(c, "mov.u64", rd(n), sreg("%clock64"))
 	}
 }
 
@@ -143,8 +159,8 @@ func (k *kernel) record(c *code, ids []uint32, slots []int) {
 // on the warp's count (dst = the first; -1 in the other lanes).
 func (k *kernel) reserve(c *code, dst ptx.Operand, n int) {
 	k.leader(c)
-	c.op("mov.u32", dst, imm(-1))
-	c.op("atom.add.u32", dst, addrOff(a(0), 0), imm(int64(n)))
+	k.op(c, "mov.u32", dst, imm(-1))
+	k.op(c, "atom.add.u32", dst, addrOff(a(0), 0), imm(int64(n)))
 	c.when(2, false)
 }
 
@@ -157,7 +173,7 @@ func (k *kernel) recordAddr(c *code, base ptx.Operand, j int, addr ptx.Operand, 
 		return 0, false
 	}
 	// Non-leader lanes have base = -1: never in bounds.
-	c.op("setp.lt.u32", pr(pred), base, imm(capacity-int64(j)))
+	k.op(c, "setp.lt.u32", pr(pred), base, imm(capacity-int64(j)))
 	if !k.staged {
 		k.madAddr(c, addr, base, manifest.RecordBytes, a(0))
 		return int64(manifest.SegmentHeaderBytes + j*manifest.RecordBytes), true
@@ -168,11 +184,11 @@ func (k *kernel) recordAddr(c *code, base ptx.Operand, j int, addr ptx.Operand, 
 	// arithmetic may run while the probed access is in flight.
 	idx := base
 	if j != 0 {
-		c.op("add.u32", r(3), base, imm(int64(j)))
+		k.op(c, "add.u32", r(3), base, imm(int64(j)))
 		idx = r(3)
 	}
-	c.op("setp.lt.u32", pr(4), idx, r(22))
-	c.op("selp.b"+k.at()[1:], addr, a(0), a(1), pr(4))
+	k.op(c, "setp.lt.u32", pr(4), idx, r(22))
+	k.op(c, "selp.b"+k.at()[1:], addr, a(0), a(1), pr(4))
 	k.madAddr(c, addr, idx, manifest.RecordBytes, addr)
 	return manifest.SegmentHeaderBytes, true
 }
@@ -183,9 +199,9 @@ func (k *kernel) storeAt(c *code, addr ptx.Operand, off int64, pred int, id uint
 	// 64-bit timer, two little-endian u64 words, so the timestamp register
 	// is stored as it is.
 	if k.m.opts.Timer == manifest.TimerClock {
-		c.op("st.v4.u32", addrOff(addr, off), ptx.Vec(imm(int64(id)), imm(0), clockReg(slot), imm(0)))
+		k.op(c, "st.v4.u32", addrOff(addr, off), ptx.Vec(imm(int64(id)), imm(0), clockReg(slot), imm(0)))
 	} else {
-		c.op("st.v2.u64", addrOff(addr, off), ptx.Vec(imm(int64(id)), rd(slot)))
+		k.op(c, "st.v2.u64", addrOff(addr, off), ptx.Vec(imm(int64(id)), rd(slot)))
 	}
 	c.when(pred, false)
 }
@@ -218,7 +234,7 @@ func (k *kernel) dummy(c *code, elems []ptx.Operand) {
 	case 1:
 		op = "st.volatile.b8"
 	}
-	c.op(op, addrOff(a(0), 8), e)
+	k.op(c, op, addrOff(a(0), 8), e)
 	c.when(0, false)
 }
 
@@ -227,13 +243,13 @@ func (k *kernel) prologue(c *code) {
 	m := k.m
 	c.comment(fmt.Sprintf("ptxtrace: prologue (staging %s, %d records per warp)", k.staging.Where, m.opts.Capacity))
 	if k.useDummy {
-		c.op("ld.param.u32", r(9), ptx.Addr(ParamDummy, 0))
-		c.op("setp.ne.u32", pr(0), r(9), imm(0))
+		k.op(c, "ld.param.u32", r(9), ptx.Addr(ParamDummy, 0))
+		k.op(c, "setp.ne.u32", pr(0), r(9), imm(0))
 	}
 	k.segment(c) // a1 = global segment; r16 = warp in CTA; r17 = threads per CTA
 	if !k.staged {
-		c.op("mov.b"+k.at()[1:], a(0), a(1))
-		c.op("mov.u32", r(22), imm(int64(m.opts.Capacity))) // for called functions
+		k.op(c, "mov.b"+k.at()[1:], a(0), a(1))
+		k.op(c, "mov.u32", r(22), imm(int64(m.opts.Capacity))) // for called functions
 		return
 	}
 	// Shared staging: the host passes the staging area's offset in
@@ -241,71 +257,71 @@ func (k *kernel) prologue(c *code) {
 	// warp stages only if the whole area fits the launch's dynamic shared
 	// memory (a host that passes too little gets global staging, never an
 	// access out of bounds).
-	c.op("ld.param.u32", r(22), ptx.Addr(ParamStageRecs, 0))
-	c.op("min.u32", r(22), r(22), imm(int64(m.opts.Capacity)))
-	c.op("ld.param.u32", r(20), ptx.Addr(ParamStageOff, 0))
-	c.op("mad.lo.u32", r(21), r(22), imm(manifest.RecordBytes), imm(manifest.SegmentHeaderBytes)) // slot bytes
-	c.op("setp.ne.u32", pr(1), r(22), imm(0))
+	k.op(c, "ld.param.u32", r(22), ptx.Addr(ParamStageRecs, 0))
+	k.op(c, "min.u32", r(22), r(22), imm(int64(m.opts.Capacity)))
+	k.op(c, "ld.param.u32", r(20), ptx.Addr(ParamStageOff, 0))
+	k.op(c, "mad.lo.u32", r(21), r(22), imm(manifest.RecordBytes), imm(manifest.SegmentHeaderBytes)) // slot bytes
+	k.op(c, "setp.ne.u32", pr(1), r(22), imm(0))
 	if m.ptxAtLeast(4, 1) {
-		c.op("mad.lo.u32", r(19), r(18), r(21), r(20)) // end of the staging area
-		c.op("mov.u32", r(9), sreg("%dynamic_smem_size"))
-		c.op("setp.le.and.u32", pr(1), r(19), r(9), pr(1))
+		k.op(c, "mad.lo.u32", r(19), r(18), r(21), r(20)) // end of the staging area
+		k.op(c, "mov.u32", r(9), sreg("%dynamic_smem_size"))
+		k.op(c, "setp.le.and.u32", pr(1), r(19), r(9), pr(1))
 	}
-	c.op("mad.lo.u32", r(20), r(16), r(21), r(20)) // this warp's slot
-	c.op("cvta.shared."+k.at(), a(2), ptx.Reg(StageVar))
+	k.op(c, "mad.lo.u32", r(20), r(16), r(21), r(20)) // this warp's slot
+	k.op(c, "cvta.shared."+k.at(), a(2), ptx.Reg(StageVar))
 	if m.addr64 {
-		c.op("cvt.u64.u32", a(3), r(20))
-		c.op("add.u64", a(2), a(2), a(3))
+		k.op(c, "cvt.u64.u32", a(3), r(20))
+		k.op(c, "add.u64", a(2), a(2), a(3))
 	} else {
-		c.op("add.u32", a(2), a(2), r(20))
+		k.op(c, "add.u32", a(2), a(2), r(20))
 	}
-	c.op("selp.b"+k.at()[1:], a(0), a(2), a(1), pr(1))
-	c.op("selp.b32", r(22), r(22), imm(int64(m.opts.Capacity)), pr(1))
+	k.op(c, "selp.b"+k.at()[1:], a(0), a(2), a(1), pr(1))
+	k.op(c, "selp.b32", r(22), r(22), imm(int64(m.opts.Capacity)), pr(1))
 	// lanes in this warp = min(32, threads - 32*warp)
-	c.op("shl.b32", r(20), r(16), imm(5))
-	c.op("sub.u32", r(20), r(17), r(20))
-	c.op("min.u32", r(20), r(20), imm(32))
+	k.op(c, "shl.b32", r(20), r(16), imm(5))
+	k.op(c, "sub.u32", r(20), r(17), r(20))
+	k.op(c, "min.u32", r(20), r(20), imm(32))
 	// count = 0, alive = lanes: every lane of the warp writes the same values
-	c.op("st.v2.u32", addrOff(a(0), 0), ptx.Vec(imm(0), r(20)))
+	k.op(c, "st.v2.u32", addrOff(a(0), 0), ptx.Vec(imm(0), r(20)))
 	c.when(1, false)
-	c.op("st."+k.at(), addrOff(a(0), 16), a(1)) // where spilled records go
+	k.op(c, "st."+k.at(), addrOff(a(0), 16), a(1)) // where spilled records go
 	c.when(1, false)
 	if m.sm >= 70 && m.ptxAtLeast(6, 0) {
 		// Independent thread scheduling: make the initialization visible
 		// to every lane of the warp before any of them records.
-		c.op("shl.b32", r(21), imm(1), r(20))
-		c.op("sub.u32", r(21), r(21), imm(1))
-		c.op("bar.warp.sync", r(21))
+		k.op(c, "shl.b32", r(21), imm(1), r(20))
+		k.op(c, "sub.u32", r(21), r(21), imm(1))
+		k.op(c, "bar.warp.sync", r(21))
 	}
 }
 
 // segment computes the warp's global segment address into a1, and leaves
 // the warp in CTA in r16 and the threads per CTA in r17.
 func (k *kernel) segment(c *code) {
-	c.op("mov.u32", r(9), sreg("%tid.x"))
-	c.op("mov.u32", r(10), sreg("%tid.y"))
-	c.op("mov.u32", r(11), sreg("%tid.z"))
-	c.op("mov.u32", r(12), sreg("%ntid.x"))
-	c.op("mov.u32", r(13), sreg("%ntid.y"))
-	c.op("mov.u32", r(14), sreg("%ntid.z"))
-	c.op("mad.lo.u32", r(15), r(13), r(11), r(10))
-	c.op("mad.lo.u32", r(15), r(15), r(12), r(9))
-	c.op("shr.u32", r(16), r(15), imm(5))
-	c.op("mul.lo.u32", r(17), r(12), r(13))
-	c.op("mul.lo.u32", r(17), r(17), r(14))
-	c.op("add.u32", r(18), r(17), imm(31))
-	c.op("shr.u32", r(18), r(18), imm(5))
-	c.op("mov.u32", r(9), sreg("%ctaid.x"))
-	c.op("mov.u32", r(10), sreg("%ctaid.y"))
-	c.op("mov.u32", r(11), sreg("%ctaid.z"))
-	c.op("mov.u32", r(12), sreg("%nctaid.x"))
-	c.op("mov.u32", r(13), sreg("%nctaid.y"))
-	c.op("mad.lo.u32", r(19), r(13), r(11), r(10))
-	c.op("mad.lo.u32", r(19), r(19), r(12), r(9))
-	c.op("mad.lo.u32", r(19), r(19), r(18), r(16))
-	c.op("ld.param."+k.at(), a(1), ptx.Addr(ParamBuf, 0))
+	k.op(c, "mov.u32", r(9), sreg("%tid.x"))
+	k.op(c, "mov.u32", r(10), sreg("%tid.y"))
+	k.op(c, "mov.u32", r(11), sreg("%tid.z"))
+	k.op(c, "mov.u32", r(12), sreg("%ntid.x"))
+	k.op(c, "mov.u32", r(13), sreg("%ntid.y"))
+	k.op(c, "mov.u32", r(14), sreg("%ntid.z"))
+	k.op(c, "mad.lo.u32", r(15), r(13), r(11), r(10))
+	k.op(c, "mad.lo.u32", r(15), r(15), r(12), r(9))
+	k.op(c, "shr.u32", r(16), r(15), imm(5))
+	k.op(c, "mul.lo.u32", r(17), r(12), r(13))
+	k.op(c, "mul.lo.u32", r(17), r(17), r(14))
+	k.op(c, "add.u32", r(18), r(17), imm(31))
+	k.op(c, "shr.u32", r(18), r(18), imm(5))
+	k.op(c, "mov.u32", r(9), sreg("%ctaid.x"))
+	k.op(c, "mov.u32", r(10), sreg("%ctaid.y"))
+	k.op(c, "mov.u32", r(11), sreg("%ctaid.z"))
+	k.op(c, "mov.u32", r(12), sreg("%nctaid.x"))
+	k.op(c, "mov.u32", r(13), sreg("%nctaid.y"))
+	k.op(c, "mad.lo.u32", r(19), r(13), r(11), r(10))
+	k.op(c, "mad.lo.u32", r(19), r(19), r(12), r(9))
+	k.op(c, "mad.lo.u32", r(19), r(19), r(18), r(16))
+	k.op(c, "ld.param."+k.at(), a(1), ptx.Addr(ParamBuf, 0))
 	k.madAddr(c, a(1), r(19), int64(k.slotBytes), a(1))
-	c.op("add."+k.at(), a(1), a(1), imm(manifest.HeaderBytes))
+	k.op(c, "add."+k.at(), a(1), a(1), imm(manifest.HeaderBytes))
 }
 
 // flush is the kernel's single exit: every ret/exit branches here. The
@@ -318,25 +334,25 @@ func (k *kernel) flush(c *code) {
 	c.comment("ptxtrace: flush at exit")
 	k.segment(c)
 	k.leader(c)
-	c.op("mov.u32", r(21), imm(1)) // flags: written
+	k.op(c, "mov.u32", r(21), imm(1)) // flags: written
 	if k.staged {
-		c.op("bra", ptx.Reg("$__pt_header"))
+		k.op(c, "bra", ptx.Reg("$__pt_header"))
 		c.when(1, true)
-		c.op("popc.b32", r(4), r(2))
+		k.op(c, "popc.b32", r(4), r(2))
 		// A group holding all the warp's lanes is the only one: it needs
 		// neither the departure count nor the fences (which would also
 		// wait for the program's own outstanding stores); a warp barrier
 		// orders the lanes' shared-memory records on sm_70+.
-		c.op("shl.b32", r(5), r(16), imm(5))
-		c.op("sub.u32", r(5), r(17), r(5))
-		c.op("min.u32", r(5), r(5), imm(32))
-		c.op("setp.eq.u32", pr(5), r(4), r(5))
-		c.op("bra", ptx.Reg("$__pt_whole"))
+		k.op(c, "shl.b32", r(5), r(16), imm(5))
+		k.op(c, "sub.u32", r(5), r(17), r(5))
+		k.op(c, "min.u32", r(5), r(5), imm(32))
+		k.op(c, "setp.eq.u32", pr(5), r(4), r(5))
+		k.op(c, "bra", ptx.Reg("$__pt_whole"))
 		c.when(5, false)
-		c.op(m.fence) // release: this group's records before its departure
-		c.op("neg.s32", r(5), r(4))
-		c.op("mov.u32", r(6), imm(0))
-		c.op("atom.add.u32", r(6), addrOff(a(0), 4), r(5))
+		k.op(c, m.fence) // release: this group's records before its departure
+		k.op(c, "neg.s32", r(5), r(4))
+		k.op(c, "mov.u32", r(6), imm(0))
+		k.op(c, "atom.add.u32", r(6), addrOff(a(0), 4), r(5))
 		c.when(2, false)
 		shfl := ""
 		switch {
@@ -347,73 +363,73 @@ func (k *kernel) flush(c *code) {
 		}
 		if shfl == "" {
 			// No shuffle (sm_2x): the leader of the last group copies alone.
-			c.op("setp.eq.and.u32", pr(5), r(6), r(4), pr(2))
-			c.op("mov.u32", r(9), imm(0))
-			c.op("mov.u32", r(4), imm(1))
+			k.op(c, "setp.eq.and.u32", pr(5), r(6), r(4), pr(2))
+			k.op(c, "mov.u32", r(9), imm(0))
+			k.op(c, "mov.u32", r(4), imm(1))
 		} else {
 			// Every lane of the last group copies: lane of rank q copies
 			// records q, q+n, q+2n, … (n lanes in the group), coalesced.
-			c.op("popc.b32", r(9), r(3)) // rank in the group
-			c.op("brev.b32", r(3), r(2))
-			c.op("bfind.shiftamt.u32", r(3), r(3)) // the leader's lane
+			k.op(c, "popc.b32", r(9), r(3)) // rank in the group
+			k.op(c, "brev.b32", r(3), r(2))
+			k.op(c, "bfind.shiftamt.u32", r(3), r(3)) // the leader's lane
 			if shfl == "shfl.sync.idx.b32" {
-				c.op(shfl, r(6), r(6), r(3), imm(31), r(2))
+				k.op(c, shfl, r(6), r(6), r(3), imm(31), r(2))
 			} else {
-				c.op(shfl, r(6), r(6), r(3), imm(31))
+				k.op(c, shfl, r(6), r(6), r(3), imm(31))
 			}
-			c.op("setp.eq.u32", pr(5), r(6), r(4))
+			k.op(c, "setp.eq.u32", pr(5), r(6), r(4))
 		}
-		c.op("bra", ptx.Reg("$__pt_done"))
+		k.op(c, "bra", ptx.Reg("$__pt_done"))
 		c.when(5, true)
-		c.op(m.fence) // acquire: the other groups' records
-		c.op("bra", ptx.Reg("$__pt_last"))
+		k.op(c, m.fence) // acquire: the other groups' records
+		k.op(c, "bra", ptx.Reg("$__pt_last"))
 		c.label("$__pt_whole")
 		if m.sm >= 70 && m.ptxAtLeast(6, 0) {
-			c.op("bar.warp.sync", r(2))
+			k.op(c, "bar.warp.sync", r(2))
 		}
 		if shfl == "" {
-			c.op("mov.u32", r(9), imm(0))
-			c.op("mov.u32", r(4), imm(1))
-			c.op("bra", ptx.Reg("$__pt_done"))
+			k.op(c, "mov.u32", r(9), imm(0))
+			k.op(c, "mov.u32", r(4), imm(1))
+			k.op(c, "bra", ptx.Reg("$__pt_done"))
 			c.when(2, true)
 		} else {
-			c.op("popc.b32", r(9), r(3))
+			k.op(c, "popc.b32", r(9), r(3))
 		}
 		c.label("$__pt_last")
-		c.op("ld.u32", r(7), addrOff(a(0), 0))
-		c.op("st.u32", addrOff(a(1), 0), r(7))
+		k.op(c, "ld.u32", r(7), addrOff(a(0), 0))
+		k.op(c, "st.u32", addrOff(a(1), 0), r(7))
 		c.when(2, false)
-		c.op("min.u32", r(8), r(7), r(22))
+		k.op(c, "min.u32", r(8), r(7), r(22))
 		c.label("$__pt_copy")
-		c.op("setp.ge.u32", pr(3), r(9), r(8))
-		c.op("bra", ptx.Reg("$__pt_copied"))
+		k.op(c, "setp.ge.u32", pr(3), r(9), r(8))
+		k.op(c, "bra", ptx.Reg("$__pt_copied"))
 		c.when(3, false)
 		k.madAddr(c, a(2), r(9), manifest.RecordBytes, a(0))
 		k.madAddr(c, a(3), r(9), manifest.RecordBytes, a(1))
-		c.op("ld.v4.u32", ptx.Vec(r(10), r(11), r(12), r(13)), addrOff(a(2), manifest.SegmentHeaderBytes))
-		c.op("st.v4.u32", addrOff(a(3), manifest.SegmentHeaderBytes), ptx.Vec(r(10), r(11), r(12), r(13)))
-		c.op("add.u32", r(9), r(9), r(4))
-		c.op("bra", ptx.Reg("$__pt_copy"))
+		k.op(c, "ld.v4.u32", ptx.Vec(r(10), r(11), r(12), r(13)), addrOff(a(2), manifest.SegmentHeaderBytes))
+		k.op(c, "st.v4.u32", addrOff(a(3), manifest.SegmentHeaderBytes), ptx.Vec(r(10), r(11), r(12), r(13)))
+		k.op(c, "add.u32", r(9), r(9), r(4))
+		k.op(c, "bra", ptx.Reg("$__pt_copy"))
 		c.label("$__pt_copied")
-		c.op("bra", ptx.Reg("$__pt_done"))
+		k.op(c, "bra", ptx.Reg("$__pt_done"))
 		c.when(2, true)
-		c.op("mov.u32", r(21), imm(3)) // flags: written, staged
-		c.op("bra", ptx.Reg("$__pt_write"))
+		k.op(c, "mov.u32", r(21), imm(3)) // flags: written, staged
+		k.op(c, "bra", ptx.Reg("$__pt_write"))
 	}
 	c.label("$__pt_header")
-	c.op("bra", ptx.Reg("$__pt_done"))
+	k.op(c, "bra", ptx.Reg("$__pt_done"))
 	c.when(2, true)
 	c.label("$__pt_write")
-	c.op("mov.u32", r(9), sreg("%ctaid.x"))
-	c.op("mov.u32", r(10), sreg("%ctaid.y"))
-	c.op("mov.u32", r(11), sreg("%ctaid.z"))
-	c.op("mov.u32", r(12), sreg("%smid"))
-	c.op("mov.u32", r(13), sreg("%warpid"))
-	c.op("st.u32", addrOff(a(1), 4), r(9))
-	c.op("st.v2.u32", addrOff(a(1), 8), ptx.Vec(r(10), r(11)))
-	c.op("st.v4.u32", addrOff(a(1), 16), ptx.Vec(r(16), r(12), r(13), r(21)))
+	k.op(c, "mov.u32", r(9), sreg("%ctaid.x"))
+	k.op(c, "mov.u32", r(10), sreg("%ctaid.y"))
+	k.op(c, "mov.u32", r(11), sreg("%ctaid.z"))
+	k.op(c, "mov.u32", r(12), sreg("%smid"))
+	k.op(c, "mov.u32", r(13), sreg("%warpid"))
+	k.op(c, "st.u32", addrOff(a(1), 4), r(9))
+	k.op(c, "st.v2.u32", addrOff(a(1), 8), ptx.Vec(r(10), r(11)))
+	k.op(c, "st.v4.u32", addrOff(a(1), 16), ptx.Vec(r(16), r(12), r(13), r(21)))
 	c.label("$__pt_done")
-	c.op("ret")
+	k.op(c, "ret")
 }
 
 // rewrite inserts the probes, the prologue and the exit block.
@@ -454,7 +470,7 @@ func (k *kernel) rewrite() {
 		before[u.beginAt] = append(before[u.beginAt], m.intern(b)...)
 		var e code
 		if u.mode == manifest.ModeFence {
-			e.op(m.fence)
+			k.op(&e, m.fence)
 		}
 		k.readTimer(&e, 2)
 		k.record(&e, []uint32{u.endID}, []int{2})
@@ -570,10 +586,10 @@ func (m *module) sharedCode(k *kernel, extra, joined, pipe int) (pro, tail code)
 	} else {
 		k.prologue(&pro)
 		if joined > 0 {
-			pro.op("mov.pred", pr(7), imm(0)) // no joined async site begun
+			k.op(&pro, "mov.pred", pr(7), imm(0)) // no joined async site begun
 		}
 		if pipe > 0 {
-			pro.op("mov.u32", q(0), imm(0)) // no cp.async group committed
+			k.op(&pro, "mov.u32", q(0), imm(0)) // no cp.async group committed
 		}
 		k.flush(&tail)
 	}
@@ -593,6 +609,8 @@ func (m *module) sharedCode(k *kernel, extra, joined, pipe int) (pro, tail code)
 func (m *module) intern(c code) code {
 	if m.insts == nil {
 		m.insts = map[string]*ptx.Instruction{}
+	}
+	if m.opcodes == nil {
 		m.opcodes = map[string]*ptx.Opcode{}
 	}
 	var key []byte
@@ -671,13 +689,13 @@ func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]
 			k.readTimer(&e, 2)
 			skip := fmt.Sprintf("$__pt_async%d", s.beginID)
 			if s.joined {
-				w.pre.op("mov.pred", pr(7), imm(1))
-				e.op("bra", sreg(skip))
+				k.op(&w.pre, "mov.pred", pr(7), imm(1))
+				k.op(&e, "bra", sreg(skip))
 				e.when(7, true)
 			}
 			k.record(&e, []uint32{s.beginID, s.endID}, []int{3, 2})
 			if s.joined {
-				e.op("mov.pred", pr(7), imm(0))
+				k.op(&e, "mov.pred", pr(7), imm(0))
 				e.label(skip)
 			}
 			if s.waitAt == s.in {
@@ -696,7 +714,7 @@ func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]
 		}
 		switch s.mode {
 		case manifest.ModeFence:
-			w.post.op(m.fence)
+			k.op(&w.post, m.fence)
 		case manifest.ModeDummy:
 			k.dummy(&w.post, s.elems)
 		}

@@ -59,6 +59,10 @@ type fnInfo struct {
 	sites int
 	calls []string // direct callees
 	piece int
+	// later: a kernel alone in its piece and calling nothing
+	// (plainKernel), which the first pass does not parse: the second
+	// pass checks it and counts its sites (name and sites unknown here).
+	later bool
 }
 
 // Stream instruments the module src (named name) one segment at a time
@@ -78,7 +82,8 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	if err != nil {
 		return nil, notStreamed("%v", err)
 	}
-	fns, badCall, err := streamScan(fset, m, facts, tf, src, cuts)
+	m.parsed = map[string]*ptx.Opcode{}
+	fns, badCall, check, err := streamScan(fset, m, facts, tf, src, cuts)
 	if err != nil {
 		return nil, err
 	}
@@ -92,22 +97,30 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	if so.Resources != nil {
 		m.opts.Resources = so.Resources(facts)
 	}
-	return streamWrite(w, name, m, facts, tf, src, cuts, fns, pl)
+	return streamWrite(w, name, m, facts, tf, src, cuts, fns, pl, check)
 }
 
 // streamScan is Stream's first pass: it parses and checks one piece at a
 // time, keeps the module-level declarations in facts and returns each
-// function's sites and calls, and whether a call goes through a register
-// or a prototype.
-func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int) ([]fnInfo, bool, error) {
+// function's sites and calls, whether a call goes through a register or
+// a prototype, and the Checker, which the second pass gives the pieces
+// the first one leaves to it (fnInfo.later).
+func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int) ([]fnInfo, bool, *ptx.Checker, error) {
 	check := ptx.NewChecker(fset, facts)
 	var fns []fnInfo
 	headerDone, badCall := false, false
 	lo := 0
 	for pi, hi := range cuts {
-		f, err := ptx.ParseRange(tf, src, lo, hi, 0)
+		if headerDone && plainKernel(src[lo:hi]) {
+			// Nothing the plan needs but the kernel's sites, which only
+			// advance the kernel ids: the second pass counts them.
+			fns = append(fns, fnInfo{entry: true, piece: pi, later: true})
+			lo = hi
+			continue
+		}
+		f, err := ptx.ParseRangeShared(tf, src, lo, hi, 0, m.parsed)
 		if err != nil {
-			return nil, false, notStreamed("parse: %v", err)
+			return nil, false, nil, notStreamed("parse: %v", err)
 		}
 		facts.CRLF = f.CRLF
 		for _, d := range f.Decls {
@@ -117,7 +130,7 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 				switch d.Name {
 				case ".version", ".target", ".address_size", ".file":
 					if headerDone {
-						return nil, false, notStreamed("%s after the first function", d.Name)
+						return nil, false, nil, notStreamed("%s after the first function", d.Name)
 					}
 				}
 				facts.Decls = append(facts.Decls, d)
@@ -129,7 +142,7 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 				}
 				if !headerDone {
 					if err := m.header(); err != nil {
-						return nil, false, notStreamed("%v", err)
+						return nil, false, nil, notStreamed("%v", err)
 					}
 					headerDone = true
 				}
@@ -156,19 +169,78 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 		lo = hi
 	}
 	if err := check.Err(); err != nil {
-		return nil, false, notStreamed("check: %v", err)
+		return nil, false, nil, notStreamed("check: %v", err)
 	}
 	if !headerDone {
-		return nil, false, notStreamed("no functions")
+		return nil, false, nil, notStreamed("no functions")
 	}
+	return fns, badCall, check, nil
+}
 
-	if err := check.Err(); err != nil {
-		return nil, false, notStreamed("check: %v", err)
+// plainKernel reports whether piece (one of Split's) holds only comments
+// and one kernel definition that calls nothing: blanks and comments,
+// ".entry" (after ".visible" or ".weak"), no ';' before the body's '{',
+// the body's matching '}', then blanks and comments only; and no "call"
+// anywhere. It may say no to such a piece (the first pass then parses
+// it), never yes to another.
+func plainKernel(piece []byte) bool {
+	if bytes.Contains(piece, []byte("call")) {
+		return false
 	}
-	if !headerDone {
-		return nil, false, notStreamed("no functions")
+	i := skipBlank(piece, 0)
+	for _, w := range []string{".visible", ".weak"} {
+		if bytes.HasPrefix(piece[i:], []byte(w)) && i+len(w) < len(piece) && isBlank(piece[i+len(w)]) {
+			i = skipBlank(piece, i+len(w))
+			break
+		}
 	}
-	return fns, badCall, nil
+	if !bytes.HasPrefix(piece[i:], []byte(".entry")) || i+6 >= len(piece) || !isBlank(piece[i+6]) {
+		return false
+	}
+	depth := 0
+	for i += 6; i < len(piece); i++ {
+		switch c := piece[i]; {
+		case c == '/' && i+1 < len(piece) && (piece[i+1] == '/' || piece[i+1] == '*'):
+			i = skipBlank(piece, i) - 1 // the comment and the blanks after it
+		case c == '"':
+			return false
+		case c == ';' && depth == 0:
+			return false // a prototype, or something else before the body
+		case c == '{':
+			depth++
+		case c == '}':
+			if depth--; depth == 0 {
+				return skipBlank(piece, i+1) == len(piece)
+			}
+		}
+	}
+	return false
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// skipBlank returns the offset of the first byte of b[i:] that is not a
+// blank or in a comment.
+func skipBlank(b []byte, i int) int {
+	for i < len(b) {
+		switch {
+		case isBlank(b[i]):
+			i++
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			j := bytes.Index(b[i+2:], []byte("*/"))
+			if j < 0 {
+				return i
+			}
+			i += 2 + j + 2
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // streamPlan is what Stream's second pass needs from the first: the
@@ -218,8 +290,9 @@ func planSegments(fns []fnInfo, badCall bool, pieces int) (streamPlan, error) {
 	// Pieces joined to the next one: a call of a traced function joins
 	// the pieces from the caller's to the callee's.
 	join := make([]bool, pieces)
-	probedKernels := 0
+	probedKernels, laterKernels := 0, false
 	for _, fi := range fns {
+		laterKernels = laterKernels || fi.later
 		probed := fi.sites > 0
 		for _, c := range fi.calls {
 			j, ok := byName[c]
@@ -238,8 +311,8 @@ func planSegments(fns []fnInfo, badCall bool, pieces int) (streamPlan, error) {
 			probedKernels++
 		}
 	}
-	if probedKernels == 0 {
-		return streamPlan{}, notStreamed("no sites")
+	if probedKernels == 0 && !laterKernels {
+		return streamPlan{}, notStreamed("no sites") // streamWrite checks again with the later kernels
 	}
 	// Ids: every function's sites first, then every kernel's.
 	var totalFunc uint32
@@ -253,7 +326,7 @@ func planSegments(fns []fnInfo, badCall bool, pieces int) (streamPlan, error) {
 
 // streamWrite is Stream's second pass: it parses, instruments and prints
 // one segment at a time into w and returns the result with the manifest.
-func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int, fns []fnInfo, pl streamPlan) (*Result, error) {
+func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int, fns []fnInfo, pl streamPlan, check *ptx.Checker) (*Result, error) {
 	m.shared = map[codeKey][2]code{}
 	m.opcodes = map[string]*ptx.Opcode{}
 	sum := sha256.New()
@@ -262,6 +335,12 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 	dp := ptx.NewDeclPrinter(&buf, facts)
 	st := &streamState{m: m, facts: facts, seed: seed{kernID: 2 * pl.totalFunc, kernReg: pl.totalFunc},
 		stage: m.opts.Staging != "global", dp: dp, buf: &buf}
+	later := make([]bool, len(cuts))
+	for _, fi := range fns {
+		if fi.later {
+			later[fi.piece] = true
+		}
+	}
 	lo, first := 0, 0
 	fi := 0
 	for pi, hi := range cuts {
@@ -271,27 +350,43 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 		seg := &ptx.File{Name: name, Src: src, Tok: tf, CRLF: facts.CRLF}
 		for l := lo; first <= pi; first++ {
 			h := cuts[first]
-			f, err := ptx.ParseRange(tf, src, l, h, 0)
+			f, err := ptx.ParseRangeShared(tf, src, l, h, 0, m.parsed)
 			if err != nil {
 				return nil, notStreamed("parse: %v", err)
+			}
+			if later[first] {
+				if err := checkLater(check, f.Decls); err != nil {
+					return nil, err
+				}
 			}
 			seg.Decls = append(seg.Decls, f.Decls...)
 			l = h
 		}
-		// The segment's functions advance the ids.
+		// The segment's functions advance the ids: the functions' by
+		// their sites the first pass counted, the kernels' by those the
+		// segment counts (the same, and the only count for later ones).
 		next := st.seed
+		firstPass, anyLater := 0, false
 		for ; fi < len(fns) && fns[fi].piece <= pi; fi++ {
-			if fns[fi].entry {
-				next.kernID += 2 * uint32(fns[fi].sites)
-				next.kernReg += uint32(fns[fi].sites)
-			} else {
+			switch {
+			case fns[fi].later:
+				anyLater = true
+			case fns[fi].entry:
+				firstPass += fns[fi].sites
+			default:
 				next.funcID += 2 * uint32(fns[fi].sites)
 				next.funcReg += uint32(fns[fi].sites)
 			}
 		}
-		if err := st.segment(seg, pl.traced); err != nil {
+		kernSites, err := st.segment(seg, pl.traced)
+		if err != nil {
 			return nil, notStreamed("%v", err)
 		}
+		if !anyLater && kernSites != firstPass {
+			return nil, fmt.Errorf("%s: internal error: %d kernel sites in a segment, %d in the first pass", name, kernSites, firstPass)
+		}
+		next.kernID += 2 * uint32(kernSites)
+		next.kernReg += uint32(kernSites)
 		st.seed = next
 		if _, err := hw.Write(buf.Bytes()); err != nil {
 			return nil, err
@@ -304,6 +399,12 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 	}
 	if _, err := hw.Write(buf.Bytes()); err != nil {
 		return nil, err
+	}
+	if err := check.Err(); err != nil {
+		return nil, notStreamed("check: %v", err)
+	}
+	if len(st.unchanged) == len(st.kernels) {
+		return nil, notStreamed("no sites")
 	}
 	man := st.manifest(sum)
 	if err := man.Validate(); err != nil {
@@ -325,8 +426,38 @@ type streamState struct {
 	unchanged []named
 }
 
-// segment instruments, prints and maps one segment.
-func (st *streamState) segment(seg *ptx.File, traced map[string]bool) error {
+// checkLater checks the declarations of a piece the first pass left to
+// the second (plainKernel), and refuses it unless it is what plainKernel
+// promised: comments and one kernel with a body that calls nothing.
+func checkLater(check *ptx.Checker, decls []ptx.Decl) error {
+	kernels := 0
+	for _, d := range decls {
+		check.Decl(d)
+		switch d := d.(type) {
+		case *ptx.Comment:
+		case *ptx.Function:
+			if d.Kind != ptx.Entry || d.Body == nil {
+				return notStreamed("internal error: a piece taken for one kernel holds %s", d.Name)
+			}
+			for _, in := range flatten(d.Body, nil) {
+				if isCall(in) {
+					return notStreamed("internal error: kernel %s, taken for calling nothing, calls", d.Name)
+				}
+			}
+			kernels++
+		default:
+			return notStreamed("internal error: a piece taken for one kernel holds a %T", d)
+		}
+	}
+	if kernels != 1 {
+		return notStreamed("internal error: a piece taken for one kernel holds %d", kernels)
+	}
+	return nil
+}
+
+// segment instruments, prints and maps one segment; it returns the
+// number of its kernels' sites.
+func (st *streamState) segment(seg *ptx.File, traced map[string]bool) (int, error) {
 	g := st.m
 	m := &module{fset: g.fset, f: seg, facts: st.facts, opts: g.opts, sm: g.sm, target: g.target,
 		ptxMajor: g.ptxMajor, ptxMinor: g.ptxMinor, addr64: g.addr64, fence: g.fence, files: g.files,
@@ -339,14 +470,18 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) error {
 	s := st.seed
 	m.seed = &s
 	if err := m.collect(); err != nil && !isNoSites(err) {
-		return err
+		return 0, err
 	}
 	if len(m.warnings) > 0 {
-		return fmt.Errorf("warnings %q", m.warnings)
+		return 0, fmt.Errorf("warnings %q", m.warnings)
+	}
+	kernSites := 0
+	for _, k := range m.kernels {
+		kernSites += len(k.sites)
 	}
 	m.tracedNames = traced
 	if _, err := m.transform(); err != nil {
-		return err
+		return 0, err
 	}
 	// The printer tells the output line of each probed instruction.
 	owner := map[*ptx.Instruction]*kernel{}
@@ -374,9 +509,9 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) error {
 		st.dp.Print(d)
 	}
 	if err := st.dp.Flush(); err != nil {
-		return err
+		return 0, err
 	}
-	return st.mapSegment(m, owner)
+	return kernSites, st.mapSegment(m, owner)
 }
 
 // mapSegment checks that the printer told the output line of every probed

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -306,6 +307,74 @@ func TestStreamGoldens(t *testing.T) {
 		}
 		if !bytes.Equal(out.Bytes(), want) {
 			t.Errorf("%s: streamed output differs from the golden file at byte %d", tc.name, firstDiff(out.Bytes(), want))
+		}
+	}
+}
+
+// TestPlainKernel: the pieces the first pass leaves to the second are
+// exactly comments and one kernel with a body that calls nothing.
+func TestPlainKernel(t *testing.T) {
+	body := "{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, %tid.x;\n\t{ .reg .b32 t; mov.b32 t, %r1; }\n\tret;\n}\n"
+	for _, c := range []struct {
+		piece string
+		want  bool
+	}{
+		{"\t// .globl\tk\n.visible .entry k(\n\t.param .u64 a\n)\n" + body, true},
+		{".entry k()\n" + body, true},
+		{".weak .entry k() .maxntid 256, 1, 1\n" + body, true},
+		{"/* lead { */\n.entry k()\n{\n\t// a } in a comment\n\t/* { */ ret;\n} // trailing }\n", true},
+		{"\n\n.visible .entry k()\n" + body + "\n\t// after\n", true},
+		{".visible .func f()\n" + body, false},                                     // a function
+		{".visible .entry k();\n.visible .entry j()\n" + body, false},              // a prototype first
+		{".global .u32 x;\n.visible .entry k()\n" + body, false},                   // a variable first
+		{".visible .entry k()\n{\n\tcall.uni f, ();\n\tret;\n}\n", false},          // a call
+		{".visible .entry _Z8callbackv()\n" + body, false},                         // "call" in a name: not taken
+		{".visible .entry k()\n{\n\tret;\n} .global .u32 x;\n", false},             // a variable after
+		{".visible .entry k()\n{\n\tret;\n}\n.visible .entry j()\n" + body, false}, // two kernels
+		{".visible .entry k()\n{\n\tret;\n", false},                                // no closing brace
+		{".visible .entryk()\n" + body, false},
+		{".version 7.8\n.visible .entry k()\n" + body, false}, // a directive first
+	} {
+		if got := plainKernel([]byte(c.piece)); got != c.want {
+			t.Errorf("plainKernel(%q) = %v, want %v", c.piece, got, c.want)
+		}
+	}
+	// In a generated module, the kernels that call nothing (four of the
+	// five kinds) are left to the second pass.
+	src := genModule(64 << 10)
+	cuts := ptx.Split(src)
+	n, lo := 0, 0
+	for _, hi := range cuts {
+		if plainKernel(src[lo:hi]) {
+			n++
+		}
+		lo = hi
+	}
+	if n < len(cuts)/2 {
+		t.Errorf("%d of %d pieces are plain kernels, want at least half", n, len(cuts))
+	}
+}
+
+// TestStreamRefusesLater: the kernels the first pass leaves to the
+// second (plainKernel) are still parsed and checked, and refused (after
+// some output: the caller discards it) when they do not parse or check,
+// or when no kernel at all has sites.
+func TestStreamRefusesLater(t *testing.T) {
+	const head = ".version 7.8\n.target sm_80\n.address_size 64\n"
+	const loads = ".visible .entry a(.param .u64 p)\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tld.global.u32 %r1, [%rd1];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n"
+	const none = ".visible .entry n()\n{\n\tret;\n}\n"
+	for _, tc := range []struct{ name, src, want string }{
+		{"parse error", head + loads + ".visible .entry b()\n{\n\tret\n}\n", "parse"},
+		{"check error", head + loads + ".visible .entry b()\n{\nL:\n\tret;\nL:\n\tret;\n}\n", "check"},
+		{"duplicate", head + loads + ".visible .entry a()\n{\n\tret;\n}\n", "check"},
+		{"no sites", head + none + ".visible .entry m()\n{\n\tret;\n}\n", "no sites"},
+	} {
+		if !plainKernel([]byte(tc.src[strings.LastIndex(tc.src, ".visible"):])) {
+			t.Fatalf("%s: the last kernel is not left to the second pass", tc.name)
+		}
+		_, err := Stream(io.Discard, "in.ptx", []byte(tc.src), Options{}, StreamOptions{})
+		if !errors.Is(err, ErrNotStreamed) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want ErrNotStreamed (%s)", tc.name, err, tc.want)
 		}
 	}
 }

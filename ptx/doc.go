@@ -69,7 +69,8 @@
 //   - Streaming (stream.go): Split cuts a module after function bodies;
 //     ParseRange parses one piece with the whole file's positions, and the
 //     pieces' declarations are those ParseFile gives when every piece
-//     parses; DeclPrinter prints declarations one by one to Fprint's bytes
+//     parses (ParseRangeShared: the pieces share their decoded Opcodes,
+//     which are read-only); DeclPrinter prints declarations one by one to Fprint's bytes
 //     (and can report each instruction's output line); Checker is Check
 //     one declaration at a time.
 package ptx

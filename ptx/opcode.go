@@ -193,9 +193,21 @@ func isAtomicOp(name string) bool {
 // it too so that their opcodes are decoded the same way.
 func DecodeOpcode(text string) *Opcode {
 	var p parser
-	op := new(Opcode)
-	p.decodeOpcode(op, text)
-	return op
+	// One allocation holds the Opcode and, for the usual few modifiers
+	// and types, their slices (passes decode an opcode per instruction
+	// they build).
+	box := new(opcodeBox)
+	p.box = box
+	p.decodeOpcode(&box.op, text)
+	return &box.op
+}
+
+// opcodeBox is DecodeOpcode's single allocation: the Opcode and room for
+// its Mods and Types when they are few.
+type opcodeBox struct {
+	op    Opcode
+	mods  [5]string
+	types [2]Type
 }
 
 func (p *parser) decodeOpcode(op *Opcode, text string) {
@@ -273,12 +285,18 @@ func (p *parser) decodeOpcode(op *Opcode, text string) {
 		op.Mods = all
 	} else if p.raw != nil {
 		op.Mods = p.strs(mods[:nm])
+	} else if p.box != nil && nm <= len(p.box.mods) {
+		n := copy(p.box.mods[:], mods[:nm])
+		op.Mods = p.box.mods[:n:n]
 	} else {
 		op.Mods = append([]string(nil), mods[:nm]...)
 	}
 	if nt > 0 {
 		if p.raw != nil {
 			op.Types = p.types(types[:nt])
+		} else if p.box != nil && nt <= len(p.box.types) {
+			n := copy(p.box.types[:], types[:nt])
+			op.Types = p.box.types[:n:n]
 		} else {
 			op.Types = append([]Type(nil), types[:nt]...)
 		}

@@ -42,13 +42,13 @@ const maxDepth = 1000
 func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *File, err error) {
 	tf := fset.AddFile(filename, -1, len(src))
 	setLines(tf, src)
-	return parseRange(tf, src, 0, len(src), mode)
+	return parseRange(tf, src, 0, len(src), mode, nil)
 }
 
 // parseRange parses the declarations in src[lo:hi], src being the whole
 // text of tf: positions, the File's Src and Tok are those of the whole
 // file, and the token table covers src[lo:hi] only.
-func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode) (f *File, err error) {
+func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[string]*Opcode) (f *File, err error) {
 	p := &parser{file: tf, mode: mode}
 	// The tokens' Text fields are substrings of src without copies: src
 	// is retained by the File and must not be modified afterwards.
@@ -63,7 +63,10 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode) (f *File, err
 		p.errorAt(token.Pos(base+off), msg)
 	})
 	p.tab = &tokTable{src: text, base: base, raw: p.raw, kinds: p.kinds}
-	p.opcodes = make(map[string]*Opcode, 32)
+	p.opcodes = opcodes
+	if p.opcodes == nil {
+		p.opcodes = make(map[string]*Opcode, 32)
+	}
 	// Every instruction ends in ';', so the number of ';' tokens bounds
 	// the instructions, and an instruction's top-level operands are one
 	// more than its top-level commas: the ';' count plus the ',' count
@@ -124,6 +127,7 @@ func detectCRLF(s string) bool {
 }
 
 type parser struct {
+	box    *opcodeBox // DecodeOpcode's allocation, or nil
 	file   *token.File
 	src    string
 	base   int

@@ -102,7 +102,17 @@ func NewFile(fset *token.FileSet, filename string, src []byte) *token.File {
 // that the pieces of a file parsed one by one give the declarations
 // ParseFile gives, at the same positions. Errors are as ParseFile's.
 func ParseRange(tf *token.File, src []byte, lo, hi int, mode Mode) (*File, error) {
-	return parseRange(tf, src, lo, hi, mode)
+	return parseRange(tf, src, lo, hi, mode, nil)
+}
+
+// ParseRangeShared is ParseRange with the decoded opcodes kept in
+// opcodes (by spelling), which the pieces of a module parsed one by one
+// share, as the instructions of one parse share theirs: a module repeats
+// a few hundred opcodes, and decoding them again for every piece costs
+// as much as the rest of its instructions' allocations. Opcodes are
+// read-only once decoded. A nil map is ParseRange.
+func ParseRangeShared(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[string]*Opcode) (*File, error) {
+	return parseRange(tf, src, lo, hi, mode, opcodes)
 }
 
 // DeclPrinter prints the declarations of a file one after another, in

@@ -7,15 +7,17 @@ import (
 	"testing"
 )
 
-// parsePieces parses src piece by piece at Split's cuts.
+// parsePieces parses src piece by piece at Split's cuts, the pieces
+// sharing their decoded opcodes (ParseRangeShared).
 func parsePieces(t testing.TB, name string, src []byte) (*File, *token.FileSet, error) {
 	fset := token.NewFileSet()
 	tf := NewFile(fset, name, src)
 	all := &File{Name: name, Src: src, Tok: tf}
 	lo := 0
 	var first error
+	opcodes := map[string]*Opcode{} // shared by the pieces, as Stream shares them
 	for _, hi := range Split(src) {
-		f, err := ParseRange(tf, src, lo, hi, 0)
+		f, err := ParseRangeShared(tf, src, lo, hi, 0, opcodes)
 		if err != nil && first == nil {
 			first = err
 		}
@@ -146,4 +148,38 @@ func FuzzSplit(f *testing.F) {
 			t.Fatalf("DeclPrinter output differs from Fprint")
 		}
 	})
+}
+
+// TestParseRangeShared: pieces parsed with a shared opcode map share the
+// Opcode of a spelling they both use, and parse to what ParseRange gives.
+func TestParseRangeShared(t *testing.T) {
+	src := []byte(".version 7.8\n.target sm_80\n.entry a()\n{\n\tadd.s32 %r1, %r1, 1;\n\tret;\n}\n.entry b()\n{\n\tadd.s32 %r2, %r2, 2;\n}\n")
+	cuts := Split(src)
+	if len(cuts) != 2 {
+		t.Fatalf("cuts %v, want 2 pieces", cuts)
+	}
+	fset := token.NewFileSet()
+	tf := NewFile(fset, "a.ptx", src)
+	opcodes := map[string]*Opcode{}
+	var ops []*Opcode
+	lo := 0
+	for _, hi := range cuts {
+		f, err := ParseRangeShared(tf, src, lo, hi, 0, opcodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := ParseRange(tf, src, lo, hi, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if Dump(f) != Dump(g) {
+			t.Errorf("piece %d: shared parse differs:\n%s\nwant\n%s", lo, Dump(f), Dump(g))
+		}
+		fn := f.Functions()[0]
+		ops = append(ops, fn.Body.Stmts[0].(*Instruction).Op)
+		lo = hi
+	}
+	if ops[0] != ops[1] || ops[0].Text != "add.s32" {
+		t.Errorf("add.s32 decoded twice (%p, %p) or wrongly (%q)", ops[0], ops[1], ops[0].Text)
+	}
 }

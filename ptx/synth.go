@@ -257,7 +257,9 @@ func (fn *Function) AddPerf(d *Directive) {
 
 // synth makes the tokens of an instruction from its fields.
 func (in *Instruction) synth() []Token {
-	var ts []Token
+	// Guard (3), opcode, operands (most take one token, an address up to
+	// five, a separator each) and ';': one allocation for the usual case.
+	ts := make([]Token, 0, 5+4*len(in.Args))
 	if in.Guard != "" {
 		ts = append(ts, Tok(AT, "@"))
 		if in.GuardNeg {
