@@ -82,12 +82,12 @@ func TestSeries(t *testing.T) {
 	var s series
 	s.add(0, 3, 2, 1)  // cycles 0,1,2: 2 units, 1 lane
 	s.add(5, 6, 0, 16) // cycle 5: 16 lanes
-	if s.shift != 0 || len(s.v) != 6 || s.v[0] != [2]uint64{2, 1} || s.v[2] != [2]uint64{2, 1} || s.v[3] != [2]uint64{} || s.v[5] != [2]uint64{0, 16} {
+	if s.shift != 0 || len(s.v) != 6 || s.v[0] != [2]uint32{2, 1} || s.v[2] != [2]uint32{2, 1} || s.v[3] != [2]uint32{} || s.v[5] != [2]uint32{0, 16} {
 		t.Fatalf("width 1: shift %d %v", s.shift, s.v)
 	}
 	s.add(1023, 1025, 1, 3) // crosses the cap: width 2, buckets 0..512
-	if s.shift != 1 || len(s.v) != 513 || s.v[0] != [2]uint64{4, 2} || s.v[1] != [2]uint64{2, 1} || s.v[2] != [2]uint64{0, 16} ||
-		s.v[511] != [2]uint64{1, 3} || s.v[512] != [2]uint64{1, 3} {
+	if s.shift != 1 || len(s.v) != 513 || s.v[0] != [2]uint32{4, 2} || s.v[1] != [2]uint32{2, 1} || s.v[2] != [2]uint32{0, 16} ||
+		s.v[511] != [2]uint32{1, 3} || s.v[512] != [2]uint32{1, 3} {
 		t.Fatalf("width 2: shift %d len %d %v", s.shift, len(s.v), s.v[:3])
 	}
 	u, l := s.buckets(3, 129) // width 8: [0,8) = 2+2+2 units, 1+1+1+16 lanes; [1016,1024), [1024,1032)
@@ -117,5 +117,30 @@ func TestFromBundlesBadModel(t *testing.T) {
 	c.Model = []byte(`{"name":"x","bogus":1}`)
 	if _, err := FromBundles("k", []*trace.Activity{c}); err == nil || !strings.Contains(err.Error(), "model spec") {
 		t.Errorf("FromBundles with a bad spec: %v", err)
+	}
+}
+
+// A series whose counts pass 32 bits turns wide and keeps them exact: a
+// bucket of 2^31 lanes plus another 2^31 + 5 (by hand: 2^32 + 5), then a
+// coarsening that adds two buckets near 2^32 each.
+func TestSeriesWide(t *testing.T) {
+	var s series
+	s.add(0, 1, 1, 1<<31)
+	s.add(0, 1, 0, 1<<31+5)
+	s.add(1, 2, 1<<32-1, 0)
+	if s.w == nil || s.v != nil {
+		t.Fatalf("2^32 + 5 lane cycles in one bucket: the series did not turn wide")
+	}
+	s.add(1024, 1025, 1, 0) // coarsen: bucket 0 = cycles 0 and 1
+	u, l := s.buckets(1, 513)
+	if u[0] != 1<<32 || l[0] != 1<<32+5 || u[512] != 1 {
+		t.Errorf("wide counts: units %d, %d lanes %d; want %d, 1, %d", u[0], u[512], l[0], uint64(1<<32), uint64(1<<32+5))
+	}
+	var n series // a narrow series whose coarsening overflows 32 bits
+	n.add(0, 1, 1<<32-1, 0)
+	n.add(1, 2, 1<<32-1, 0)
+	n.add(1024, 1025, 0, 1)
+	if u, _ := n.buckets(1, 513); u[0] != 2*(1<<32-1) {
+		t.Errorf("coarsened past 32 bits: %d, want %d", u[0], uint64(2*(1<<32-1)))
 	}
 }

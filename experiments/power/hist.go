@@ -53,43 +53,65 @@ func (h Hist) Decades() [5]uint64 {
 	return d
 }
 
-// histBuilder accumulates interval lengths: short ones in a dense slice
-// indexed by length (allocated whole, smallLimit counts, on the first
-// short interval: one allocation instead of a series of growths), the
-// rest in a map.
+// histBuilder accumulates interval lengths: short ones (< smallLimit) in
+// a dense slice of 32-bit counts indexed by length, the rest in a map. The
+// dense slice starts at smallFirst counts and grows to the first power of
+// two past the longest short length seen (most blocks' idle intervals are
+// a few cycles long, so most stay at 128 bytes). A dense count that
+// would pass 2^32−1 is moved into the map (carried), so every count stays
+// exact.
 type histBuilder struct {
-	small []uint64
-	large map[model.Time]uint64
+	small   []uint32
+	large   map[model.Time]uint64
+	carried bool // large holds lengths < smallLimit too
 }
 
-// smallLimit bounds the dense part of a histBuilder (lengths < smallLimit).
-const smallLimit = 256
+// smallLimit bounds the dense part of a histBuilder (lengths < smallLimit);
+// smallFirst is its first size.
+const (
+	smallLimit = 256
+	smallFirst = 32
+)
 
 func (m *histBuilder) add(n model.Time, count uint64) {
-	if n == 0 || count == 0 {
+	if uint64(n) < uint64(len(m.small)) && n > 0 {
+		if c := uint64(m.small[n]) + count; c <= math.MaxUint32 {
+			m.small[n] = uint32(c)
+			return
+		}
+	}
+	m.addSlow(n, count)
+}
+
+// addSlow is add outside the dense slice's current size, or past its
+// 32-bit counts.
+func (m *histBuilder) addSlow(n model.Time, count uint64) {
+	if n <= 0 || count == 0 {
 		return
 	}
 	if n < smallLimit {
-		if m.small == nil {
-			m.small = make([]uint64, smallLimit)
+		if int(n) >= len(m.small) {
+			size := smallFirst
+			for size <= int(n) {
+				size *= 2
+			}
+			small := make([]uint32, size)
+			copy(small, m.small)
+			m.small = small
+			if count <= math.MaxUint32 {
+				m.small[n] = uint32(count)
+				return
+			}
 		}
-		m.small[n] += count
-		return
+		// the count would overflow: carry it with the dense one to the map
+		count += uint64(m.small[n])
+		m.small[n] = 0
+		m.carried = true
 	}
 	if m.large == nil {
 		m.large = map[model.Time]uint64{}
 	}
 	m.large[n] += count
-}
-
-// merge adds o's intervals to m.
-func (m *histBuilder) merge(o *histBuilder) {
-	for l, c := range o.small {
-		m.add(model.Time(l), c)
-	}
-	for l, c := range o.large {
-		m.add(l, c)
-	}
 }
 
 func (m *histBuilder) hist() Hist {
@@ -102,7 +124,7 @@ func (m *histBuilder) hist() Hist {
 	h := make(Hist, 0, n)
 	for l, c := range m.small {
 		if c > 0 {
-			h = append(h, Bin{model.Time(l), c})
+			h = append(h, Bin{model.Time(l), uint64(c)})
 		}
 	}
 	n = len(h)
@@ -111,6 +133,9 @@ func (m *histBuilder) hist() Hist {
 	}
 	large := h[n:]
 	sort.Slice(large, func(i, j int) bool { return large[i].Len < large[j].Len })
+	if m.carried {
+		return merge(h[:n], large)
+	}
 	return h
 }
 

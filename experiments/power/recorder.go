@@ -356,14 +356,15 @@ func (g *laneGroup) resync(lanes []track) bool {
 	return true
 }
 
-// finish closes the group's lanes at end and adds t's counts to each;
-// it returns the busy cycles cut from each lane.
-func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, error) {
+// finish closes the group's lanes at end and adds t's busy cycles to
+// each; it returns the busy cycles cut from each lane and t's idle
+// histogram, which every lane's adds to its own (merge).
+func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, Hist, error) {
 	cuts := make([]model.Time, len(lanes))
 	if g.sync {
 		c, err := g.t.finish(end)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for j := range cuts {
 			cuts[j] = c
@@ -372,16 +373,15 @@ func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, error) 
 		for j := range lanes {
 			c, err := lanes[j].finish(end)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			cuts[j] = c
 		}
 	}
 	for j := range lanes {
 		lanes[j].busy += g.t.busy
-		lanes[j].idle.merge(&g.t.idle)
 	}
-	return cuts, nil
+	return cuts, g.t.idle.hist(), nil
 }
 
 // Launch is the activity of one run: per-SM tracks closed at Cycles.
@@ -493,13 +493,13 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 					sr.UnitCycles[nb-1] -= uint64(cut)
 				}
 				l.Units[k] = append(l.Units[k], b)
-				cuts, err := s.units[k][u].g.finish(s.lanes[k][u], cycles)
+				cuts, gh, err := s.units[k][u].g.finish(s.lanes[k][u], cycles)
 				if err != nil {
 					return nil, fmt.Errorf("power: SM %d: %w", i, err)
 				}
 				for j := range s.lanes[k][u] {
 					lt := &s.lanes[k][u][j]
-					l.Lanes[k] = append(l.Lanes[k], Block{SM: i, Index: u*len(s.lanes[k][u]) + j, Busy: lt.busy, Idle: lt.idle.hist()})
+					l.Lanes[k] = append(l.Lanes[k], Block{SM: i, Index: u*len(s.lanes[k][u]) + j, Busy: lt.busy, Idle: merge(lt.idle.hist(), gh)})
 					if nb > 0 {
 						sr.LaneCycles[nb-1] -= uint64(cuts[j])
 					}
@@ -518,7 +518,7 @@ func (s *smRecorder) sched(i, schedulers int, shift uint, nb int) Sched {
 	sc := Sched{SM: i, Schedulers: schedulers}
 	sc.Issued, sc.Threads = s.issue.buckets(shift, nb)
 	for k := range s.stalls {
-		if len(s.stalls[k].v) > 0 {
+		if !s.stalls[k].empty() {
 			sc.Stalls[k], _ = s.stalls[k].buckets(shift, nb)
 		}
 	}
