@@ -110,13 +110,20 @@ func (r *Recorder) Observe(part int) model.Observer {
 		return nil
 	}
 	s := &smRecorder{r: r, sm: part, core: newTrack(true)}
+	col := 2 // issued, threads
 	for k, u := range unitSpecs(r.spec) {
+		if u.Count > 0 {
+			s.ucol[k] = col
+			col += 2
+		}
 		for range u.Count {
 			ls := make([]track, r.lanes[k].lanes)
 			s.lanes[k] = append(s.lanes[k], ls)
 			s.units[k] = append(s.units[k], instRec{g: laneGroup{sync: true, full: laneBits(uint64(1)<<len(ls) - 1)}})
 		}
 	}
+	s.scol = col
+	s.tab.cols = col + int(model.NumStallReasons)
 	r.sms[part] = s
 	return s
 }
@@ -131,14 +138,15 @@ type smRecorder struct {
 	core     *track
 	units    [model.NumUnitKinds][]instRec // [kind][instance]
 	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
-	// busy unit cycles (n0) and busy lane cycles (n1) of each kind over time
-	series [model.NumUnitKinds]series
-	// issued warp-instructions (n0) and their active threads (n1), and
-	// stalled scheduler-cycles by reason (n0), over time
-	issue  series
-	stalls [model.NumStallReasons]series
-	pend   []stallRun // per scheduler: the stall run being extended
-	err    error
+	// over time: issued warp-instructions (column 0) and their active
+	// threads (1); busy unit cycles (ucol[kind]) and busy lane cycles
+	// (ucol[kind]+1) of each kind with instances; stalled
+	// scheduler-cycles by reason (scol+reason)
+	tab       table
+	ucol      [model.NumUnitKinds]int
+	scol      int
+	stallSeen uint32 // reasons with stalled cycles
+	err       error
 }
 
 // ObservesMem is false: activity needs no memory events (model.MemFilter).
@@ -149,37 +157,13 @@ func (s *smRecorder) ObservesMem() bool { return false }
 // model makes one call per issue.
 func (s *smRecorder) ObservesIssue() bool { return false }
 
-// Stall extends the scheduler's pending stall run when the event continues
-// it (the model reports most stalls one cycle at a time) and adds the run
-// to its reason's series when it ends.
+// Stall counts the scheduler's stalled cycles under their reason.
 func (s *smRecorder) Stall(e model.StallEvent) {
-	if e.Reason >= model.NumStallReasons || e.Sched < 0 {
+	if e.Reason >= model.NumStallReasons || e.Sched < 0 || e.To <= e.From {
 		return
 	}
-	if e.Sched >= len(s.pend) {
-		s.pend = append(s.pend, make([]stallRun, e.Sched+1-len(s.pend))...)
-	}
-	p := &s.pend[e.Sched]
-	if p.to == e.From && p.reason == e.Reason && p.to > p.from {
-		p.to = e.To
-		return
-	}
-	s.flushStall(p)
-	*p = stallRun{e.From, e.To, e.Reason}
-}
-
-// stallRun is a scheduler's stall cycles [from, to) for one reason not yet
-// added to the series.
-type stallRun struct {
-	from, to model.Time
-	reason   model.StallReason
-}
-
-func (s *smRecorder) flushStall(p *stallRun) {
-	if p.to > p.from {
-		s.stalls[p.reason].add(p.from, p.to, 1, 0)
-	}
-	p.from, p.to = 0, 0
+	s.stallSeen |= 1 << e.Reason
+	s.tab.add1(e.From, e.To, s.scol+int(e.Reason), 1)
 }
 
 // instRec is one unit instance's track and its lanes' group, together so
@@ -228,7 +212,8 @@ func (s *smRecorder) UnitBusy(e model.UnitEvent) {
 // busy records one issue's unit occupancy (a checked UnitBusy event).
 func (s *smRecorder) busy(e *busyRec) {
 	// the issue (UnitBusy is sent once per issue, from its cycle)
-	s.issue.add(e.from, e.from+1, 1, uint64(bits.OnesCount32(e.active)))
+	threads := uint64(bits.OnesCount32(e.active))
+	uc := s.ucol[e.unit]
 	ir := &s.units[e.unit][e.index]
 	ir.unit.add(e.from, e.to)
 	lm := &s.r.lanes[e.unit]
@@ -242,7 +227,7 @@ func (s *smRecorder) busy(e *busyRec) {
 	if lm.passes == 1 && !s.r.Compact {
 		// every thread in the one pass (gtx480's sp and ldst)
 		lb := lm.busyLanes(e.active, 0)
-		s.series[e.unit].add(e.from, e.to, 1, uint64(bits.OnesCount64(uint64(lb))))
+		s.tab.issue(e.from, e.to, uc, threads, uint64(bits.OnesCount64(uint64(lb))))
 		if lb == g.full && g.sync {
 			g.t.add(e.from, e.to) // every lane alike: one update
 			return
@@ -265,7 +250,7 @@ func (s *smRecorder) busy(e *busyRec) {
 	}
 	lanes := s.lanes[e.unit][e.index]
 	g.desync(lanes)
-	s.series[e.unit].add(e.from, e.to, 1, 0)
+	s.tab.issue(e.from, e.to, uc, threads, 0)
 	occ := e.to - e.from
 	P := model.Time(lm.passes)
 	n := bits.OnesCount32(e.active)
@@ -277,7 +262,7 @@ func (s *smRecorder) busy(e *busyRec) {
 			lb = lm.busyLanes(e.active, p)
 		}
 		from, to := e.from+model.Time(p)*occ/P, e.from+model.Time(p+1)*occ/P
-		s.series[e.unit].add(from, to, 0, uint64(bits.OnesCount64(uint64(lb))))
+		s.tab.add(from, to, uc, 0, uint64(bits.OnesCount64(uint64(lb))))
 		addLanes(lanes, lb, from, to)
 	}
 }
@@ -446,16 +431,7 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		if s == nil {
 			continue
 		}
-		for i := range s.pend {
-			s.flushStall(&s.pend[i])
-		}
-		for k := range s.units {
-			l.SeriesShift = max(l.SeriesShift, s.series[k].shift)
-		}
-		l.SeriesShift = max(l.SeriesShift, s.issue.shift)
-		for k := range s.stalls {
-			l.SeriesShift = max(l.SeriesShift, s.stalls[k].shift)
-		}
+		l.SeriesShift = max(l.SeriesShift, s.tab.shift)
 	}
 	for cycles > 0 && uint64(cycles-1)>>l.SeriesShift >= seriesCap {
 		l.SeriesShift++
@@ -476,13 +452,26 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 			return nil, err
 		}
 		l.Core = append(l.Core, b)
-		l.Sched = append(l.Sched, s.sched(i, r.spec.SM.Schedulers, l.SeriesShift, nb))
+		out := make([]uint64, nb*(s.scol+bits.OnesCount32(s.stallSeen))) // every column taken, one allocation
+		column := func(c int) []uint64 {
+			o := out[:nb:nb]
+			out = out[nb:]
+			s.tab.col(c, l.SeriesShift, o)
+			return o
+		}
+		sc := Sched{SM: i, Schedulers: r.spec.SM.Schedulers, Issued: column(0), Threads: column(1)}
+		for k := range sc.Stalls {
+			if s.stallSeen&(1<<k) != 0 {
+				sc.Stalls[k] = column(s.scol + k)
+			}
+		}
+		l.Sched = append(l.Sched, sc)
 		for k := range s.units {
 			if len(s.units[k]) == 0 {
 				continue
 			}
 			sr := Series{SM: i, Unit: model.UnitKind(k), Units: len(s.units[k])}
-			sr.UnitCycles, sr.LaneCycles = s.series[k].buckets(l.SeriesShift, nb)
+			sr.UnitCycles, sr.LaneCycles = column(s.ucol[k]), column(s.ucol[k]+1)
 			for u := range s.units[k] {
 				t := &s.units[k][u].unit
 				b, err := block(i, u, t)
@@ -510,17 +499,4 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		}
 	}
 	return l, nil
-}
-
-// sched returns SM i's scheduler series at width 2^shift over nb buckets
-// (the pending stall runs flushed).
-func (s *smRecorder) sched(i, schedulers int, shift uint, nb int) Sched {
-	sc := Sched{SM: i, Schedulers: schedulers}
-	sc.Issued, sc.Threads = s.issue.buckets(shift, nb)
-	for k := range s.stalls {
-		if !s.stalls[k].empty() {
-			sc.Stalls[k], _ = s.stalls[k].buckets(shift, nb)
-		}
-	}
-	return sc
 }
