@@ -1,8 +1,10 @@
 package power
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/ptxtrace/ptxtrace/model"
@@ -132,7 +134,7 @@ func (m *histBuilder) hist() Hist {
 		h = append(h, Bin{l, c})
 	}
 	large := h[n:]
-	sort.Slice(large, func(i, j int) bool { return large[i].Len < large[j].Len })
+	slices.SortFunc(large, func(a, b Bin) int { return cmp.Compare(a.Len, b.Len) })
 	if m.carried {
 		return merge(h[:n], large)
 	}
@@ -188,7 +190,11 @@ func (t *track) add(from, to model.Time) {
 		t.from = from
 	}
 	if from > t.cur {
-		t.idle.add(from-t.cur, 1)
+		if n := uint64(from - t.cur); n < uint64(len(t.idle.small)) && t.idle.small[n] < math.MaxUint32 {
+			t.idle.small[n]++ // histBuilder.add's fast path, written out
+		} else {
+			t.idle.addSlow(from-t.cur, 1)
+		}
 		if t.keep {
 			t.runs = append(t.runs, Interval{from, to})
 		}

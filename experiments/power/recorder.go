@@ -2,6 +2,7 @@ package power
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/ptxtrace/ptxtrace/model"
@@ -190,80 +191,90 @@ func (s *smRecorder) CTAFinish(e model.CTAEvent) {
 	}
 }
 
-// busyRec is a checked UnitBusy event.
-type busyRec struct {
-	from, to model.Time
-	active   uint32
-	index    uint32
-	unit     model.UnitKind
-	split    bool
-}
-
+// UnitBusy records one issue's unit occupancy.
 func (s *smRecorder) UnitBusy(e model.UnitEvent) {
-	if int(e.Unit) >= len(s.units) || e.Index < 0 || e.Index >= len(s.units[e.Unit]) {
+	if uint(e.Unit) >= uint(len(s.units)) || uint(e.Index) >= uint(len(s.units[e.Unit])) {
 		if s.err == nil {
 			s.err = fmt.Errorf("power: SM %d: unit %s instance %d not in the spec", e.SM, e.Unit, e.Index)
 		}
 		return
 	}
-	s.busy(&busyRec{from: e.From, to: e.To, active: e.Active, index: uint32(e.Index), unit: e.Unit, split: e.Split})
-}
-
-// busy records one issue's unit occupancy (a checked UnitBusy event).
-func (s *smRecorder) busy(e *busyRec) {
 	// the issue (UnitBusy is sent once per issue, from its cycle)
-	threads := uint64(bits.OnesCount32(e.active))
-	uc := s.ucol[e.unit]
-	ir := &s.units[e.unit][e.index]
-	ir.unit.add(e.from, e.to)
-	lm := &s.r.lanes[e.unit]
-	if e.split {
-		lm = &s.r.half[e.unit]
+	threads := uint64(bits.OnesCount32(e.Active))
+	uc := s.ucol[e.Unit]
+	ir := &s.units[e.Unit][e.Index]
+	ir.unit.put(e.From, e.To)
+	lm := &s.r.lanes[e.Unit]
+	if e.Split {
+		lm = &s.r.half[e.Unit]
 		if lm.lanes == 0 && s.err == nil {
-			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", s.sm, e.unit)
+			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", s.sm, e.Unit)
 		}
 	}
 	g := &ir.g
 	if lm.passes == 1 && !s.r.Compact {
 		// every thread in the one pass (gtx480's sp and ldst)
-		lb := lm.busyLanes(e.active, 0)
-		s.tab.issue(e.from, e.to, uc, threads, uint64(bits.OnesCount64(uint64(lb))))
+		lb := lm.busyLanes(e.Active, 0)
+		s.tab.issue(e.From, e.To, uc, threads, uint64(bits.OnesCount64(uint64(lb))))
 		if lb == g.full && g.sync {
-			g.t.add(e.from, e.to) // every lane alike: one update
+			g.t.put(e.From, e.To) // every lane alike: one update
 			return
 		}
-		lanes := s.lanes[e.unit][e.index]
+		lanes := s.lanes[e.Unit][e.Index]
 		if lb == g.full {
 			// every lane busy: one update if the lanes have come to
 			// agree, else one per lane, after which they may agree
 			if !g.resync(lanes) {
-				addLanes(lanes, lb, e.from, e.to)
+				addLanes(lanes, lb, e.From, e.To)
 				g.resync(lanes)
 				return
 			}
-			g.t.add(e.from, e.to)
+			g.t.put(e.From, e.To)
 			return
 		}
 		g.desync(lanes)
-		addLanes(lanes, lb, e.from, e.to)
+		addLanes(lanes, lb, e.From, e.To)
 		return
 	}
-	lanes := s.lanes[e.unit][e.index]
+	lanes := s.lanes[e.Unit][e.Index]
 	g.desync(lanes)
-	s.tab.issue(e.from, e.to, uc, threads, 0)
-	occ := e.to - e.from
+	s.tab.issue(e.From, e.To, uc, threads, 0)
+	occ := e.To - e.From
 	P := model.Time(lm.passes)
-	n := bits.OnesCount32(e.active)
+	n := bits.OnesCount32(e.Active)
 	for p := range lm.passes {
 		var lb laneBits
 		if s.r.Compact {
 			lb = lm.compactLanes(n, p)
 		} else {
-			lb = lm.busyLanes(e.active, p)
+			lb = lm.busyLanes(e.Active, p)
 		}
-		from, to := e.from+model.Time(p)*occ/P, e.from+model.Time(p+1)*occ/P
+		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
 		s.tab.add(from, to, uc, 0, uint64(bits.OnesCount64(uint64(lb))))
 		addLanes(lanes, lb, from, to)
+	}
+}
+
+// put is add for a track that keeps no runs (keep false): a unit's or a
+// lane group's, once per issue.
+func (t *track) put(from, to model.Time) {
+	switch {
+	case to <= from:
+	case from > t.cur:
+		if n := uint64(from - t.cur); n < uint64(len(t.idle.small)) && t.idle.small[n] < math.MaxUint32 {
+			t.idle.small[n]++ // histBuilder.add's fast path, written out
+		} else {
+			t.idle.addSlow(from-t.cur, 1)
+		}
+		t.from = from
+		t.busy += to - from
+		t.cur = to
+	case to > t.cur:
+		if t.cur == 0 {
+			t.from = from
+		}
+		t.busy += to - t.cur
+		t.cur = to
 	}
 }
 
@@ -279,7 +290,11 @@ func addLanes(lanes []track, lb laneBits, from, to model.Time) {
 		lb &= lb - 1
 		switch {
 		case from > t.cur:
-			t.idle.add(from-t.cur, 1)
+			if n := uint64(from - t.cur); n < uint64(len(t.idle.small)) && t.idle.small[n] < math.MaxUint32 {
+				t.idle.small[n]++ // histBuilder.add's fast path, written out
+			} else {
+				t.idle.addSlow(from-t.cur, 1)
+			}
 			t.from = from
 			t.busy += to - from
 			t.cur = to
@@ -367,6 +382,17 @@ func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, Hist, e
 		lanes[j].busy += g.t.busy
 	}
 	return cuts, g.t.idle.hist(), nil
+}
+
+// laneHist is a lane's idle histogram: its own intervals and its group's
+// gh. A lane with none of its own shares gh's array (capacity cut, so an
+// append copies; the blocks are read only).
+func laneHist(own *histBuilder, gh Hist) Hist {
+	h := own.hist()
+	if len(h) == 0 {
+		return gh[:len(gh):len(gh)]
+	}
+	return merge(h, gh)
 }
 
 // Launch is the activity of one run: per-SM tracks closed at Cycles.
@@ -488,7 +514,7 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 				}
 				for j := range s.lanes[k][u] {
 					lt := &s.lanes[k][u][j]
-					l.Lanes[k] = append(l.Lanes[k], Block{SM: i, Index: u*len(s.lanes[k][u]) + j, Busy: lt.busy, Idle: merge(lt.idle.hist(), gh)})
+					l.Lanes[k] = append(l.Lanes[k], Block{SM: i, Index: u*len(s.lanes[k][u]) + j, Busy: lt.busy, Idle: laneHist(&lt.idle, gh)})
 					if nb > 0 {
 						sr.LaneCycles[nb-1] -= uint64(cuts[j])
 					}
