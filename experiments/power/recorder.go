@@ -479,12 +479,14 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		}
 		l.Core = append(l.Core, b)
 		out := make([]uint64, nb*(s.scol+bits.OnesCount32(s.stallSeen))) // every column taken, one allocation
-		column := func(c int) []uint64 {
-			o := out[:nb:nb]
-			out = out[nb:]
-			s.tab.col(c, l.SeriesShift, o)
-			return o
+		outs := make([][]uint64, s.tab.cols)
+		for c := range outs {
+			if c < s.scol || s.stallSeen&(1<<(c-s.scol)) != 0 {
+				outs[c], out = out[:nb:nb], out[nb:]
+			}
 		}
+		s.tab.fill(l.SeriesShift, outs, nb)
+		column := func(c int) []uint64 { return outs[c] }
 		sc := Sched{SM: i, Schedulers: r.spec.SM.Schedulers, Issued: column(0), Threads: column(1)}
 		for k := range sc.Stalls {
 			if s.stallSeen&(1<<k) != 0 {

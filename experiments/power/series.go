@@ -188,20 +188,38 @@ func halve[T uint32 | uint64](v []T, n, cols int) int {
 	return h
 }
 
-// col returns column c at width 2^shift (≥ t.shift) over nb buckets into
-// out (len nb, zeroed); counts past the last bucket (busy cycles after the
-// launch's end, which the tracks cut) are added to the last one.
-func (t *table) col(c int, shift uint, out []uint64) {
-	nb := len(out)
+// fill adds the table's columns at width 2^shift (≥ t.shift) into outs
+// (outs[c] for column c, nil: not wanted; every other of length nb,
+// zeroed), in one pass over the rows; counts past the last bucket (busy
+// cycles after the launch's end, which the tracks cut) are added to the
+// last one.
+func (t *table) fill(shift uint, outs [][]uint64, nb int) {
 	if nb == 0 {
 		return
 	}
 	for i := range t.nv {
 		j := min(i>>(shift-t.shift), nb-1)
-		out[j] += uint64(t.v[i*t.cols+c])
+		row := t.v[i*t.cols : (i+1)*t.cols]
+		for c, o := range outs[:len(row)] {
+			if o != nil {
+				o[j] += uint64(row[c])
+			}
+		}
 	}
 	for i := range t.nw {
 		j := min(i>>(shift-t.shift), nb-1)
-		out[j] += t.w[i*t.cols+c]
+		row := t.w[i*t.cols : (i+1)*t.cols]
+		for c, o := range outs[:len(row)] {
+			if o != nil {
+				o[j] += row[c]
+			}
+		}
 	}
+}
+
+// col is fill for column c alone.
+func (t *table) col(c int, shift uint, out []uint64) {
+	outs := make([][]uint64, t.cols)
+	outs[c] = out
+	t.fill(shift, outs, len(out))
 }
