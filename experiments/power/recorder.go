@@ -164,7 +164,16 @@ func (s *smRecorder) Stall(e model.StallEvent) {
 		return
 	}
 	s.stallSeen |= 1 << e.Reason
-	s.tab.add1(e.From, e.To, s.scol+int(e.Reason), 1)
+	c := s.scol + int(e.Reason)
+	t := &s.tab
+	// table.add1's fast path, written out (most stall events are one cycle)
+	if i := uint64(e.From) >> t.shift; i < uint64(t.nv) && uint64(e.To-1)>>t.shift == i {
+		if p := &t.v[int(i)*t.cols+c]; uint64(*p)+uint64(e.To-e.From) <= math.MaxUint32 {
+			*p += uint32(e.To - e.From)
+			return
+		}
+	}
+	t.addSlow(e.From, e.To, c, 1, 0, false)
 }
 
 // instRec is one unit instance's track and its lanes' group, together so
