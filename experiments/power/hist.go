@@ -56,24 +56,18 @@ func (h Hist) Decades() [5]uint64 {
 }
 
 // histBuilder accumulates interval lengths: short ones (< smallLimit) in
-// a dense slice of 32-bit counts indexed by length, the rest in a map. The
-// dense slice starts at smallFirst counts and grows to the first power of
-// two past the longest short length seen (most blocks' idle intervals are
-// a few cycles long, so most stay at 128 bytes). A dense count that
-// would pass 2^32−1 is moved into the map (carried), so every count stays
-// exact.
+// a dense slice of 32-bit counts indexed by length (allocated whole on
+// the first short interval: one allocation, no growth), the rest in a
+// map. A dense count that would pass 2^32−1 is moved into the map
+// (carried), so every count stays exact.
 type histBuilder struct {
 	small   []uint32
 	large   map[model.Time]uint64
 	carried bool // large holds lengths < smallLimit too
 }
 
-// smallLimit bounds the dense part of a histBuilder (lengths < smallLimit);
-// smallFirst is its first size.
-const (
-	smallLimit = 256
-	smallFirst = 32
-)
+// smallLimit bounds the dense part of a histBuilder (lengths < smallLimit).
+const smallLimit = 256
 
 func (m *histBuilder) add(n model.Time, count uint64) {
 	if uint64(n) < uint64(len(m.small)) && n > 0 {
@@ -85,21 +79,15 @@ func (m *histBuilder) add(n model.Time, count uint64) {
 	m.addSlow(n, count)
 }
 
-// addSlow is add outside the dense slice's current size, or past its
-// 32-bit counts.
+// addSlow is add before the dense slice exists, for a long interval, or
+// past a 32-bit count.
 func (m *histBuilder) addSlow(n model.Time, count uint64) {
 	if n <= 0 || count == 0 {
 		return
 	}
 	if n < smallLimit {
-		if int(n) >= len(m.small) {
-			size := smallFirst
-			for size <= int(n) {
-				size *= 2
-			}
-			small := make([]uint32, size)
-			copy(small, m.small)
-			m.small = small
+		if m.small == nil {
+			m.small = make([]uint32, smallLimit)
 			if count <= math.MaxUint32 {
 				m.small[n] = uint32(count)
 				return
@@ -143,7 +131,20 @@ func (m *histBuilder) hist() Hist {
 
 // merge returns the union of a and b.
 func merge(a, b Hist) Hist {
-	out := make(Hist, 0, len(a)+len(b))
+	n := len(a) + len(b) // less the lengths in both
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i].Len < b[j].Len:
+			i++
+		case b[j].Len < a[i].Len:
+			j++
+		default:
+			n--
+			i++
+			j++
+		}
+	}
+	out := make(Hist, 0, n)
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {

@@ -270,14 +270,13 @@ func TestRecorderSplitCompact(t *testing.T) {
 	}
 }
 
-// A histBuilder's dense counts grow with the lengths seen and carry a
-// count past 2^32−1 into the map: by hand, 3 intervals of 7 cycles,
+// A histBuilder carries a dense count past 2^32−1 into the map: by hand, 3 intervals of 7 cycles,
 // 2^32 − 1 + 2 of 9 cycles, 1 of 200 and 2 of 300.
 func TestHistBuilderCarry(t *testing.T) {
 	var m histBuilder
 	m.add(7, 1)
 	m.add(9, 1<<32-1)
-	m.add(200, 1) // grows the dense part to 256
+	m.add(200, 1)
 	m.add(7, 2)
 	m.add(9, 2) // passes 2^32 − 1: carried
 	m.add(300, 2)
