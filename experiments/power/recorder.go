@@ -394,14 +394,49 @@ func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, Hist, e
 }
 
 // laneHist is a lane's idle histogram: its own intervals and its group's
-// gh. A lane with none of its own shares gh's array (capacity cut, so an
-// append copies; the blocks are read only).
+// gh, built without an intermediate histogram of its own when they are
+// all dense. A lane with none of its own shares gh's array (capacity cut,
+// so an append copies; the blocks are read only).
 func laneHist(own *histBuilder, gh Hist) Hist {
-	h := own.hist()
-	if len(h) == 0 {
+	if own.large != nil || own.carried {
+		return merge(own.hist(), gh)
+	}
+	n, j := 0, 0 // distinct lengths
+	for l, c := range own.small {
+		if c == 0 {
+			continue
+		}
+		for j < len(gh) && gh[j].Len < model.Time(l) {
+			j++
+			n++
+		}
+		if j < len(gh) && gh[j].Len == model.Time(l) {
+			j++
+		}
+		n++
+	}
+	if n == 0 {
 		return gh[:len(gh):len(gh)]
 	}
-	return merge(h, gh)
+	n += len(gh) - j
+	h := make(Hist, 0, n)
+	j = 0
+	for l, c := range own.small {
+		if c == 0 {
+			continue
+		}
+		for j < len(gh) && gh[j].Len < model.Time(l) {
+			h = append(h, gh[j])
+			j++
+		}
+		b := Bin{model.Time(l), uint64(c)}
+		if j < len(gh) && gh[j].Len == model.Time(l) {
+			b.Count += gh[j].Count
+			j++
+		}
+		h = append(h, b)
+	}
+	return append(h, gh[j:]...)
 }
 
 // Launch is the activity of one run: per-SM tracks closed at Cycles.
