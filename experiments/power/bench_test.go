@@ -460,3 +460,101 @@ func TestRecorderProcessingCost(t *testing.T) {
 			100*float64(rec[0][4])/float64(plain[2]), fin[4].Round(100*time.Microsecond), rec[1][4].Round(100*time.Microsecond))
 	}
 }
+
+// smEvents is one SM's captured UnitBusy, CTA and Stall events in order:
+// kinds says which slice the next one comes from.
+type smEvents struct {
+	model.BaseObserver
+	kinds []uint8 // 0 UnitBusy, 1 CTAStart, 2 CTAFinish, 3 Stall
+	units []model.UnitEvent
+	ctas  []model.CTAEvent
+	stall []model.StallEvent
+}
+
+func (c *smEvents) UnitBusy(e model.UnitEvent) {
+	c.kinds = append(c.kinds, 0)
+	c.units = append(c.units, e)
+}
+func (c *smEvents) CTAStart(e model.CTAEvent) {
+	c.kinds = append(c.kinds, 1)
+	c.ctas = append(c.ctas, e)
+}
+func (c *smEvents) CTAFinish(e model.CTAEvent) {
+	c.kinds = append(c.kinds, 2)
+	c.ctas = append(c.ctas, e)
+}
+func (c *smEvents) Stall(e model.StallEvent) {
+	c.kinds = append(c.kinds, 3)
+	c.stall = append(c.stall, e)
+}
+func (c *smEvents) ObservesMem() bool   { return false }
+func (c *smEvents) ObservesIssue() bool { return false }
+
+// BenchmarkRecorderReplay is the recorder's own work without the model:
+// the events of one model run of vecadd 1M and of volrender's first launch
+// (captured once, outside the timer) replayed into a fresh Recorder per
+// op, Finish included. It reports ns/issue.
+func BenchmarkRecorderReplay(b *testing.B) {
+	for _, w := range []string{"vecadd1M", "volrender"} {
+		in := costInput(b, w)
+		prep, err := in.Spec.Prepare(in.Prog, launch.PrepareOptions{BaseDir: in.BaseDir, Registry: launch.SampleRegistry(), GPU: &in.Model})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var caps []*smEvents
+		var cycles model.Time
+		eo := launch.ExecOptions{Model: &in.Model, ModelOpt: model.Options{Workers: 1}}
+		eo.ModelOpt.Observe = func(part int) model.Observer {
+			if part < 0 || len(caps) == in.Model.NumSMs {
+				return nil
+			}
+			c := &smEvents{}
+			caps = append(caps, c)
+			return c
+		}
+		eo.OnLaunch = func(i int, lr *launch.LaunchResult) {
+			if i == 0 {
+				cycles = lr.Timing.Cycles
+			}
+		}
+		if _, err := prep.Run(context.Background(), eo); err != nil {
+			b.Fatal(err)
+		}
+		issues := 0
+		for _, c := range caps {
+			issues += len(c.units)
+		}
+		b.Run(w, func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := cpuTime()
+			for b.Loop() {
+				r := NewRecorder(&in.Model)
+				for sm, c := range caps {
+					o := r.Observe(sm)
+					var u, t, s int
+					for _, k := range c.kinds {
+						switch k {
+						case 0:
+							o.UnitBusy(c.units[u])
+							u++
+						case 1:
+							o.CTAStart(c.ctas[t])
+							t++
+						case 2:
+							o.CTAFinish(c.ctas[t])
+							t++
+						default:
+							o.Stall(c.stall[s])
+							s++
+						}
+					}
+				}
+				if _, err := r.Finish(cycles); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*issues), "ns/issue")
+			b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(b.N*issues), "cpu-ns/issue")
+		})
+	}
+}

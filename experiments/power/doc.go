@@ -64,14 +64,17 @@
 //
 // One model call per issue: the recorder declines IssueEvents
 // (model.IssueFilter) and Mem events (model.MemFilter) and counts issues
-// from UnitBusy. Per UnitBusy event: the unit's track, two series buckets, and
-// the lanes as a group (laneGroup): while every lane of an instance has
-// the same timeline end, one shared track stands for all of them, and a
-// divergent issue updates its active lanes in one loop (addLanes). Per
-// launch an SM allocates its tracks, one 256-count dense
-// histogram per used block and one seriesCap array per used series; no
-// allocation per issue. Nothing runs per cycle; memory is bounded by
-// distinct idle lengths per block and seriesCap buckets per series.
+// from UnitBusy. Per UnitBusy event: the unit's track, one row of the
+// SM's table (issued, threads, busy unit and lane cycles; stall events
+// count into the same rows), and the lanes as a group (laneGroup): while
+// every lane of an instance has the same timeline end, one shared track
+// stands for all of them, and a divergent issue updates its active lanes
+// in one loop (addLanes). Per launch an SM allocates its tracks, one
+// 256-count dense histogram (32-bit counts) per used block and one table
+// of seriesCap rows (32-bit counts; a table or histogram count that would
+// pass 2^32−1 turns 64-bit, so every count stays exact); no allocation
+// per issue. Nothing runs per cycle; memory is bounded by distinct idle
+// lengths per block and seriesCap rows per SM.
 //
 // # Invariants
 //

@@ -1,8 +1,10 @@
 package power
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/ptxtrace/ptxtrace/model"
@@ -53,43 +55,53 @@ func (h Hist) Decades() [5]uint64 {
 	return d
 }
 
-// histBuilder accumulates interval lengths: short ones in a dense slice
-// indexed by length (allocated whole, smallLimit counts, on the first
-// short interval: one allocation instead of a series of growths), the
-// rest in a map.
+// histBuilder accumulates interval lengths: short ones (< smallLimit) in
+// a dense slice of 32-bit counts indexed by length (allocated whole on
+// the first short interval: one allocation, no growth), the rest in a
+// map. A dense count that would pass 2^32−1 is moved into the map
+// (carried), so every count stays exact.
 type histBuilder struct {
-	small []uint64
-	large map[model.Time]uint64
+	small   []uint32
+	large   map[model.Time]uint64
+	carried bool // large holds lengths < smallLimit too
 }
 
 // smallLimit bounds the dense part of a histBuilder (lengths < smallLimit).
 const smallLimit = 256
 
 func (m *histBuilder) add(n model.Time, count uint64) {
-	if n == 0 || count == 0 {
+	if uint64(n) < uint64(len(m.small)) && n > 0 {
+		if c := uint64(m.small[n]) + count; c <= math.MaxUint32 {
+			m.small[n] = uint32(c)
+			return
+		}
+	}
+	m.addSlow(n, count)
+}
+
+// addSlow is add before the dense slice exists, for a long interval, or
+// past a 32-bit count.
+func (m *histBuilder) addSlow(n model.Time, count uint64) {
+	if n <= 0 || count == 0 {
 		return
 	}
 	if n < smallLimit {
 		if m.small == nil {
-			m.small = make([]uint64, smallLimit)
+			m.small = make([]uint32, smallLimit)
+			if count <= math.MaxUint32 {
+				m.small[n] = uint32(count)
+				return
+			}
 		}
-		m.small[n] += count
-		return
+		// the count would overflow: carry it with the dense one to the map
+		count += uint64(m.small[n])
+		m.small[n] = 0
+		m.carried = true
 	}
 	if m.large == nil {
 		m.large = map[model.Time]uint64{}
 	}
 	m.large[n] += count
-}
-
-// merge adds o's intervals to m.
-func (m *histBuilder) merge(o *histBuilder) {
-	for l, c := range o.small {
-		m.add(model.Time(l), c)
-	}
-	for l, c := range o.large {
-		m.add(l, c)
-	}
 }
 
 func (m *histBuilder) hist() Hist {
@@ -102,7 +114,7 @@ func (m *histBuilder) hist() Hist {
 	h := make(Hist, 0, n)
 	for l, c := range m.small {
 		if c > 0 {
-			h = append(h, Bin{model.Time(l), c})
+			h = append(h, Bin{model.Time(l), uint64(c)})
 		}
 	}
 	n = len(h)
@@ -110,13 +122,29 @@ func (m *histBuilder) hist() Hist {
 		h = append(h, Bin{l, c})
 	}
 	large := h[n:]
-	sort.Slice(large, func(i, j int) bool { return large[i].Len < large[j].Len })
+	slices.SortFunc(large, func(a, b Bin) int { return cmp.Compare(a.Len, b.Len) })
+	if m.carried {
+		return merge(h[:n], large)
+	}
 	return h
 }
 
 // merge returns the union of a and b.
 func merge(a, b Hist) Hist {
-	out := make(Hist, 0, len(a)+len(b))
+	n := len(a) + len(b) // less the lengths in both
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i].Len < b[j].Len:
+			i++
+		case b[j].Len < a[i].Len:
+			j++
+		default:
+			n--
+			i++
+			j++
+		}
+	}
+	out := make(Hist, 0, n)
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
@@ -163,7 +191,11 @@ func (t *track) add(from, to model.Time) {
 		t.from = from
 	}
 	if from > t.cur {
-		t.idle.add(from-t.cur, 1)
+		if n := uint64(from - t.cur); n < uint64(len(t.idle.small)) && t.idle.small[n] < math.MaxUint32 {
+			t.idle.small[n]++ // histBuilder.add's fast path, written out
+		} else {
+			t.idle.addSlow(from-t.cur, 1)
+		}
 		if t.keep {
 			t.runs = append(t.runs, Interval{from, to})
 		}

@@ -269,3 +269,52 @@ func TestRecorderSplitCompact(t *testing.T) {
 		}
 	}
 }
+
+// A histBuilder carries a dense count past 2^32−1 into the map: by hand, 3 intervals of 7 cycles,
+// 2^32 − 1 + 2 of 9 cycles, 1 of 200 and 2 of 300.
+func TestHistBuilderCarry(t *testing.T) {
+	var m histBuilder
+	m.add(7, 1)
+	m.add(9, 1<<32-1)
+	m.add(200, 1)
+	m.add(7, 2)
+	m.add(9, 2) // passes 2^32 − 1: carried
+	m.add(300, 2)
+	m.add(0, 5) // no interval
+	want := Hist{{7, 3}, {9, 1<<32 + 1}, {200, 1}, {300, 2}}
+	if got := m.hist(); !reflect.DeepEqual(got, want) {
+		t.Errorf("hist %v, want %v", got, want)
+	}
+	var big histBuilder
+	big.add(3, 1<<40) // more than 32 bits on first use
+	if got := big.hist(); !reflect.DeepEqual(got, Hist{{3, 1 << 40}}) {
+		t.Errorf("hist %v, want [{3 %d}]", got, uint64(1<<40))
+	}
+}
+
+// A lane's histogram is its own intervals plus its group's, by hand:
+// own 3 (once), 7 (twice); group 1, 3 (4 times), 300 → 1, 3 (5), 7 (2),
+// 300; with a long interval of its own (the map); with none of its own.
+func TestLaneHist(t *testing.T) {
+	gh := Hist{{1, 1}, {3, 4}, {300, 1}}
+	var own histBuilder
+	own.add(3, 1)
+	own.add(7, 2)
+	if got, want := laneHist(&own, gh), (Hist{{1, 1}, {3, 5}, {7, 2}, {300, 1}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("dense: %v, want %v", got, want)
+	}
+	own.add(300, 2)
+	if got, want := laneHist(&own, gh), (Hist{{1, 1}, {3, 5}, {7, 2}, {300, 3}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("with the map: %v, want %v", got, want)
+	}
+	var none histBuilder
+	if got := laneHist(&none, gh); !reflect.DeepEqual(got, gh) || cap(got) != len(gh) {
+		t.Errorf("none of its own: %v (cap %d), want %v", got, cap(got), gh)
+	}
+	var late histBuilder // own lengths after the group's last
+	late.add(400, 1)
+	late.add(9, 1)
+	if got, want := laneHist(&late, Hist{{2, 1}}), (Hist{{2, 1}, {9, 1}, {400, 1}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("late: %v, want %v", got, want)
+	}
+}

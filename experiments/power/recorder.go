@@ -2,6 +2,7 @@ package power
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/ptxtrace/ptxtrace/model"
@@ -110,13 +111,20 @@ func (r *Recorder) Observe(part int) model.Observer {
 		return nil
 	}
 	s := &smRecorder{r: r, sm: part, core: newTrack(true)}
+	col := 2 // issued, threads
 	for k, u := range unitSpecs(r.spec) {
+		if u.Count > 0 {
+			s.ucol[k] = col
+			col += 2
+		}
 		for range u.Count {
 			ls := make([]track, r.lanes[k].lanes)
 			s.lanes[k] = append(s.lanes[k], ls)
 			s.units[k] = append(s.units[k], instRec{g: laneGroup{sync: true, full: laneBits(uint64(1)<<len(ls) - 1)}})
 		}
 	}
+	s.scol = col
+	s.tab.cols = col + int(model.NumStallReasons)
 	r.sms[part] = s
 	return s
 }
@@ -131,14 +139,15 @@ type smRecorder struct {
 	core     *track
 	units    [model.NumUnitKinds][]instRec // [kind][instance]
 	lanes    [model.NumUnitKinds][][]track // [kind][instance][lane], contiguous per instance
-	// busy unit cycles (n0) and busy lane cycles (n1) of each kind over time
-	series [model.NumUnitKinds]series
-	// issued warp-instructions (n0) and their active threads (n1), and
-	// stalled scheduler-cycles by reason (n0), over time
-	issue  series
-	stalls [model.NumStallReasons]series
-	pend   []stallRun // per scheduler: the stall run being extended
-	err    error
+	// over time: issued warp-instructions (column 0) and their active
+	// threads (1); busy unit cycles (ucol[kind]) and busy lane cycles
+	// (ucol[kind]+1) of each kind with instances; stalled
+	// scheduler-cycles by reason (scol+reason)
+	tab       table
+	ucol      [model.NumUnitKinds]int
+	scol      int
+	stallSeen uint32 // reasons with stalled cycles
+	err       error
 }
 
 // ObservesMem is false: activity needs no memory events (model.MemFilter).
@@ -149,37 +158,22 @@ func (s *smRecorder) ObservesMem() bool { return false }
 // model makes one call per issue.
 func (s *smRecorder) ObservesIssue() bool { return false }
 
-// Stall extends the scheduler's pending stall run when the event continues
-// it (the model reports most stalls one cycle at a time) and adds the run
-// to its reason's series when it ends.
+// Stall counts the scheduler's stalled cycles under their reason.
 func (s *smRecorder) Stall(e model.StallEvent) {
-	if e.Reason >= model.NumStallReasons || e.Sched < 0 {
+	if e.Reason >= model.NumStallReasons || e.Sched < 0 || e.To <= e.From {
 		return
 	}
-	if e.Sched >= len(s.pend) {
-		s.pend = append(s.pend, make([]stallRun, e.Sched+1-len(s.pend))...)
+	s.stallSeen |= 1 << e.Reason
+	c := s.scol + int(e.Reason)
+	t := &s.tab
+	// table.add1's fast path, written out (most stall events are one cycle)
+	if i := uint64(e.From) >> t.shift; i < uint64(t.nv) && uint64(e.To-1)>>t.shift == i {
+		if p := &t.v[int(i)*t.cols+c]; uint64(*p)+uint64(e.To-e.From) <= math.MaxUint32 {
+			*p += uint32(e.To - e.From)
+			return
+		}
 	}
-	p := &s.pend[e.Sched]
-	if p.to == e.From && p.reason == e.Reason && p.to > p.from {
-		p.to = e.To
-		return
-	}
-	s.flushStall(p)
-	*p = stallRun{e.From, e.To, e.Reason}
-}
-
-// stallRun is a scheduler's stall cycles [from, to) for one reason not yet
-// added to the series.
-type stallRun struct {
-	from, to model.Time
-	reason   model.StallReason
-}
-
-func (s *smRecorder) flushStall(p *stallRun) {
-	if p.to > p.from {
-		s.stalls[p.reason].add(p.from, p.to, 1, 0)
-	}
-	p.from, p.to = 0, 0
+	t.addSlow(e.From, e.To, c, 1, 0, false)
 }
 
 // instRec is one unit instance's track and its lanes' group, together so
@@ -206,79 +200,90 @@ func (s *smRecorder) CTAFinish(e model.CTAEvent) {
 	}
 }
 
-// busyRec is a checked UnitBusy event.
-type busyRec struct {
-	from, to model.Time
-	active   uint32
-	index    uint32
-	unit     model.UnitKind
-	split    bool
-}
-
+// UnitBusy records one issue's unit occupancy.
 func (s *smRecorder) UnitBusy(e model.UnitEvent) {
-	if int(e.Unit) >= len(s.units) || e.Index < 0 || e.Index >= len(s.units[e.Unit]) {
+	if uint(e.Unit) >= uint(len(s.units)) || uint(e.Index) >= uint(len(s.units[e.Unit])) {
 		if s.err == nil {
 			s.err = fmt.Errorf("power: SM %d: unit %s instance %d not in the spec", e.SM, e.Unit, e.Index)
 		}
 		return
 	}
-	s.busy(&busyRec{from: e.From, to: e.To, active: e.Active, index: uint32(e.Index), unit: e.Unit, split: e.Split})
-}
-
-// busy records one issue's unit occupancy (a checked UnitBusy event).
-func (s *smRecorder) busy(e *busyRec) {
 	// the issue (UnitBusy is sent once per issue, from its cycle)
-	s.issue.add(e.from, e.from+1, 1, uint64(bits.OnesCount32(e.active)))
-	ir := &s.units[e.unit][e.index]
-	ir.unit.add(e.from, e.to)
-	lm := &s.r.lanes[e.unit]
-	if e.split {
-		lm = &s.r.half[e.unit]
+	threads := uint64(bits.OnesCount32(e.Active))
+	uc := s.ucol[e.Unit]
+	ir := &s.units[e.Unit][e.Index]
+	ir.unit.put(e.From, e.To)
+	lm := &s.r.lanes[e.Unit]
+	if e.Split {
+		lm = &s.r.half[e.Unit]
 		if lm.lanes == 0 && s.err == nil {
-			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", s.sm, e.unit)
+			s.err = fmt.Errorf("power: SM %d: split issue on %s with an odd lane count", s.sm, e.Unit)
 		}
 	}
 	g := &ir.g
 	if lm.passes == 1 && !s.r.Compact {
 		// every thread in the one pass (gtx480's sp and ldst)
-		lb := lm.busyLanes(e.active, 0)
-		s.series[e.unit].add(e.from, e.to, 1, uint64(bits.OnesCount64(uint64(lb))))
+		lb := lm.busyLanes(e.Active, 0)
+		s.tab.issue(e.From, e.To, uc, threads, uint64(bits.OnesCount64(uint64(lb))))
 		if lb == g.full && g.sync {
-			g.t.add(e.from, e.to) // every lane alike: one update
+			g.t.put(e.From, e.To) // every lane alike: one update
 			return
 		}
-		lanes := s.lanes[e.unit][e.index]
+		lanes := s.lanes[e.Unit][e.Index]
 		if lb == g.full {
 			// every lane busy: one update if the lanes have come to
 			// agree, else one per lane, after which they may agree
 			if !g.resync(lanes) {
-				addLanes(lanes, lb, e.from, e.to)
+				addLanes(lanes, lb, e.From, e.To)
 				g.resync(lanes)
 				return
 			}
-			g.t.add(e.from, e.to)
+			g.t.put(e.From, e.To)
 			return
 		}
 		g.desync(lanes)
-		addLanes(lanes, lb, e.from, e.to)
+		addLanes(lanes, lb, e.From, e.To)
 		return
 	}
-	lanes := s.lanes[e.unit][e.index]
+	lanes := s.lanes[e.Unit][e.Index]
 	g.desync(lanes)
-	s.series[e.unit].add(e.from, e.to, 1, 0)
-	occ := e.to - e.from
+	s.tab.issue(e.From, e.To, uc, threads, 0)
+	occ := e.To - e.From
 	P := model.Time(lm.passes)
-	n := bits.OnesCount32(e.active)
+	n := bits.OnesCount32(e.Active)
 	for p := range lm.passes {
 		var lb laneBits
 		if s.r.Compact {
 			lb = lm.compactLanes(n, p)
 		} else {
-			lb = lm.busyLanes(e.active, p)
+			lb = lm.busyLanes(e.Active, p)
 		}
-		from, to := e.from+model.Time(p)*occ/P, e.from+model.Time(p+1)*occ/P
-		s.series[e.unit].add(from, to, 0, uint64(bits.OnesCount64(uint64(lb))))
+		from, to := e.From+model.Time(p)*occ/P, e.From+model.Time(p+1)*occ/P
+		s.tab.add(from, to, uc, 0, uint64(bits.OnesCount64(uint64(lb))))
 		addLanes(lanes, lb, from, to)
+	}
+}
+
+// put is add for a track that keeps no runs (keep false): a unit's or a
+// lane group's, once per issue.
+func (t *track) put(from, to model.Time) {
+	switch {
+	case to <= from:
+	case from > t.cur:
+		if n := uint64(from - t.cur); n < uint64(len(t.idle.small)) && t.idle.small[n] < math.MaxUint32 {
+			t.idle.small[n]++ // histBuilder.add's fast path, written out
+		} else {
+			t.idle.addSlow(from-t.cur, 1)
+		}
+		t.from = from
+		t.busy += to - from
+		t.cur = to
+	case to > t.cur:
+		if t.cur == 0 {
+			t.from = from
+		}
+		t.busy += to - t.cur
+		t.cur = to
 	}
 }
 
@@ -294,7 +299,11 @@ func addLanes(lanes []track, lb laneBits, from, to model.Time) {
 		lb &= lb - 1
 		switch {
 		case from > t.cur:
-			t.idle.add(from-t.cur, 1)
+			if n := uint64(from - t.cur); n < uint64(len(t.idle.small)) && t.idle.small[n] < math.MaxUint32 {
+				t.idle.small[n]++ // histBuilder.add's fast path, written out
+			} else {
+				t.idle.addSlow(from-t.cur, 1)
+			}
 			t.from = from
 			t.busy += to - from
 			t.cur = to
@@ -356,14 +365,15 @@ func (g *laneGroup) resync(lanes []track) bool {
 	return true
 }
 
-// finish closes the group's lanes at end and adds t's counts to each;
-// it returns the busy cycles cut from each lane.
-func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, error) {
+// finish closes the group's lanes at end and adds t's busy cycles to
+// each; it returns the busy cycles cut from each lane and t's idle
+// histogram, which every lane's adds to its own (merge).
+func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, Hist, error) {
 	cuts := make([]model.Time, len(lanes))
 	if g.sync {
 		c, err := g.t.finish(end)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for j := range cuts {
 			cuts[j] = c
@@ -372,16 +382,61 @@ func (g *laneGroup) finish(lanes []track, end model.Time) ([]model.Time, error) 
 		for j := range lanes {
 			c, err := lanes[j].finish(end)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			cuts[j] = c
 		}
 	}
 	for j := range lanes {
 		lanes[j].busy += g.t.busy
-		lanes[j].idle.merge(&g.t.idle)
 	}
-	return cuts, nil
+	return cuts, g.t.idle.hist(), nil
+}
+
+// laneHist is a lane's idle histogram: its own intervals and its group's
+// gh, built without an intermediate histogram of its own when they are
+// all dense. A lane with none of its own shares gh's array (capacity cut,
+// so an append copies; the blocks are read only).
+func laneHist(own *histBuilder, gh Hist) Hist {
+	if own.large != nil || own.carried {
+		return merge(own.hist(), gh)
+	}
+	n, j := 0, 0 // distinct lengths
+	for l, c := range own.small {
+		if c == 0 {
+			continue
+		}
+		for j < len(gh) && gh[j].Len < model.Time(l) {
+			j++
+			n++
+		}
+		if j < len(gh) && gh[j].Len == model.Time(l) {
+			j++
+		}
+		n++
+	}
+	if n == 0 {
+		return gh[:len(gh):len(gh)]
+	}
+	n += len(gh) - j
+	h := make(Hist, 0, n)
+	j = 0
+	for l, c := range own.small {
+		if c == 0 {
+			continue
+		}
+		for j < len(gh) && gh[j].Len < model.Time(l) {
+			h = append(h, gh[j])
+			j++
+		}
+		b := Bin{model.Time(l), uint64(c)}
+		if j < len(gh) && gh[j].Len == model.Time(l) {
+			b.Count += gh[j].Count
+			j++
+		}
+		h = append(h, b)
+	}
+	return append(h, gh[j:]...)
 }
 
 // Launch is the activity of one run: per-SM tracks closed at Cycles.
@@ -446,16 +501,7 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		if s == nil {
 			continue
 		}
-		for i := range s.pend {
-			s.flushStall(&s.pend[i])
-		}
-		for k := range s.units {
-			l.SeriesShift = max(l.SeriesShift, s.series[k].shift)
-		}
-		l.SeriesShift = max(l.SeriesShift, s.issue.shift)
-		for k := range s.stalls {
-			l.SeriesShift = max(l.SeriesShift, s.stalls[k].shift)
-		}
+		l.SeriesShift = max(l.SeriesShift, s.tab.shift)
 	}
 	for cycles > 0 && uint64(cycles-1)>>l.SeriesShift >= seriesCap {
 		l.SeriesShift++
@@ -476,13 +522,28 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 			return nil, err
 		}
 		l.Core = append(l.Core, b)
-		l.Sched = append(l.Sched, s.sched(i, r.spec.SM.Schedulers, l.SeriesShift, nb))
+		out := make([]uint64, nb*(s.scol+bits.OnesCount32(s.stallSeen))) // every column taken, one allocation
+		outs := make([][]uint64, s.tab.cols)
+		for c := range outs {
+			if c < s.scol || s.stallSeen&(1<<(c-s.scol)) != 0 {
+				outs[c], out = out[:nb:nb], out[nb:]
+			}
+		}
+		s.tab.fill(l.SeriesShift, outs, nb)
+		column := func(c int) []uint64 { return outs[c] }
+		sc := Sched{SM: i, Schedulers: r.spec.SM.Schedulers, Issued: column(0), Threads: column(1)}
+		for k := range sc.Stalls {
+			if s.stallSeen&(1<<k) != 0 {
+				sc.Stalls[k] = column(s.scol + k)
+			}
+		}
+		l.Sched = append(l.Sched, sc)
 		for k := range s.units {
 			if len(s.units[k]) == 0 {
 				continue
 			}
 			sr := Series{SM: i, Unit: model.UnitKind(k), Units: len(s.units[k])}
-			sr.UnitCycles, sr.LaneCycles = s.series[k].buckets(l.SeriesShift, nb)
+			sr.UnitCycles, sr.LaneCycles = column(s.ucol[k]), column(s.ucol[k]+1)
 			for u := range s.units[k] {
 				t := &s.units[k][u].unit
 				b, err := block(i, u, t)
@@ -493,13 +554,13 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 					sr.UnitCycles[nb-1] -= uint64(cut)
 				}
 				l.Units[k] = append(l.Units[k], b)
-				cuts, err := s.units[k][u].g.finish(s.lanes[k][u], cycles)
+				cuts, gh, err := s.units[k][u].g.finish(s.lanes[k][u], cycles)
 				if err != nil {
 					return nil, fmt.Errorf("power: SM %d: %w", i, err)
 				}
 				for j := range s.lanes[k][u] {
 					lt := &s.lanes[k][u][j]
-					l.Lanes[k] = append(l.Lanes[k], Block{SM: i, Index: u*len(s.lanes[k][u]) + j, Busy: lt.busy, Idle: lt.idle.hist()})
+					l.Lanes[k] = append(l.Lanes[k], Block{SM: i, Index: u*len(s.lanes[k][u]) + j, Busy: lt.busy, Idle: laneHist(&lt.idle, gh)})
 					if nb > 0 {
 						sr.LaneCycles[nb-1] -= uint64(cuts[j])
 					}
@@ -510,17 +571,4 @@ func (r *Recorder) Finish(cycles model.Time) (*Launch, error) {
 		}
 	}
 	return l, nil
-}
-
-// sched returns SM i's scheduler series at width 2^shift over nb buckets
-// (the pending stall runs flushed).
-func (s *smRecorder) sched(i, schedulers int, shift uint, nb int) Sched {
-	sc := Sched{SM: i, Schedulers: schedulers}
-	sc.Issued, sc.Threads = s.issue.buckets(shift, nb)
-	for k := range s.stalls {
-		if len(s.stalls[k].v) > 0 {
-			sc.Stalls[k], _ = s.stalls[k].buckets(shift, nb)
-		}
-	}
-	return sc
 }
