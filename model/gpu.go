@@ -144,16 +144,9 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 	workers = min(workers, len(g.sms))
 	if workers > 1 {
 		g.wp = newWorkerPool(g.sms, k, workers)
-		g.overlap = overlapMemory(s)
-		if g.mem.obs != nil {
-			for _, sm := range g.sms {
-				if sm.obs != nil {
-					// hooks.go: the memory side's observer is never
-					// called concurrently with an SM's
-					g.overlap = false
-				}
-			}
-		}
+		// hooks.go: the memory side's observer is called while no SM
+		// runs, so with one attached the memory side does not overlap
+		g.overlap = overlapMemory(s) && g.mem.obs == nil
 	}
 	return g, nil
 }

@@ -127,9 +127,10 @@ func (a concRun) diff(b concRun) string {
 
 // TestConcurrentIssueSamples: the samples qualify, and their timing runs
 // (plain and instrumented) give identical outputs, trace buffers and model
-// results with Workers 1 and 4, GOMAXPROCS 1 and 8, and on the serial path.
+// results with Workers 1, 2, 4 and 8, GOMAXPROCS 1, 2 and 8, and on the
+// serial path (with workers the model's memory side overlaps the SMs).
 func TestConcurrentIssueSamples(t *testing.T) {
-	combos := [][2]int{{1, 1}, {4, 8}, {4, 1}, {1, 8}, {0, 2}}
+	combos := [][2]int{{1, 1}, {4, 8}, {4, 1}, {1, 8}, {0, 2}, {2, 2}, {8, 2}}
 	names := concSamples
 	if testing.Short() {
 		combos = [][2]int{{1, 1}, {4, 8}}
