@@ -442,3 +442,28 @@ params:
 		})
 	}
 }
+
+// BenchmarkVolrenderTiming is timing mode (gtx480) on the volrender sample
+// (its launch spec, preparation included) on the serial path and with model
+// Workers 2: the parallel-scaling point on a workload other than vecadd
+// (docs/performance.md). It reports the CPU seconds per run.
+func BenchmarkVolrenderTiming(b *testing.B) {
+	for _, v := range []struct {
+		name    string
+		workers int
+		serial  bool
+	}{{"serial", 1, true}, {"workers=2", 2, false}} {
+		b.Run(v.name, func(b *testing.B) {
+			var cpu float64
+			for i := 0; i < b.N; i++ {
+				c0 := cpuSeconds()
+				r := runConc(b, "volrender", false, v.workers, runtime.GOMAXPROCS(0), v.serial)
+				cpu += cpuSeconds() - c0
+				if len(r.timing) == 0 || r.timing[0].Cycles == 0 {
+					b.Fatal("no timing result")
+				}
+			}
+			b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
+		})
+	}
+}
