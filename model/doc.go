@@ -97,7 +97,13 @@
 // to the memory side in SM order, the memory side (a discrete-event
 // simulation ordered by (time, seq)) processes every event earlier than
 // the boundary plus Icnt.Latency, its responses are given to the SMs, and
-// freed CTA slots are refilled in (free time, SM) order.
+// freed CTA slots are refilled in (free time, SM) order. With workers, and
+// when 2*Quantum() <= 2*Icnt.Latency + L2.Latency (every preset), the
+// memory side instead advances to that horizon during the next epoch, on a
+// worker next to the SMs, and its responses are delivered at that epoch's
+// end: an event at or after the previous horizon answers no earlier than
+// L2.Latency + Icnt.Latency after it, so after that epoch (Run checks
+// this, and catches the memory side up before declaring a deadlock).
 //
 // The quantum costs no accuracy. A request made in a later epoch reaches
 // the memory side no earlier than the boundary plus Icnt.Latency, so no

@@ -84,6 +84,13 @@ type gpu struct {
 	threads, regs, shared int // per CTA
 	ncta, next            int // CTAs in the grid, next CTA to dispatch
 	frees                 []freed
+
+	// overlap: the memory side advances during the next epoch's parallel
+	// phase (overlapMemory). memPending: requests were submitted and the
+	// memory side has not yet advanced to memHorizon.
+	overlap    bool
+	memPending bool
+	memHorizon Time
 }
 
 // freed is a CTA slot of SM sm freed at cycle at.
@@ -137,8 +144,22 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 	workers = min(workers, len(g.sms))
 	if workers > 1 {
 		g.wp = newWorkerPool(g.sms, k, workers)
+		// hooks.go: the memory side's observer is called while no SM
+		// runs, so with one attached the memory side does not overlap
+		g.overlap = overlapMemory(s) && g.mem.obs == nil
 	}
 	return g, nil
+}
+
+// overlapMemory reports whether the memory side may lag one epoch behind
+// the SMs: an event the memory side processes in the horizon of epoch e
+// happens no earlier than the start of epoch e plus Icnt.Latency, and its
+// response reaches its SM L2.Latency + Icnt.Latency after it (memside.go,
+// respond); if that is no earlier than the end of epoch e+1, two quanta
+// after the start of e, no SM needs it before it is delivered at the end
+// of e+1.
+func overlapMemory(s *Spec) bool {
+	return 2*s.Quantum() <= 2*s.Icnt.Latency+s.L2.Latency
 }
 
 // policiesOf makes the issue policies of SM sm's schedulers: the caller's
@@ -217,6 +238,7 @@ func (g *gpu) simulate(ctx context.Context, maxCycles Time, progress ProgressFun
 	for epoch := 0; ; epoch++ {
 		if epoch%64 == 0 {
 			if err := ctx.Err(); err != nil {
+				g.finishMem()
 				return err
 			}
 			progress.report(b, g.next, g.ncta)
@@ -236,7 +258,22 @@ func (g *gpu) simulate(ctx context.Context, maxCycles Time, progress ProgressFun
 			}
 		}
 		if !busy && g.next >= g.ncta {
+			g.finishMem() // the memory side's statistics include its last horizon
 			return nil
+		}
+		if busy && stuck && g.memPending {
+			// The overlapped memory side is one horizon behind: catch
+			// it up before deciding (responses it produces end the
+			// suspicion exactly as they would have without overlap).
+			if err := g.finishMem(); err != nil {
+				return err
+			}
+			stuck = true
+			for _, sm := range g.sms {
+				if sm.busy() && (!sm.stuck || len(sm.inbox) > 0 || len(sm.start) > 0) {
+					stuck = false
+				}
+			}
 		}
 		if busy && stuck && g.mem.idle() {
 			return deadlock(g.sms, b)
@@ -248,43 +285,90 @@ func (g *gpu) simulate(ctx context.Context, maxCycles Time, progress ProgressFun
 }
 
 // epoch simulates the SMs up to end (parallel phase), then, serially,
-// hands their requests to the memory side, advances it, refills freed CTA
-// slots and delivers the responses.
+// hands their requests to the memory side, refills freed CTA slots and
+// delivers the memory side's responses.
+//
+// Without overlap (serial path) the memory side advances to end+Icnt in
+// the serial phase and its responses are delivered before the next epoch.
+// With overlap (g.overlap) it advances to that horizon during the next
+// epoch's parallel phase, on a worker next to the SMs, and its responses
+// are delivered at the end of that epoch: every one of them arrives no
+// earlier (checked below), because an event at or after the previous
+// horizon end-q+Icnt answers no earlier than L2.Latency+Icnt.Latency later,
+// which overlapMemory requires to be at least end+q.
 func (g *gpu) epoch(end Time) error {
 	for _, sm := range g.sms {
 		sm.freed = sm.freed[:0]
 	}
-	if g.wp != nil {
-		g.wp.runEpoch(end)
-	} else {
+	mem := g.mem
+	switch {
+	case g.wp == nil:
 		runEpoch(g.sms, end, g.k)
+	case g.memPending:
+		g.wp.runEpoch(end, g.advanceMem)
+	default:
+		g.wp.runEpoch(end, nil)
 	}
 	for _, sm := range g.sms {
 		if sm.err != nil {
 			return fmt.Errorf("model: SM %d cycle %d: %w", sm.id, sm.now, sm.err)
 		}
 	}
+	if g.overlap {
+		// responses of the horizon advanced during this epoch
+		if err := g.deliver(end); err != nil {
+			return err
+		}
+	}
 	// memory side: requests in SM order, then everything earlier than
 	// the horizon no later request can precede
-	mem := g.mem
 	for _, sm := range g.sms {
 		for _, r := range sm.outbox {
 			mem.submit(r)
 		}
 		sm.outbox = sm.outbox[:0]
 	}
-	// The memory side and the CTA refill below touch disjoint state
-	// (memSide vs. the SMs' CTA queues and the kernel), so with workers
-	// the memory side runs on a worker while this goroutine refills.
+	g.memHorizon, g.memPending = end+mem.icnt, true
+	if g.overlap {
+		return g.refill(end)
+	}
 	if g.wp != nil {
-		g.wp.startJob(func() { mem.advance(end + mem.icnt) })
+		// memSide and the CTA refill touch disjoint state (memSide vs.
+		// the SMs' CTA queues and the kernel)
+		g.wp.startJob(g.advanceMem)
 	} else {
-		mem.advance(end + mem.icnt)
+		g.advanceMem()
 	}
 	derr := g.refill(end)
 	if g.wp != nil {
 		g.wp.waitJob()
 	}
+	if err := g.deliver(end); err != nil {
+		return err
+	}
+	return derr
+}
+
+// advanceMem advances the memory side to its pending horizon.
+func (g *gpu) advanceMem() {
+	g.mem.advance(g.memHorizon)
+	g.memPending = false
+}
+
+// finishMem advances the memory side to its pending horizon now, when the
+// overlap left one, and delivers the responses.
+func (g *gpu) finishMem() error {
+	if !g.memPending {
+		return nil
+	}
+	g.advanceMem()
+	return g.deliver(g.memHorizon - g.mem.icnt)
+}
+
+// deliver moves the memory side's responses into the SMs' inboxes; none
+// may arrive before end, the end of the epoch the SMs have simulated.
+func (g *gpu) deliver(end Time) error {
+	mem := g.mem
 	for i, sm := range g.sms {
 		for _, r := range mem.out[i] {
 			if r.t < end {
@@ -294,7 +378,7 @@ func (g *gpu) epoch(end Time) error {
 		}
 		mem.out[i] = mem.out[i][:0]
 	}
-	return derr
+	return nil
 }
 
 // refill dispatches CTAs into the slots freed in the epoch ending at end,
@@ -335,20 +419,30 @@ func runEpoch(sms []*smState, end Time, k Kernel) {
 // workerPool runs the SMs of an epoch on persistent goroutines: the
 // calling goroutine and workers-1 helpers take SMs from a shared counter
 // (SMs are independent within an epoch, so who runs which does not matter).
-// A helper can also run one side job (startJob/waitJob) in a serial phase.
+// Helper 0 first runs the epoch's side job (the overlapped memory side),
+// if any. A helper can also run one job alone (startJob/waitJob) in a
+// serial phase.
 type workerPool struct {
 	sms  []*smState
 	k    Kernel
 	end  Time
+	side func()
 	next atomic.Int32
 	wake []chan func()
 	done chan struct{}
 	run  func()
+	run0 func()
 }
 
 func newWorkerPool(sms []*smState, k Kernel, workers int) *workerPool {
 	p := &workerPool{sms: sms, k: k, done: make(chan struct{}, workers)}
 	p.run = p.drain
+	p.run0 = func() {
+		if p.side != nil {
+			p.side()
+		}
+		p.drain()
+	}
 	p.wake = make([]chan func(), workers-1)
 	for i := range p.wake {
 		c := make(chan func(), 1)
@@ -374,11 +468,17 @@ func (p *workerPool) drain() {
 	}
 }
 
-func (p *workerPool) runEpoch(end Time) {
-	p.end = end
+// runEpoch runs every SM up to end and side (when non-nil) concurrently,
+// and returns when all are done.
+func (p *workerPool) runEpoch(end Time, side func()) {
+	p.end, p.side = end, side
 	p.next.Store(0)
-	for _, c := range p.wake {
-		c <- p.run
+	for i, c := range p.wake {
+		if i == 0 {
+			c <- p.run0
+		} else {
+			c <- p.run
+		}
 	}
 	p.drain()
 	for range p.wake {

@@ -23,7 +23,7 @@ const (
 	MaxCTAsPerSM     = 1 << 9     // sm.max_ctas
 	MaxSmallCount    = 1024       // schedulers, unit counts and lanes, slices, channels, banks, per-cycle ports, tiles
 	MaxBytesField    = 1 << 20    // line/sector/row/interleave/flit bytes
-	MaxTimerNs       = 1_000_000  // global_timer_ns
+	MaxTimerNs       = 1_000_000  // global_timer_ns, device_launch_ns
 	MaxQuantumCycles = 10_000_000 // quantum_cycles
 	// MaxStateBytes bounds the estimated memory of the simulated state
 	// (EstimateStateBytes).
@@ -58,6 +58,7 @@ func (s *Spec) checkLimits() error {
 	ls := []lim{
 		{"num_sms", s.NumSMs, MaxNumSMs},
 		{"global_timer_ns", s.GlobalTimerNs, MaxTimerNs},
+		{"device_launch_ns", s.DeviceLaunchNs, MaxTimerNs},
 		{"quantum_cycles", s.QuantumCycles, MaxQuantumCycles},
 		{"sm.max_threads", sm.MaxThreads, MaxThreadsPerSM},
 		{"sm.max_warps", sm.MaxWarps, MaxWarpsPerSM},

@@ -14,6 +14,8 @@ func GTX480() Spec {
 		CoreMHz:       700,
 		NumSMs:        15,
 		GlobalTimerNs: 1,
+		// device-side launch latency: an assumption (docs/model.md)
+		DeviceLaunchNs: 5000,
 		SM: SMSpec{
 			MaxThreads: 1536, MaxWarps: 48, MaxCTAs: 8,
 			Registers: 32768, RegAllocUnit: 64, SharedAllocUnit: 128,
@@ -64,6 +66,8 @@ func RTX3080() Spec {
 		CoreMHz:       1440,
 		NumSMs:        68,
 		GlobalTimerNs: 1,
+		// device-side launch latency: an assumption (docs/model.md)
+		DeviceLaunchNs: 5000,
 		SM: SMSpec{
 			MaxThreads: 2048, MaxWarps: 64, MaxCTAs: 32,
 			Registers: 65536, RegAllocUnit: 256, SharedAllocUnit: 128,
@@ -116,6 +120,8 @@ func A100() Spec {
 		CoreMHz:       1410,
 		NumSMs:        108,
 		GlobalTimerNs: 1,
+		// device-side launch latency: an assumption (docs/model.md)
+		DeviceLaunchNs: 5000,
 		SM: SMSpec{
 			MaxThreads: 2048, MaxWarps: 64, MaxCTAs: 32,
 			Registers: 65536, RegAllocUnit: 256, SharedAllocUnit: 128,

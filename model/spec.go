@@ -24,6 +24,12 @@ type Spec struct {
 	NumSMs  int     `yaml:"num_sms" json:"num_sms"`
 	// GlobalTimerNs is the resolution of %globaltimer in ns (1 = exact).
 	GlobalTimerNs int `yaml:"global_timer_ns" json:"global_timer_ns"`
+	// DeviceLaunchNs is the latency of a device-side grid launch (CUDA
+	// dynamic parallelism) in ns: from the completion of the preceding grid
+	// of the launch queue to the dispatch of the child's first CTA. It is
+	// converted to core cycles with CoreMHz. Every preset sets 5000, an
+	// assumption of the model (docs/model.md, "Dynamic parallelism").
+	DeviceLaunchNs int `yaml:"device_launch_ns" json:"device_launch_ns"`
 
 	SM     SMSpec     `yaml:"sm" json:"sm"`
 	Shared SharedSpec `yaml:"shared" json:"shared"`
@@ -281,6 +287,7 @@ func (s *Spec) Validate() error {
 	check("core_mhz", s.CoreMHz > 0 && !math.IsInf(s.CoreMHz, 0), "must be > 0, got %v", s.CoreMHz)
 	pos("num_sms", s.NumSMs)
 	pos("global_timer_ns", s.GlobalTimerNs)
+	nonneg("device_launch_ns", s.DeviceLaunchNs)
 	nonneg("quantum_cycles", s.QuantumCycles)
 
 	sm := &s.SM

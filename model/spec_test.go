@@ -93,6 +93,8 @@ func TestValidateNamesField(t *testing.T) {
 		{"name", func(s *Spec) { s.Name = "" }},
 		{"num_sms", func(s *Spec) { s.NumSMs = 0 }},
 		{"core_mhz", func(s *Spec) { s.CoreMHz = -1 }},
+		{"device_launch_ns", func(s *Spec) { s.DeviceLaunchNs = -1 }},
+		{"device_launch_ns", func(s *Spec) { s.DeviceLaunchNs = MaxTimerNs + 1 }},
 		{"sm.scheduler", func(s *Spec) { s.SM.Scheduler = "fifo" }},
 		{"sm.units.sp.lanes", func(s *Spec) { s.SM.Units.SP.Lanes = 0 }},
 		{"sm.classes.fp64.unit", func(s *Spec) { s.SM.Classes.FP64.Unit = "tensor" }},

@@ -51,15 +51,6 @@ const (
 	maxChildShared = 227 << 10
 )
 
-// DefaultDeviceLaunchNs is the launch latency of a device-side launch in
-// timing mode when Launch.DeviceLaunchNs is 0: the time from the moment the
-// preceding grid of the queue completes to the dispatch of the child's first
-// CTA. It is an assumption of the model, not a measurement: the literature
-// on dynamic parallelism (Wang and Yalamanchili, IISWC 2014; Chen and
-// Shen, "Free Launch", MICRO 2015) reports device-side launch overheads of
-// microseconds; set DeviceLaunchNs to a value measured on the GPU modelled.
-const DefaultDeviceLaunchNs = 5000
-
 // CUDA error codes the device runtime returns (driver_types.h, cudaError).
 const (
 	cudaSuccess             = 0
@@ -419,7 +410,7 @@ func (w *warp) launchDevice(in *inst, l int, api string, fn uint64, p *paramBuf,
 	pl := k.l
 	d.kids = append(d.kids, &childLaunch{rec: rec, l: Launch{Code: c, Grid: rec.Grid, Block: rec.Block, DynShared: int(sh),
 		Params: params, Const: pl.Const, Dev: pl.Dev, Globals: pl.Globals, Textures: pl.Textures, NumSMs: pl.NumSMs,
-		MaxWarpInsts: pl.MaxWarpInsts, DeviceLaunchNs: pl.DeviceLaunchNs}})
+		MaxWarpInsts: pl.MaxWarpInsts}})
 	if k.grid >= 0 {
 		d.kids[k.grid].pending++
 	}
@@ -512,13 +503,9 @@ func (k *Kernel) runChildrenFunctional(ctx context.Context, o RunOptions, res *R
 }
 
 // runChildrenModel is RunModel's drain: the child grids run on the model one
-// after another, each after the launch latency.
+// after another, each after the launch latency spec.DeviceLaunchNs.
 func (k *Kernel) runChildrenModel(ctx context.Context, spec model.Spec, o model.Options, mr *model.Result, res *Result) error {
-	ns := k.l.DeviceLaunchNs
-	if ns == 0 {
-		ns = DefaultDeviceLaunchNs
-	}
-	lat := model.Time(math.Round(ns * spec.CoreMHz / 1000))
+	lat := model.Time(math.Round(float64(spec.DeviceLaunchNs) * spec.CoreMHz / 1000))
 	t := mr.Cycles
 	var timing []*model.Result
 	kids, out, err := k.runChildren(func(ck *Kernel) (*Result, error) {

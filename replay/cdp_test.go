@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"go/token"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -212,11 +212,23 @@ func TestCDPDeviceSynchronizeRefused(t *testing.T) {
 }
 
 // TestCDPTiming: on the model the children run after the host grid, one
-// after another, each DefaultDeviceLaunchNs after the previous grid ends;
+// after another, each Spec.DeviceLaunchNs after the previous grid ends;
 // memory is the functional result.
 func TestCDPTiming(t *testing.T) {
+	for _, c := range []struct {
+		ns  int        // spec.device_launch_ns (0: the preset's)
+		lat model.Time // by hand: ns × 700 MHz / 1000
+	}{{0, 3500}, {1000, 700}, {1, 1}} { // gtx480's 5000 ns, then overrides
+		t.Run(fmt.Sprint(c.ns), func(t *testing.T) { testCDPTiming(t, c.ns, c.lat) })
+	}
+}
+
+func testCDPTiming(t *testing.T, ns int, lat model.Time) {
 	p := cdpProg(t, "")
 	spec := model.GTX480()
+	if ns != 0 {
+		spec.DeviceLaunchNs = ns
+	}
 	got, res, mr, err := cdpRun(t, p, "_Z3topPi", [3]int{1, 1, 1}, [3]int{1, 1, 1}, &spec)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +237,6 @@ func TestCDPTiming(t *testing.T) {
 	if len(res.Children) != 2 {
 		t.Fatalf("%d children", len(res.Children))
 	}
-	lat := model.Time(math.Round(DefaultDeviceLaunchNs * spec.CoreMHz / 1000)) // 5 µs at the core clock
 	end := mr.Cycles
 	for i, c := range res.Children {
 		if c.Timing == nil || c.Timing.CTAs != 1 || c.Timing.Cycles == 0 {

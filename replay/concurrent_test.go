@@ -127,9 +127,10 @@ func (a concRun) diff(b concRun) string {
 
 // TestConcurrentIssueSamples: the samples qualify, and their timing runs
 // (plain and instrumented) give identical outputs, trace buffers and model
-// results with Workers 1 and 4, GOMAXPROCS 1 and 8, and on the serial path.
+// results with Workers 1, 2, 4 and 8, GOMAXPROCS 1, 2 and 8, and on the
+// serial path (with workers the model's memory side overlaps the SMs).
 func TestConcurrentIssueSamples(t *testing.T) {
-	combos := [][2]int{{1, 1}, {4, 8}, {4, 1}, {1, 8}, {0, 2}}
+	combos := [][2]int{{1, 1}, {4, 8}, {4, 1}, {1, 8}, {0, 2}, {2, 2}, {8, 2}}
 	names := concSamples
 	if testing.Short() {
 		combos = [][2]int{{1, 1}, {4, 8}}
@@ -438,6 +439,31 @@ params:
 			if cpu > 0 {
 				b.ReportMetric(float64(ti)/cpu, "thread-insts/cpu-s")
 			}
+		})
+	}
+}
+
+// BenchmarkVolrenderTiming is timing mode (gtx480) on the volrender sample
+// (its launch spec, preparation included) on the serial path and with model
+// Workers 2: the parallel-scaling point on a workload other than vecadd
+// (docs/performance.md). It reports the CPU seconds per run.
+func BenchmarkVolrenderTiming(b *testing.B) {
+	for _, v := range []struct {
+		name    string
+		workers int
+		serial  bool
+	}{{"serial", 1, true}, {"workers=2", 2, false}} {
+		b.Run(v.name, func(b *testing.B) {
+			var cpu float64
+			for i := 0; i < b.N; i++ {
+				c0 := cpuSeconds()
+				r := runConc(b, "volrender", false, v.workers, runtime.GOMAXPROCS(0), v.serial)
+				cpu += cpuSeconds() - c0
+				if len(r.timing) == 0 || r.timing[0].Cycles == 0 {
+					b.Fatal("no timing result")
+				}
+			}
+			b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 		})
 	}
 }

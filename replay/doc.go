@@ -161,7 +161,7 @@
 // built-ins (cdp.go). A device-side launch is queued; Run and RunModel run
 // the queue after the host-launched grid, in launch order, each grid to
 // completion (in timing mode on the model, one after another, each after
-// Launch.DeviceLaunchNs). Invariants: a child never starts before the grid
+// model.Spec.DeviceLaunchNs). Invariants: a child never starts before the grid
 // that launched it has finished; the host launch returns only when the
 // queue is empty; a kernel that calls the device runtime runs its CTAs one
 // after another and never concurrently on several SMs, so launch order is

@@ -30,9 +30,6 @@ type Launch struct {
 	// MaxWarpInsts bounds the instructions one warp may execute before the
 	// launch faults as runaway (0: DefaultMaxWarpInsts).
 	MaxWarpInsts uint64
-	// DeviceLaunchNs is the latency of a device-side launch (dynamic
-	// parallelism) in timing mode, in ns (0: DefaultDeviceLaunchNs).
-	DeviceLaunchNs float64
 }
 
 // DefaultMaxWarpInsts is the default per-warp instruction budget.

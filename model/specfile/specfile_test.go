@@ -31,6 +31,15 @@ func TestParse(t *testing.T) {
 			t.Errorf("got %+v", s.SM)
 		}
 	})
+	t.Run("device launch latency", func(t *testing.T) {
+		s, err := Parse([]byte("base: a100\ndevice_launch_ns: 2500\n"))
+		if err != nil || s.DeviceLaunchNs != 2500 {
+			t.Fatalf("device_launch_ns %d, %v; want 2500", s.DeviceLaunchNs, err)
+		}
+		if p := model.A100(); p.DeviceLaunchNs != 5000 {
+			t.Fatalf("a100 preset device_launch_ns %d, want 5000 (docs/model.md)", p.DeviceLaunchNs)
+		}
+	})
 	t.Run("default base", func(t *testing.T) {
 		s, err := Parse([]byte("num_sms: 1\n"))
 		if err != nil || s.NumSMs != 1 || s.Name != "gtx480" {
@@ -41,6 +50,7 @@ func TestParse(t *testing.T) {
 		{"unknown field", "num_smz: 3\n", "num_smz"},
 		{"unknown base", "base: gtx9000\n", "base"},
 		{"invalid value", "l2:\n  ways: -1\n", "l2.ways"},
+		{"negative launch latency", "device_launch_ns: -5\n", "device_launch_ns"},
 		{"bad yaml", "sm: [\n", "spec:"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
