@@ -141,3 +141,42 @@ func TestPhaseSeqManifest(t *testing.T) {
 		t.Error("an unknown mode accepted")
 	}
 }
+
+// FuzzDecodePhaseSeq: any buffer decodes under a manifest with phase_seq
+// probes into a valid trace, or fails with an error; every region is closed
+// by an end on its barrier with its expected parity, and the streaming
+// decoder and MergeByTime agree.
+func FuzzDecodePhaseSeq(f *testing.F) {
+	m := phaseSeqManifest(8)
+	m.Timer, m.Buffer.TimerCode = "clock", 0
+	b1, b2 := tt.BeginID(1), tt.BeginID(2)
+	f.Add(tt.Buffer(hdr(8, 2, 0, 2), map[uint32]tt.Seg{
+		0: {Records: []tt.Record{tagged(b1, 0x100, 10), tagged(b2, 0x108, 11), tagged(201, 0x100, 20), tagged(b1, 0x100, 25), tagged(202, 0x109, 30), tagged(201, 0x101, 40)}},
+		1: {WarpInCTA: 1, Records: []tt.Record{tagged(b2, 0x100, 0xFFFFFFF0), tagged(201, 0x100, 4), tagged(201, 0x100, 5)}},
+	}))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		tr, err := trace.Decode(raw, m, "")
+		if err != nil {
+			return
+		}
+		if err := tr.CheckValid(); err != nil {
+			t.Fatalf("decoded trace invalid: %v", err)
+		}
+		for _, r := range tr.Regions {
+			if r.ID != 0 && r.Group != r.Cover {
+				t.Fatalf("region %+v closed by a wait on another barrier or parity", r)
+			}
+		}
+		d, err := trace.NewDecoder(bytes.NewReader(raw), int64(len(raw)), m, "", trace.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ne := 0
+		if err := trace.MergeByTime(d, func(*trace.Event) error { ne++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if ne != 2*len(tr.Regions) {
+			t.Fatalf("merge gave %d events for %d regions", ne, len(tr.Regions))
+		}
+	})
+}
