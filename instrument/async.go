@@ -267,7 +267,16 @@ func asyncMode(kind int, mode string) string {
 func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (site, bool)) {
 	stmts := flatStmts(k.fn.Body, nil)
 	pipeline := k.m.opts.Mode != manifest.ModeNaive && k.pipelineOK(stmts)
-	phases := k.m.opts.Mode != manifest.ModeNaive && k.phaseOK(stmts) && k.phaseWaitsOK(stmts) && k.needPhase(stmts)
+	phaseState := 0 // 0 unknown, 1 no, 2 yes: computed at the first TMA copy
+	phases := func() bool {
+		if phaseState == 0 {
+			phaseState = 1
+			if k.m.opts.Mode != manifest.ModeNaive && k.phaseOK(stmts) && k.phaseWaitsOK(stmts) && k.needPhase(stmts) {
+				phaseState = 2
+			}
+		}
+		return phaseState == 2
+	}
 	for i, st := range stmts {
 		in, ok := st.(*ptx.Instruction)
 		if !ok {
@@ -282,7 +291,7 @@ func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (sit
 			continue
 		}
 		wait, joined := asyncWait(stmts, i, kind)
-		if kind == asyncMbarrier && phases && k.phaseSiteOK(in) {
+		if kind == asyncMbarrier && phases() && k.phaseSiteOK(in) {
 			// a TMA copy without a straight-line wait loop needs phase
 			// pairing, so every wait loop gets a phase end: every TMA
 			// copy is then paired at run time (tma.go), so that no loop
@@ -295,7 +304,7 @@ func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (sit
 			k.sites = append(k.sites, &s)
 			continue
 		}
-		if wait == nil && kind == asyncMbarrier && phases && k.phaseSiteOK(in) {
+		if wait == nil && kind == asyncMbarrier && phases() && k.phaseSiteOK(in) {
 			// no wait loop in straight-line code: paired at run time (tma.go)
 			s.async, s.mode = asyncPhaseSeq, manifest.ModePhaseSeq
 			k.sites = append(k.sites, &s)
