@@ -53,7 +53,7 @@ const (
 	asyncNone = iota
 	asyncGroup
 	asyncMbarrier
-	// asyncGroupSeq (pipeline.go) = 3
+	// asyncGroupSeq (pipeline.go) = 3, asyncPhaseSeq (tma.go) = 4
 )
 
 // asyncKind classifies a copy instruction an async site can be built on.
@@ -267,6 +267,16 @@ func asyncMode(kind int, mode string) string {
 func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (site, bool)) {
 	stmts := flatStmts(k.fn.Body, nil)
 	pipeline := k.m.opts.Mode != manifest.ModeNaive && k.pipelineOK(stmts)
+	phaseState := 0 // 0 unknown, 1 no, 2 yes: computed at the first TMA copy
+	phases := func() bool {
+		if phaseState == 0 {
+			phaseState = 1
+			if k.m.opts.Mode != manifest.ModeNaive && k.phaseOK(stmts) && k.phaseWaitsOK(stmts) && k.needPhase(stmts) {
+				phaseState = 2
+			}
+		}
+		return phaseState == 2
+	}
 	for i, st := range stmts {
 		in, ok := st.(*ptx.Instruction)
 		if !ok {
@@ -281,9 +291,22 @@ func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (sit
 			continue
 		}
 		wait, joined := asyncWait(stmts, i, kind)
+		if kind == asyncMbarrier && phases() && k.phaseSiteOK(in) {
+			// a TMA copy without a straight-line wait loop needs phase
+			// pairing, so every wait loop gets a phase end: every TMA
+			// copy is then paired at run time (tma.go), so that no loop
+			// exit carries two end probes
+			wait = nil
+		}
 		if wait == nil && kind == asyncGroup && pipeline {
 			// no wait in straight-line code: paired at run time (pipeline.go)
 			s.async, s.mode = asyncGroupSeq, manifest.ModeGroupSeq
+			k.sites = append(k.sites, &s)
+			continue
+		}
+		if wait == nil && kind == asyncMbarrier && phases() && k.phaseSiteOK(in) {
+			// no wait loop in straight-line code: paired at run time (tma.go)
+			s.async, s.mode = asyncPhaseSeq, manifest.ModePhaseSeq
 			k.sites = append(k.sites, &s)
 			continue
 		}

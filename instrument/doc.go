@@ -34,7 +34,11 @@
 // cp.async of a multi-stage pipeline, whose covering wait lies in a later
 // iteration, is paired at run time (pipeline.go, mode group_seq): its begin
 // record carries the thread's commit count, each wait's end record the
-// number of groups it completed, and the decoder pairs them.
+// number of groups it completed, and the decoder pairs them. A TMA or bulk
+// copy whose wait loop lies in a later iteration is paired at run time by
+// its mbarrier's phase (tma.go, mode phase_seq): its begin record carries
+// the barrier's shared address, each wait loop's end record the barrier
+// and the parity it waited for.
 //
 // Auto mode uses the dummy consumer for every load whose destination can be
 // read, whatever its state space: a fence would also wait for the warp's

@@ -563,9 +563,14 @@ func (m *module) manifestOf(outSum []byte, ks []manifest.Kernel) *manifest.Manif
 	if m.addr64 {
 		man.AddressSize = 64
 	}
-	for _, k := range m.kernels {
-		if len(k.pipeWaits) > 0 {
-			man.Version = manifest.VersionGroupSeq
+	for _, k := range ks {
+		for _, p := range k.Probes {
+			switch {
+			case p.Mode == manifest.ModePhaseSeq:
+				man.Version = manifest.VersionPhaseSeq
+			case p.Mode == manifest.ModeGroupSeq && man.Version != manifest.VersionPhaseSeq:
+				man.Version = manifest.VersionGroupSeq
+			}
 		}
 	}
 	if man.Tool == "" {

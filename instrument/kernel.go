@@ -161,6 +161,12 @@ func (k *kernel) collect() {
 			break
 		}
 	}
+	for _, s := range k.sites {
+		if s.async == asyncPhaseSeq {
+			k.collectPhaseWaits(flatStmts(k.fn.Body, nil), at)
+			break
+		}
+	}
 	// sites in textual order (ids, manifest and records follow it)
 	slices.SortStableFunc(k.sites, func(a, b *site) int { return cmp.Compare(a.line, b.line) })
 }
@@ -448,7 +454,7 @@ func (k *kernel) assignIDs() {
 	for _, s := range k.sites {
 		s.region = m.nextReg
 		m.nextReg++
-		if s.async == asyncGroupSeq {
+		if seqSite(s.async) {
 			// its end probes are the waits' (below)
 			s.beginID = m.nextID
 			m.nextID++
@@ -532,7 +538,7 @@ func (k *kernel) siteProbes(dst []manifest.Probe, kernel string) []manifest.Prob
 				p.Function = k.fn.Name
 			}
 			if i == 1 {
-				if s.async == asyncGroupSeq {
+				if seqSite(s.async) {
 					break // the waits' end probes (pipeProbes)
 				}
 				p.Kind = manifest.KindEnd
@@ -631,6 +637,9 @@ func (k *kernel) mapLines(ofn *ptx.Function, fset *token.FileSet, delta int) err
 	}
 	for _, pw := range k.pipeWaits {
 		want[pw.in] = true
+		if pw.wait != nil {
+			want[pw.wait] = true
+		}
 	}
 	a, b := flatten(k.fn.Body, nil), flatten(ofn.Body, nil)
 	if len(a) != len(b) {

@@ -41,8 +41,10 @@ const asyncGroupSeq = 3
 // pipeWait is one cp.async wait of a kernel with run-time paired sites:
 // its end probe.
 type pipeWait struct {
-	in     *ptx.Instruction
-	keep   int64 // N of wait_group N; -1 for wait_all
+	in     *ptx.Instruction // the end probe goes after it
+	keep   int64            // N of wait_group N; -1 for wait_all
+	phase  bool             // an mbarrier wait loop (tma.go): in is its branch
+	wait   *ptx.Instruction // phase: the loop's try_wait/test_wait
 	id     uint32
 	line   int
 	text   string
@@ -117,8 +119,9 @@ func q(i int) ptx.Operand { return ptx.Reg("%__pt_q" + string(rune('0'+i))) }
 var qd0 = ptx.Reg("%__pt_qd0")
 
 // recordTagged writes one record (id, timestamp slot) whose sink word is
-// the value of register tag: the leader lane reserves the slot and stores.
-func (k *kernel) recordTagged(c *code, id uint32, slot int, tag ptx.Operand) {
+// the value of register tag (wide: a 64-bit scratch register): the leader
+// lane reserves the slot and stores.
+func (k *kernel) recordTagged(c *code, id uint32, slot int, tag, wide ptx.Operand) {
 	k.reserve(c, r(1), 1)
 	off, ok := k.recordAddr(c, r(1), 0, a(2), 3)
 	if !ok {
@@ -127,10 +130,10 @@ func (k *kernel) recordTagged(c *code, id uint32, slot int, tag ptx.Operand) {
 	if k.m.opts.Timer == manifest.TimerClock {
 		k.op(c, "st.v4.u32", addrOff(a(2), off), ptx.Vec(imm(int64(id)), tag, clockReg(slot), imm(0)))
 	} else {
-		k.op(c, "cvt.u64.u32", qd0, tag)
-		k.op(c, "shl.b64", qd0, qd0, imm(32))
-		k.op(c, "or.b64", qd0, qd0, imm(int64(id)))
-		k.op(c, "st.v2.u64", addrOff(a(2), off), ptx.Vec(qd0, rd(slot)))
+		k.op(c, "cvt.u64.u32", wide, tag)
+		k.op(c, "shl.b64", wide, wide, imm(32))
+		k.op(c, "or.b64", wide, wide, imm(int64(id)))
+		k.op(c, "st.v2.u64", addrOff(a(2), off), ptx.Vec(wide, rd(slot)))
 	}
 	c.when(3, false)
 }
@@ -143,6 +146,7 @@ func (k *kernel) pipeCode(sites map[*ptx.Instruction]wrap, after map[*ptx.Instru
 	if len(k.pipeWaits) == 0 {
 		return
 	}
+	k.phaseCode(sites, after)
 	m := k.m
 	for _, s := range k.sites {
 		if s.async != asyncGroupSeq {
@@ -150,7 +154,7 @@ func (k *kernel) pipeCode(sites map[*ptx.Instruction]wrap, after map[*ptx.Instru
 		}
 		var w wrap
 		k.readTimer(&w.pre, 1)
-		k.recordTagged(&w.post, s.beginID, 1, q(0))
+		k.recordTagged(&w.post, s.beginID, 1, q(0), qd0)
 		sites[s.in] = w
 	}
 	for _, st := range flatStmts(k.fn.Body, nil) {
@@ -162,6 +166,9 @@ func (k *kernel) pipeCode(sites map[*ptx.Instruction]wrap, after map[*ptx.Instru
 		}
 	}
 	for _, pw := range k.pipeWaits {
+		if pw.phase {
+			continue // phaseCode
+		}
 		var c code
 		k.readTimer(&c, 2)
 		if pw.keep < 0 {
@@ -172,29 +179,41 @@ func (k *kernel) pipeCode(sites map[*ptx.Instruction]wrap, after map[*ptx.Instru
 			k.op(&c, "sub.s32", q(1), q(0), imm(pw.keep))
 			k.op(&c, "max.s32", q(1), q(1), imm(0))
 		}
-		k.recordTagged(&c, pw.id, 2, q(1))
+		k.recordTagged(&c, pw.id, 2, q(1), qd0)
 		after[pw.in] = append(after[pw.in], m.intern(c)...)
 	}
 }
 
 // pipeProbes appends the end probes of k's waits: each may close any of
-// the kernel's run-time paired regions.
+// the kernel's run-time paired regions of its kind (group_seq: cp.async,
+// phase_seq: TMA and bulk copies).
 func (k *kernel) pipeProbes(dst []manifest.Probe) []manifest.Probe {
-	var closes []int
+	closes := map[bool][]int{}
 	for _, s := range k.sites {
-		if s.async == asyncGroupSeq {
-			closes = append(closes, s.region)
+		if seqSite(s.async) {
+			ph := s.async == asyncPhaseSeq
+			closes[ph] = append(closes[ph], s.region)
 		}
 	}
-	if len(closes) == 0 {
-		return dst
-	}
 	for _, pw := range k.pipeWaits {
-		p := manifest.Probe{ID: pw.id, Kernel: k.fn.Name, Kind: manifest.KindEnd, Region: closes[0], Closes: closes,
-			RegionKind: manifest.RegionLoad, Mode: manifest.ModeGroupSeq, Space: "global", Line: pw.line, Text: pw.text,
-			OutLine: k.outLine[pw.in]}
+		cl := closes[pw.phase]
+		if len(cl) == 0 {
+			continue
+		}
+		p := manifest.Probe{ID: pw.id, Kernel: k.fn.Name, Kind: manifest.KindEnd, Region: cl[0], Closes: cl,
+			RegionKind: manifest.RegionLoad, Mode: phaseMode(pw.phase), Space: "global", Line: pw.line, Text: pw.text,
+			OutLine: k.outLine[pw.anchor()]}
 		k.locOf(&p, pw.loc, pw.hasLoc)
 		dst = append(dst, p)
 	}
 	return dst
+}
+
+// anchor is the instruction a wait's probe describes (its text and output
+// line): the wait itself, not the branch of a wait loop.
+func (pw *pipeWait) anchor() *ptx.Instruction {
+	if pw.wait != nil {
+		return pw.wait
+	}
+	return pw.in
 }

@@ -525,11 +525,15 @@ func (k *kernel) rewrite() {
 	fix(k.fn.Body)
 
 	extra, joined, pipe := 0, 0, 0 // the async begin timestamp registers, the joined-site flag, run-time pairing
-	if len(k.pipeWaits) > 0 {
-		pipe = 1
+	for _, pw := range k.pipeWaits {
+		if pw.phase {
+			pipe |= 2
+		} else {
+			pipe |= 1
+		}
 	}
 	for _, s := range k.sites {
-		if s.async != asyncNone && s.async != asyncGroupSeq {
+		if s.async != asyncNone && !seqSite(s.async) {
 			extra = 1
 		}
 		if s.joined {
@@ -557,7 +561,7 @@ func (k *kernel) rewrite() {
 type codeKey struct {
 	isFunc, useDummy, staged bool
 	extra, joined            int // async sites' registers (siteCode)
-	pipe                     int // run-time paired cp.async (pipeline.go)
+	pipe                     int // run-time paired cp.async (bit 0, pipeline.go), TMA (bit 1, tma.go)
 }
 
 // sharedCode returns the register declarations with the prologue, and the
@@ -578,8 +582,11 @@ func (m *module) sharedCode(k *kernel, extra, joined, pipe int) (pro, tail code)
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: addrType, TypeName: addrType.String(), Names: []ptx.Declarator{{Name: "%__pt_a", Range: nAddr}}},
 		&ptx.VarDecl{Space: ptx.SpaceReg, Type: ptx.Pred, TypeName: ".pred", Names: []ptx.Declarator{{Name: "%__pt_p", Range: nPred + joined}}},
 	)
-	if pipe > 0 {
+	if pipe&1 != 0 {
 		pro = append(pro, k.pipeDecls()...)
+	}
+	if pipe&2 != 0 {
+		pro = append(pro, phaseDecls()...)
 	}
 	if k.isFunc {
 		k.funcPrologue(&pro)
@@ -588,7 +595,7 @@ func (m *module) sharedCode(k *kernel, extra, joined, pipe int) (pro, tail code)
 		if joined > 0 {
 			k.op(&pro, "mov.pred", pr(7), imm(0)) // no joined async site begun
 		}
-		if pipe > 0 {
+		if pipe&1 != 0 {
 			k.op(&pro, "mov.u32", q(0), imm(0)) // no cp.async group committed
 		}
 		k.flush(&tail)
@@ -679,7 +686,7 @@ func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]
 	groups := k.siteGroups()
 	for _, s := range k.sites {
 		var w wrap
-		if s.async == asyncGroupSeq {
+		if seqSite(s.async) {
 			continue // pipeCode
 		}
 		if s.async != asyncNone {

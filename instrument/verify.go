@@ -343,11 +343,11 @@ func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck,
 						c.OK, c.Detail = true, fmt.Sprintf("%s at #%d before the end read at #%d", s.Text, s.Index, end)
 					}
 				}
-			case manifest.ModeWaitGroup, manifest.ModeMbarrier, manifest.ModeGroupSeq:
+			case manifest.ModeWaitGroup, manifest.ModeMbarrier, manifest.ModeGroupSeq, manifest.ModePhaseSeq:
 				// the program's own wait: DEPBAR for cp.async.wait_group/
 				// wait_all, SYNCS (sm_90 mbarrier wait) for a try_wait loop
 				want := "DEPBAR"
-				if r.Mode == manifest.ModeMbarrier {
+				if r.Mode == manifest.ModeMbarrier || r.Mode == manifest.ModePhaseSeq {
 					want = "SYNCS"
 				}
 				c.Detail = fmt.Sprintf("no %s wait between the previous timer read (#%d) and the end read (#%d)", want, start, end)

@@ -18,6 +18,11 @@ const Version = "1.1"
 // the module has such probes, so that other manifests stay as they were.
 const VersionGroupSeq = "1.2"
 
+// VersionPhaseSeq is the version of a manifest with run-time paired TMA and
+// bulk copies (ModePhaseSeq probes): written only when the module has such
+// probes. A reader of 1.2 refuses their mode rather than misread the tags.
+const VersionPhaseSeq = "1.3"
+
 // Major is the major version this package reads.
 const Major = 1
 
@@ -74,6 +79,18 @@ const (
 	// (docs/buffer.md, "Run-time pairing"). An end probe of this mode
 	// lists in Closes every region it may close.
 	ModeGroupSeq = "group_seq"
+	// ModePhaseSeq (version 1.3): a TMA or bulk copy (mbarrier
+	// complete_tx) whose wait loop is not in straight-line code after it,
+	// paired at run time. Its begin record carries in the sink word the
+	// 32-bit shared address of the copy's mbarrier; an end record (at the
+	// exit of every mbarrier try_wait/test_wait .parity loop of the
+	// kernel) carries the barrier's address with the waited parity in bit
+	// 0. Per warp, the decoder closes each open copy at the first later
+	// wait on its barrier whose parity is that of the phase following the
+	// last one the warp observed complete on the barrier when the copy
+	// issued (docs/buffer.md, "Run-time pairing"). An end probe of this
+	// mode lists in Closes every region it may close.
+	ModePhaseSeq = "phase_seq"
 )
 
 // Probe kinds.
@@ -350,12 +367,12 @@ func (m *Manifest) Validate() error {
 				bad("probe %d: kernel %q but listed under %q", p.ID, p.Kernel, k.Name)
 			}
 			switch p.Mode {
-			case ModeNaive, ModeFence, ModeDummy, ModeWaitGroup, ModeMbarrier, ModeGroupSeq:
+			case ModeNaive, ModeFence, ModeDummy, ModeWaitGroup, ModeMbarrier, ModeGroupSeq, ModePhaseSeq:
 			default:
-				bad("probe %d: mode %q (want naive, fence, dummy, wait_group, mbarrier or group_seq)", p.ID, p.Mode)
+				bad("probe %d: mode %q (want naive, fence, dummy, wait_group, mbarrier, group_seq or phase_seq)", p.ID, p.Mode)
 			}
-			if len(p.Closes) > 0 && (p.Mode != ModeGroupSeq || p.Kind != KindEnd || p.Closes[0] != p.Region) {
-				bad("probe %d: closes is for end probes of mode group_seq whose region is its first entry", p.ID)
+			if len(p.Closes) > 0 && (p.Mode != ModeGroupSeq && p.Mode != ModePhaseSeq || p.Kind != KindEnd || p.Closes[0] != p.Region) {
+				bad("probe %d: closes is for end probes of mode group_seq or phase_seq whose region is its first entry", p.ID)
 			}
 			if p.RegionKind != RegionLoad && p.RegionKind != RegionUser {
 				bad("probe %d: unknown region kind %q", p.ID, p.RegionKind)

@@ -268,6 +268,9 @@ func execMbarrier(w *warp, in *inst, m uint32) {
 				phase = v & mbPhase
 			}
 			w.regs[in.d[0]+int32(l)] = b2u(phase != want)
+			if w.k.onMbar != nil && l == bits.TrailingZeros32(m) {
+				w.k.onMbar(MbarEvent{CTA: w.c.linear, Warp: w.id, Wait: true, Bar: a, Parity: uint8(want >> 63), OK: phase != want, Probe: in.m.Probe})
+			}
 			continue
 		case mbExpectTx, mbCompleteTx:
 			n := int64(s1[l] & 0xffffffff)

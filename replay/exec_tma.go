@@ -231,6 +231,7 @@ func execTma(w *warp, in *inst, m uint32) {
 		if !w.pendTma(in, l, d0, total, mbr[l]&0xffffffff, writes) {
 			return
 		}
+		w.mbarCopy(in, m, l, mbr[l]&0xffffffff)
 	}
 }
 
@@ -499,5 +500,47 @@ func execBulk(w *warp, in *inst, m uint32) {
 		if !w.pendTma(in, l, d, n, mbr[l]&0xffffffff, writes) {
 			return
 		}
+		w.mbarCopy(in, m, l, mbr[l]&0xffffffff)
 	}
+}
+
+// MbarEvent is a TMA or bulk copy, or an mbarrier test_wait/try_wait, as
+// executed (ObserveMbarrier): the ground truth of run-time paired TMA
+// probes (analysis/accuracy) pairs copies with waits from it without the
+// probes' records.
+type MbarEvent struct {
+	CTA, Warp int // linear CTA id, warp in the CTA
+	// Wait: a test_wait/try_wait (else a copy that signals the barrier).
+	Wait bool
+	// Bar is the mbarrier's shared address. Parity is, for a copy, the
+	// parity of the barrier's phase when it issued (the phase its
+	// complete_tx counts toward in a correct program); for a wait, the
+	// parity it asked about (a state operand: the state's phase).
+	Bar    uint64
+	Parity uint8
+	// OK: the wait found the phase complete (its loop exits).
+	OK bool
+	// Probe is the instruction's probe-site id (model.Inst.Probe), -1
+	// when none.
+	Probe int
+}
+
+// ObserveMbarrier makes k call f for every TMA/bulk copy and mbarrier
+// wait executed, one event per warp instruction (its lowest lane that
+// executed it), in the warp's program order; f is called from the
+// goroutines that run CTAs, so it must be safe for concurrent use. Set it
+// before Run.
+func (k *Kernel) ObserveMbarrier(f func(MbarEvent)) { k.onMbar = f }
+
+// mbarCopy reports a copy by lane l (of the lanes m executing the
+// instruction) to the barrier at shared address mb.
+func (w *warp) mbarCopy(in *inst, m uint32, l int, mb uint64) {
+	if w.k.onMbar == nil || l != bits.TrailingZeros32(m) {
+		return
+	}
+	var v uint64
+	if mb+8 <= uint64(len(w.c.shared)) {
+		v = binary.LittleEndian.Uint64(w.c.shared[mb:])
+	}
+	w.k.onMbar(MbarEvent{CTA: w.c.linear, Warp: w.id, Bar: mb, Parity: uint8(v >> 63), Probe: in.m.Probe})
 }

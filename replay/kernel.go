@@ -88,6 +88,9 @@ type Kernel struct {
 	dr    *devRuntime
 	grid  int
 	depth int
+	// onMbar receives the TMA/bulk copies and mbarrier waits executed
+	// (ObserveMbarrier, exec_tma.go); nil: none
+	onMbar func(MbarEvent)
 }
 
 // getRegs returns a zeroed register array of n values.

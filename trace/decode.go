@@ -62,6 +62,7 @@ type Decoder struct {
 	// cp.async, pairGroupSeq); closes is, per such end probe, the set of
 	// region indexes it may close.
 	groupSeq []bool
+	phaseSeq []bool // probes of mode phase_seq (run-time paired TMA, pairer.phaseSeq)
 	closes   map[int32]map[int32]bool
 
 	truth TruthReader
@@ -82,7 +83,8 @@ type openInst struct {
 	start    uint64
 	instance uint32
 	depth    uint32
-	tag      uint32 // group_seq begin: the copy's group
+	tag      uint32 // group_seq begin: the copy's group; phase_seq: its barrier | expected parity
+	dead     bool   // phase_seq: its warp skipped a phase of the barrier; never closed
 }
 
 // TruthReader gives the ground truth of one warp; the bundle provides one.
@@ -292,6 +294,7 @@ func (d *Decoder) index() {
 	}
 	d.probeRegion = make([]int32, len(h.Probes))
 	d.groupSeq = make([]bool, len(h.Probes))
+	d.phaseSeq = make([]bool, len(h.Probes))
 	regionIndex := func(id int) int32 {
 		lo := sort.Search(len(h.Regions), func(j int) bool { return h.Regions[j].ID >= id })
 		if lo < len(h.Regions) && h.Regions[lo].ID == id {
@@ -302,6 +305,7 @@ func (d *Decoder) index() {
 	for i, p := range h.Probes {
 		d.probeRegion[i] = regionIndex(p.Region)
 		d.groupSeq[i] = p.Mode == manifest.ModeGroupSeq
+		d.phaseSeq[i] = p.Mode == manifest.ModePhaseSeq
 		if len(p.Closes) > 0 {
 			if d.closes == nil {
 				d.closes = map[int32]map[int32]bool{}
@@ -435,6 +439,9 @@ func (d *Decoder) loadTruth(s uint32) error {
 		if pi < 0 {
 			continue // truth for a probe of another kernel: ignore
 		}
+		if d.phaseSeq[pi] && t.Complete == t.Issue {
+			continue // a TMA copy predicated off: only the lanes that copy record its begin
+		}
 		ri := d.probeRegion[pi]
 		if len(d.truthBy[ri]) == 0 {
 			d.touched = append(d.touched, ri)
@@ -468,6 +475,9 @@ type pairer struct {
 	// returned (drained with more).
 	async   []openInst
 	closing []openInst
+	// phase_seq: per barrier address, 1 + the parity of the last phase the
+	// warp observed complete on it (0: none yet)
+	phaseLast map[uint32]uint8
 }
 
 type stepKind uint8
@@ -476,7 +486,7 @@ const (
 	stepBegin stepKind = iota + 1
 	stepEnd
 	stepUnmatchedEnd
-	stepNone // a group_seq end record that closes nothing
+	stepNone // a group_seq or phase_seq end record that closes nothing
 )
 
 func newPairer(d *Decoder) *pairer {
@@ -491,6 +501,7 @@ func (p *pairer) reset() {
 	p.stack = p.stack[:0]
 	p.async = p.async[:0]
 	p.closing = p.closing[:0]
+	clear(p.phaseLast)
 	p.n = 0
 }
 
@@ -538,6 +549,58 @@ func (p *pairer) groupSeq(pi, ri int32, i int, ts uint64, tag uint32) (stepKind,
 	return stepEnd, o
 }
 
+// phaseSeq pairs a record of a phase_seq probe (docs/buffer.md, "Run-time
+// pairing"): a begin on barrier b opens an instance expecting the parity
+// of the phase after the last one the warp observed complete on b (0
+// before any); an end on b with parity q closes, in begin order, every
+// open instance of a region it may close that expects q on b. An end that
+// sees again the parity the warp last observed on b while instances
+// expecting the other parity are open there (the warp skipped a phase:
+// their phase is unknown) leaves them unmatched for good.
+func (p *pairer) phaseSeq(pi, ri int32, i int, ts uint64, tag uint32) (stepKind, openInst) {
+	if p.phaseLast == nil {
+		p.phaseLast = map[uint32]uint8{}
+	}
+	bar := tag &^ 7
+	last := p.phaseLast[bar]
+	if p.d.h.Probes[pi].Begin {
+		if p.instances[ri] == 0 {
+			p.touched = append(p.touched, ri)
+		}
+		want := uint32(0)
+		if last > 0 {
+			want = uint32(last-1) ^ 1
+		}
+		o := openInst{region: ri, rec: uint32(i), start: ts, instance: p.instances[ri], depth: uint32(len(p.stack)), tag: bar | want}
+		p.instances[ri]++
+		p.async = append(p.async, o)
+		return stepBegin, o
+	}
+	q := tag & 1
+	set := p.d.closes[pi]
+	p.closing = p.closing[:0]
+	keep := p.async[:0]
+	for _, o := range p.async {
+		mine := !o.dead && o.tag&^7 == bar && (set == nil && o.region == ri || set[o.region])
+		switch {
+		case mine && o.tag&1 == q:
+			p.closing = append(p.closing, o)
+			continue
+		case mine && last == uint8(q)+1:
+			o.dead = true // a skipped phase
+		}
+		keep = append(keep, o)
+	}
+	p.async = keep
+	p.phaseLast[bar] = uint8(q) + 1
+	if len(p.closing) == 0 {
+		return stepNone, openInst{}
+	}
+	o := p.closing[0]
+	p.closing = p.closing[1:]
+	return stepEnd, o
+}
+
 // step consumes the next record. For stepBegin o is the new instance; for
 // stepEnd o is the instance it closes. ts is the (extended) timestamp; pi the
 // probe's index. seg is for error messages.
@@ -562,6 +625,10 @@ func (p *pairer) step(seg uint32, id, sink uint32, ts uint64) (k stepKind, o ope
 	ri := p.d.probeRegion[pi]
 	if p.d.groupSeq[pi] {
 		k, o = p.groupSeq(pi, ri, i, ts, sink)
+		return k, o, ts, pi, nil
+	}
+	if p.d.phaseSeq[pi] {
+		k, o = p.phaseSeq(pi, ri, i, ts, sink)
 		return k, o, ts, pi, nil
 	}
 	if p.d.h.Probes[pi].Begin {
@@ -659,7 +726,7 @@ func (d *Decoder) close(wr *WarpRegions, o openInst, i int, id uint32, ts uint64
 		Instance: o.instance, Depth: o.depth, BeginRec: o.rec, EndRec: uint32(i),
 		Start: o.start, End: ts, Cycles: ts - o.start,
 	}
-	if info.Mode == manifest.ModeGroupSeq {
+	if info.Mode == manifest.ModeGroupSeq || info.Mode == manifest.ModePhaseSeq {
 		r.Group, r.Cover = o.tag, sink
 	}
 	if h.HasNs() {

@@ -40,6 +40,10 @@
 //     "Run-time pairing") are closed by the first end record of a probe
 //     whose Closes lists their region with tag Cover > their begin's tag
 //     Group, several per end record, in begin order; they do not nest.
+//     Regions of mode phase_seq (run-time paired TMA) likewise, closed per
+//     warp by the first end record on their barrier with the parity of the
+//     phase after the last one the warp observed there (Group, Cover: the
+//     barrier address | parity).
 //   - Stored = min(Count, RecordsPerWarp), Lost = Count − Stored; a warp
 //     with Lost > 0 has an overflow Issue.
 //   - An unknown probe id, a header that does not match the manifest (magic,

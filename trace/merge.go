@@ -190,7 +190,7 @@ func (c *warpCursor) endEvent(d *Decoder, o openInst, id, i uint32, ts uint64, s
 		Instance: o.instance, Depth: o.depth, BeginRec: o.rec, EndRec: i,
 		Start: o.start, End: ts, Cycles: ts - o.start,
 	}
-	if info.Mode == manifest.ModeGroupSeq {
+	if info.Mode == manifest.ModeGroupSeq || info.Mode == manifest.ModePhaseSeq {
 		r.Group, r.Cover = o.tag, sink
 	}
 	if h.HasNs() {
@@ -207,7 +207,7 @@ func (c *warpCursor) endEvent(d *Decoder, o openInst, id, i uint32, ts uint64, s
 func (c *warpCursor) truthFor(d *Decoder, ri int32, k uint32) (TruthAccess, bool) {
 	n := uint32(0)
 	for _, t := range c.truth {
-		if pi := d.probeIndex(t.Probe); pi >= 0 && d.probeRegion[pi] == ri {
+		if pi := d.probeIndex(t.Probe); pi >= 0 && d.probeRegion[pi] == ri && !(d.phaseSeq[pi] && t.Complete == t.Issue) {
 			if n == k {
 				return t, true
 			}

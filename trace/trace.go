@@ -228,7 +228,9 @@ type Region struct {
 	// Group and Cover (mode group_seq, run-time paired cp.async): the
 	// copy's group sequence number (its begin record's tag) and the number
 	// of groups the closing wait completed (its end record's tag, > Group);
-	// 0 for other modes.
+	// Mode phase_seq (run-time paired TMA): Group is the copy's mbarrier
+	// shared address with the parity of the phase it was paired on in bit
+	// 0, Cover the closing wait's (the same). 0 for other modes.
 	Group, Cover uint32
 }
 

@@ -64,6 +64,9 @@ type Options struct {
 	// preset to size shared staging for: auto-staged code falls back to
 	// global staging at run time (what a host that passes 0 records gets).
 	NoStagingGPU bool
+	// tamper, in tests, alters each launch's raw trace buffer before it is
+	// decoded (a deliberately wrong pairing must fail the checks).
+	tamper func(raw []byte, man *manifest.Manifest)
 }
 
 // Stat summarises the load regions of one group.
@@ -233,7 +236,7 @@ func (r *Row) CauseStrict() string {
 // paired at run time) like wait_group: its end read follows the wait.
 func OwnCost(mode string, spec *model.Spec) float64 {
 	switch mode {
-	case "fence", "dummy", "wait_group", "mbarrier", "group_seq":
+	case "fence", "dummy", "wait_group", "mbarrier", "group_seq", "phase_seq":
 		return 1 + PostCost(mode, spec)
 	}
 	return 0
@@ -250,7 +253,7 @@ func PostCost(mode string, spec *model.Spec) float64 {
 	switch mode {
 	case "fence", "wait_group", "group_seq":
 		return float64(spec.SM.FenceLatency)
-	case "mbarrier":
+	case "mbarrier", "phase_seq":
 		return float64(spec.SM.FenceLatency + spec.SM.Classes.Branch.Latency)
 	case "dummy":
 		return 1
@@ -405,7 +408,16 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		row.Staging = ir.Manifest.Kernels[0].Staging.Where
 	}
 	observe, asyncEvents := asyncObserver(ir.Manifest)
-	res, err := prep.Run(ctx, launch.ExecOptions{Model: ms, ModelOpt: model.Options{Observe: observe}})
+	eo := launch.ExecOptions{Model: ms, ModelOpt: model.Options{Observe: observe}}
+	mbar := newMbarTruth(ir.Manifest)
+	if mbar != nil {
+		if observe != nil {
+			row.Err = fmt.Errorf("a kernel with both group_seq and phase_seq probes: no ground truth for both")
+			return
+		}
+		eo.ModelOpt.Observe, eo.OnKernel = mbar.observe, mbar.onKernel
+	}
+	res, err := prep.Run(ctx, eo)
 	if err != nil {
 		row.Err = fmt.Errorf("instrumented: %w", err)
 		return
@@ -422,11 +434,15 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 	pipe := map[[2]string]*pipeSums{}
 	events := asyncEvents()
 	groupSeq := groupSeqBegins(ir.Manifest)
+	phaseSeq := phaseSeqBegins(ir.Manifest)
 	lines := map[int]*LineStat{}
 	var all sums
 	for _, lr := range res.Launches {
 		if lr.Trace == nil {
 			continue
+		}
+		if o.tamper != nil {
+			o.tamper(lr.Trace.Data, ir.Manifest)
 		}
 		tr, err := trace.Decode(lr.Trace.Data, ir.Manifest, lr.Kernel)
 		if err != nil {
@@ -439,11 +455,22 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		truth := map[[3]uint32]trace.TruthAccess{}
 		cnt := map[[2]uint32]uint32{}
 		for _, a := range lr.Truth() {
+			if phaseSeq[a.Probe] && a.Complete == a.Issue {
+				continue // a copy predicated off (no completion): no record (only the lanes that copy write one)
+			}
 			k := [2]uint32{a.Warp, a.Probe}
 			truth[[3]uint32{a.Warp, a.Probe, cnt[k]}] = a
 			cnt[k]++
 		}
 		copies := pipelineTruth(truth, groupSeq, events, uint32(lr.WarpsPerCTA))
+		if mbar != nil {
+			pc, err := mbar.phaseTruth(truth, phaseSeq, uint32(lr.WarpsPerCTA))
+			if err != nil {
+				row.Err = fmt.Errorf("launch %d (%s): %w", lr.Index, lr.Kernel, err)
+				return
+			}
+			copies = pc
+		}
 		for _, reg := range tr.Regions {
 			if !reg.Info.Memory() {
 				continue
@@ -454,7 +481,7 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 				continue
 			}
 			tv := float64(a.Complete - a.Issue)
-			if reg.Info.Mode == manifest.ModeGroupSeq {
+			if reg.Info.Mode == manifest.ModeGroupSeq || reg.Info.Mode == manifest.ModePhaseSeq {
 				// the wait observes its groups' completion, not the
 				// copy's, and only when the warp reaches it
 				c := copies[[3]uint32{reg.Warp, reg.Info.BeginProbe, reg.Instance}]

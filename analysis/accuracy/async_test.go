@@ -191,7 +191,9 @@ func spaceList(ss []SpaceStat) string {
 // replay's TestCorpusGemmParity) with its two wrong mbarrier parities
 // corrected (as published it races: replay faults). Thread 0 issues each
 // k-tile's two TMA copies in an if-block; instrument probes the three waits
-// whose barrier address it can prove equal to the copies' (joined sites).
+// whose barrier address it can prove equal to the copies' (joined sites,
+// mode mbarrier) and pairs the fourth k-tile's copies at run time by
+// barrier phase (mode phase_seq).
 // Inputs: 128×5120 bf16 operands of zeros (the values do not change the
 // timing), 2×2 CTAs, on a100 and h100.
 func TestAsyncProbesCorpusGemm(t *testing.T) {
@@ -241,12 +243,12 @@ steps:
 		}
 		n := 0
 		for _, s := range r.Spaces {
-			if s.Probe != "mbarrier" {
+			if s.Probe != "mbarrier" && s.Probe != "phase_seq" {
 				continue
 			}
 			n += s.Regions
-			t.Logf("%s mbarrier: regions %d true %.1f measured %.1f cost %.1f issue wait %.2f error %.2f%% strict %.2f%%",
-				r.Preset, s.Regions, s.TrueMean, s.MeasMean, s.CostMean, s.IssueWait, 100*s.NetErr, 100*s.RelErr)
+			t.Logf("%s %s: regions %d true %.1f measured %.1f cost %.1f issue wait %.2f error %.2f%% strict %.2f%%",
+				r.Preset, s.Probe, s.Regions, s.TrueMean, s.MeasMean, s.CostMean, s.IssueWait, 100*s.NetErr, 100*s.RelErr)
 			if s.NetErr > MaxRelErr {
 				t.Errorf("%s: error %.2f%% beyond %.0f%%", r.Preset, 100*s.NetErr, 100*MaxRelErr)
 			}

@@ -34,7 +34,11 @@
 // the copy's issue to that wait's issue (the completion the program
 // observes), and the copy's latency (issue to its groups' completion) is
 // reported beside it (Stat.LatMean, Hidden, Slack, LatErr). Row.Cycles and
-// OrigCycles give the probes' cost on the kernel's run time.
+// OrigCycles give the probes' cost on the kernel's run time. A run-time
+// paired TMA region (probe mode phase_seq) is compared likewise with truth
+// from replay's barrier events (replay.Kernel.ObserveMbarrier: each copy's
+// barrier and phase parity at issue, each wait's barrier, parity and
+// answer) and the model's issue cycles of the waits (tma.go).
 //
 // Exceptions are reported, never hidden: a configuration the model cannot
 // run (the CTA needs more shared memory than the preset has) is a row with
