@@ -16,8 +16,15 @@ import (
 //
 // ptxas may move instructions across a clock read. Verify checks in the
 // final SASS that the end clock read of every fence probe comes after a
-// MEMBAR and that of every dummy probe after the predicated consumer's
-// store, both placed after the previous clock read (the probe's begin).
+// MEMBAR, and that of every dummy probe after an instruction that reads the
+// load's destination register (the consumer: the predicated-off store, or
+// the program's own use), both placed after the previous clock read (the
+// probe's begin). A warp issues its instructions in order and an
+// instruction that reads a load's destination waits for the load's
+// completion before it issues (its scoreboard), so a timer read that
+// follows such an instruction in SASS order cannot be taken before the
+// load completed. A predicated-off store that does not read the register
+// proves nothing and is not accepted.
 //
 // Probes are found by the order of clock reads: ptxas keeps reads of
 // SR_CLOCKLO / SR_GLOBALTIMERLO (S2R, CS2R) in program order relative to
@@ -357,43 +364,7 @@ func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck,
 					}
 				}
 			case manifest.ModeDummy:
-				lastLoad := -1
-				for _, s := range between {
-					if s.isLoad() {
-						lastLoad = s.Index
-					}
-				}
-				c.Detail = fmt.Sprintf("no predicated consumer store between the load (#%d) and the end read (#%d)", lastLoad, end)
-				// The consumer's store is predicated, or ptxas made the
-				// predicate a guarded branch around it.
-				// A branch skips the store at run time, so the branch form
-				// waits for the load only if an instruction before the
-				// branch reads the load's destination register.
-				branch := ""
-				read := false
-				dst := ""
-				for _, s := range between {
-					if s.Index == lastLoad {
-						dst = s.dest()
-					}
-					if s.Index <= lastLoad {
-						continue
-					}
-					if (s.Op == "BRA" || s.Op == "SYNC" || s.Op == "BRK") && s.guarded() && branch == "" && !s.backward(insts) { // SYNC: -G code on sm_5x
-						if !read {
-							c.Detail = fmt.Sprintf("the consumer store is skipped by %s %s at #%d and nothing before it reads the load's %s", s.Guard, s.Op, s.Index, dst)
-							break
-						}
-						branch = fmt.Sprintf(" (skipped by %s %s at #%d; %s read before it)", s.Guard, s.Op, s.Index, dst)
-					}
-					if dst != "" && s.reads(dst) {
-						read = true
-					}
-					if s.isStore() && (s.guarded() || branch != "") {
-						c.OK, c.Detail = true, fmt.Sprintf("%s %s at #%d%s after load #%d, before the end read at #%d",
-							s.Guard, s.Text, s.Index, branch, lastLoad, end)
-					}
-				}
+				c.OK, c.Detail = dummyOrder(insts, between, end)
 			}
 			checks = append(checks, c)
 		}
@@ -416,6 +387,88 @@ func VerifySASS(f *ptx.File, man *manifest.Manifest, sass string) ([]ProbeCheck,
 	}
 	return checks, nil
 }
+
+// dummyOrder checks a dummy probe's end read at insts[end], between
+// holding the instructions after the previous timer read: the last load
+// before the end read (the probed access) must be followed, before the end
+// read, by an instruction that reads its destination register, with no
+// write of that register in between and no forward conditional branch
+// before it (a branch could skip it). When ptxas removed the load (a
+// local load forwarded from an earlier store) there is nothing to order and
+// the predicated consumer store must be there. A constant load ptxas folded into
+// its consumer (an operand of constant bank ≥ 1; bank 0 holds the
+// kernel's parameters) is its own consumer.
+func dummyOrder(insts, between []SASSInst, end int) (bool, string) {
+	lastLoad := -1
+	for _, s := range between {
+		if s.isLoad() {
+			lastLoad = s.Index
+		}
+	}
+	if lastLoad < 0 {
+		for _, s := range between {
+			if reConstBank().MatchString(s.Text) {
+				return true, fmt.Sprintf("%s at #%d reads constant memory itself (the load folded into its consumer), before the end read at #%d", s.Text, s.Index, end)
+			}
+		}
+		// No load left: ptxas removed the access (e.g. a local load
+		// forwarded from the store before it). There is nothing whose
+		// completion the end read could precede; the consumer store must
+		// still be there (as it is when the load exists).
+		for _, s := range between {
+			if s.isStore() && s.guarded() {
+				return true, fmt.Sprintf("no load between the previous timer read and the end read at #%d (ptxas removed the access); the consumer %s %s at #%d is in place",
+					end, s.Guard, s.Text, s.Index)
+			}
+		}
+		return false, fmt.Sprintf("no load between the previous timer read and the end read (#%d)", end)
+	}
+	dsts := insts[lastLoad].loadDests()
+	if len(dsts) == 0 {
+		return false, fmt.Sprintf("load #%d (%s) has no destination register to consume", lastLoad, insts[lastLoad].Text)
+	}
+	dst := strings.Join(dsts, "/")
+	for _, s := range between {
+		if s.Index <= lastLoad {
+			continue
+		}
+		for _, d := range dsts {
+			if s.reads(d) {
+				return true, fmt.Sprintf("%s %s at #%d reads %s of load #%d before the end read at #%d",
+					s.Guard, s.Text, s.Index, d, lastLoad, end)
+			}
+		}
+		if (s.Op == "BRA" || s.Op == "SYNC" || s.Op == "BRK") && s.guarded() && !s.backward(insts) { // SYNC: -G code on sm_5x
+			return false, fmt.Sprintf("%s %s at #%d may skip the consumer: nothing before it reads %s of load #%d", s.Guard, s.Op, s.Index, dst, lastLoad)
+		}
+		if !s.isStore() && len(dsts) == 1 && s.dest() == dst {
+			return false, fmt.Sprintf("%s at #%d overwrites %s of load #%d before anything reads it", s.Text, s.Index, dst, lastLoad)
+		}
+	}
+	return false, fmt.Sprintf("nothing between load #%d and the end read at #%d reads its %s", lastLoad, end, dst)
+}
+
+// loadDests returns the destination registers of load s: its first
+// operand's register; a texture instruction (TEX…, TLD…) has two
+// destination operands (the first RZ when only the second is written,
+// e.g. sm_80 "TEX.LL RZ, R12, R8, R13, …", sm_52 "TEXS.P RZ, R14, R8, R14, …").
+func (s SASSInst) loadDests() []string {
+	_, rest, _ := strings.Cut(s.Text, " ")
+	ops := strings.Split(rest, ",")
+	n := 1
+	if strings.HasPrefix(s.Op, "TEX") || strings.HasPrefix(s.Op, "TLD") || s.Op == "TMML" || s.Op == "TXD" {
+		n = 2
+	}
+	var out []string
+	for i := 0; i < n && i < len(ops); i++ {
+		if r := reSASSReg().FindString(strings.TrimSpace(ops[i])); r != "" && strings.HasPrefix(strings.TrimSpace(ops[i]), r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+var reConstBank = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bc\[0x[1-9a-f][0-9a-f]*\]`) })
 
 // ParseOutput parses instrumented PTX for VerifySASS.
 func ParseOutput(name string, src []byte) (*ptx.File, error) {
