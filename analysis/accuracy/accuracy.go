@@ -452,24 +452,13 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		for _, is := range tr.Issues {
 			row.Lost += int(is.Lost)
 		}
-		truth := map[[3]uint32]trace.TruthAccess{}
-		cnt := map[[2]uint32]uint32{}
-		for _, a := range lr.Truth() {
-			if phaseSeq[a.Probe] && a.Complete == a.Issue {
-				continue // a copy predicated off (no completion): no record (only the lanes that copy write one)
-			}
-			k := [2]uint32{a.Warp, a.Probe}
-			truth[[3]uint32{a.Warp, a.Probe, cnt[k]}] = a
-			cnt[k]++
-		}
+		truth := truthByInstance(lr, phaseSeq)
 		copies := pipelineTruth(truth, groupSeq, events, uint32(lr.WarpsPerCTA))
 		if mbar != nil {
-			pc, err := mbar.phaseTruth(truth, phaseSeq, uint32(lr.WarpsPerCTA))
-			if err != nil {
+			if copies, err = mbar.phaseTruth(truth, phaseSeq, uint32(lr.WarpsPerCTA)); err != nil {
 				row.Err = fmt.Errorf("launch %d (%s): %w", lr.Index, lr.Kernel, err)
 				return
 			}
-			copies = pc
 		}
 		for _, reg := range tr.Regions {
 			if !reg.Info.Memory() {
@@ -532,6 +521,24 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 		}
 	}
 	finishRow(row, all, lines, acc, pipe)
+}
+
+// truthByInstance indexes a launch's ground truth by (warp, probe, n), n
+// counting the probe's accesses of the warp in order, as the decoder counts
+// a region's instances. A phase_seq copy predicated off (completion = issue)
+// is left out: only the lanes that copy write its record.
+func truthByInstance(lr *launch.LaunchResult, phaseSeq map[uint32]bool) map[[3]uint32]trace.TruthAccess {
+	truth := map[[3]uint32]trace.TruthAccess{}
+	cnt := map[[2]uint32]uint32{}
+	for _, a := range lr.Truth() {
+		if phaseSeq[a.Probe] && a.Complete == a.Issue {
+			continue
+		}
+		k := [2]uint32{a.Warp, a.Probe}
+		truth[[3]uint32{a.Warp, a.Probe, cnt[k]}] = a
+		cnt[k]++
+	}
+	return truth
 }
 
 // groupSeqBegins returns the begin probes of run-time paired (group_seq)
