@@ -1,11 +1,8 @@
 package replay
 
 import (
-	"go/token"
 	"slices"
 	"testing"
-
-	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 // TestEntryTemplate: warps whose entry frame starts from the kernel's
@@ -34,18 +31,7 @@ func TestEntryTemplate(t *testing.T) {
 	ret;
 }
 `
-	f, err := ptx.ParseFile(token.NewFileSet(), "t.ptx", []byte(src), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := p.Lower("k")
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := lowerK(t, "t.ptx", src)
 	mk := func(template bool) *Kernel {
 		k, err := NewKernel(Launch{Code: code, Grid: [3]int{2, 1, 1}, Block: [3]int{80, 1, 1}, Params: make([]byte, code.ParamSize), Dev: NewDeviceFor(code.Prog)})
 		if err != nil {

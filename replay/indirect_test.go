@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"go/token"
 	"strings"
 	"testing"
-
-	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 // indirectSrc: out[i] = f(i) where f is chosen per lane by i%4 among
@@ -67,18 +64,7 @@ const indirectSrc = `.version 7.0
 
 func runIndirect(t *testing.T, sel uint32) ([]uint32, error) {
 	t.Helper()
-	f, err := ptx.ParseFile(token.NewFileSet(), "ind.ptx", []byte(indirectSrc), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := p.Lower("k")
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := lowerK(t, "ind.ptx", indirectSrc)
 	dev := NewDevice()
 	out := dev.Alloc("out", 4*64)
 	params := make([]byte, code.ParamSize)

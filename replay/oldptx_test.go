@@ -192,21 +192,10 @@ func TestAddressSize32Window(t *testing.T) {
 // A 64-bit device's allocations cannot serve a 32-bit module.
 func TestAddressSize32WrongDevice(t *testing.T) {
 	src := ".version 2.1\n.target sm_20\n.address_size 32\n.entry k(.param .u32 p)\n{\n\texit;\n}\n"
-	f, err := ptx.ParseFile(token.NewFileSet(), "old.ptx", []byte(src), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := p.Lower("k")
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := lowerK(t, "old.ptx", src)
 	dev := NewDevice()
 	dev.Alloc("big", 16)
-	_, err = NewKernel(Launch{Code: code, Params: make([]byte, 4), Dev: dev})
+	_, err := NewKernel(Launch{Code: code, Params: make([]byte, 4), Dev: dev})
 	if err == nil || !strings.Contains(err.Error(), "32-bit address space") {
 		t.Fatalf("err = %v, want a 32-bit address space refusal", err)
 	}

@@ -1,11 +1,9 @@
 package replay
 
 import (
-	"go/token"
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/model"
-	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 // TestSetProbeStamps checks that SetProbe marks the probed access and the
@@ -23,18 +21,7 @@ func TestSetProbeStamps(t *testing.T) {
 		"\tmov.u64 %c3, %clock64;\n" + // 13: end
 		"\tmov.u64 %c4, %clock64;\n" + // 14: a later read
 		"\tret;\n}\n"
-	f, err := ptx.ParseFile(token.NewFileSet(), "stamp.ptx", []byte(src), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := p.Lower("k")
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := lowerK(t, "stamp.ptx", src)
 	if !code.SetProbe(11, 7) {
 		t.Fatal("SetProbe found no instruction on line 11")
 	}
