@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"go/token"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/model"
-	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 // cdpProg parses src (or testdata/cdp/cdp.ptx when src is "").
@@ -27,15 +25,7 @@ func cdpProg(t *testing.T, src string) *Program {
 		}
 		src = string(b)
 	}
-	f, err := ptx.ParseFile(token.NewFileSet(), name, []byte(src), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return programOf(t, name, src)
 }
 
 // cdpRun launches entry with one pointer parameter (a zeroed buffer of 4096
@@ -560,14 +550,7 @@ func BenchmarkCDPPerThread(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pf, err := ptx.ParseFile(token.NewFileSet(), "cdp.ptx", f, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := NewProgram(pf)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := programOf(b, "cdp.ptx", string(f))
 	c, err := p.Lower("_Z9perThreadPi")
 	if err != nil {
 		b.Fatal(err)

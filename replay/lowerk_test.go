@@ -7,10 +7,9 @@ import (
 	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
-// lowerK parses src (named name) and lowers its kernel k, failing the test
-// on any error: the set-up of the package's internal tests that run one
-// hand-written kernel.
-func lowerK(t testing.TB, name, src string) *Code {
+// programOf parses src (named name) into a Program, failing the test on
+// any error: the set-up of the package's internal tests.
+func programOf(t testing.TB, name, src string) *Program {
 	t.Helper()
 	f, err := ptx.ParseFile(token.NewFileSet(), name, []byte(src), 0)
 	if err != nil {
@@ -20,7 +19,14 @@ func lowerK(t testing.TB, name, src string) *Code {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := p.Lower("k")
+	return p
+}
+
+// lowerK lowers the kernel k of src (programOf): the set-up of the
+// internal tests that run one hand-written kernel.
+func lowerK(t testing.TB, name, src string) *Code {
+	t.Helper()
+	code, err := programOf(t, name, src).Lower("k")
 	if err != nil {
 		t.Fatal(err)
 	}
