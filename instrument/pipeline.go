@@ -55,6 +55,22 @@ type pipeWait struct {
 // pipelineOK reports whether k's cp.async pipelines can be paired at run
 // time (see above): a kernel with no call and no guarded commit or wait.
 func (k *kernel) pipelineOK(stmts []ptx.Stmt) bool {
+	return k.pairable(stmts, func(in *ptx.Instruction, fx ptx.Facts) bool {
+		switch fx.Name {
+		case "cp.async.commit_group", "cp.async.wait_all":
+			return in.Guard == ""
+		case "cp.async.wait_group":
+			_, ok := immArg(in)
+			return in.Guard == "" && ok
+		}
+		return true
+	})
+}
+
+// pairable reports whether k's body can take probes paired at run time
+// (cp.async groups, mbarrier phases): k is a kernel, not a .func, it calls
+// nothing, and accept holds for every instruction.
+func (k *kernel) pairable(stmts []ptx.Stmt, accept func(*ptx.Instruction, ptx.Facts) bool) bool {
 	if k.isFunc {
 		return false
 	}
@@ -64,19 +80,8 @@ func (k *kernel) pipelineOK(stmts []ptx.Stmt) bool {
 			continue
 		}
 		fx := ptx.FactsOf(in)
-		if fx.Call {
+		if fx.Call || !accept(in, fx) {
 			return false
-		}
-		switch fx.Name {
-		case "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all":
-			if in.Guard != "" {
-				return false
-			}
-			if fx.Name == "cp.async.wait_group" {
-				if _, ok := immArg(in); !ok {
-					return false
-				}
-			}
 		}
 	}
 	return true

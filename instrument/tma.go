@@ -71,20 +71,9 @@ func (k *kernel) phaseOK(stmts []ptx.Stmt) bool {
 			}
 		}
 	}
-	for _, st := range stmts {
-		in, ok := st.(*ptx.Instruction)
-		if !ok || in.Op == nil {
-			continue
-		}
-		fx := ptx.FactsOf(in)
-		if fx.Call {
-			return false
-		}
-		if (fx.Name == "mbarrier.try_wait" || fx.Name == "mbarrier.test_wait") && !loops[in] {
-			return false
-		}
-	}
-	return true
+	return k.pairable(stmts, func(in *ptx.Instruction, fx ptx.Facts) bool {
+		return (fx.Name != "mbarrier.try_wait" && fx.Name != "mbarrier.test_wait") || loops[in]
+	})
 }
 
 // phaseWaitOK reports whether the wait w of a wait loop can be recorded:
