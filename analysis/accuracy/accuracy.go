@@ -433,8 +433,8 @@ func measureMode(ctx context.Context, c Case, name string, src []byte, orig *lau
 	acc := map[[2]string]*sums{}
 	pipe := map[[2]string]*pipeSums{}
 	events := asyncEvents()
-	groupSeq := groupSeqBegins(ir.Manifest)
-	phaseSeq := phaseSeqBegins(ir.Manifest)
+	groupSeq := beginsOf(ir.Manifest, manifest.ModeGroupSeq)
+	phaseSeq := beginsOf(ir.Manifest, manifest.ModePhaseSeq)
 	lines := map[int]*LineStat{}
 	var all sums
 	for _, lr := range res.Launches {
@@ -541,18 +541,18 @@ func truthByInstance(lr *launch.LaunchResult, phaseSeq map[uint32]bool) map[[3]u
 	return truth
 }
 
-// groupSeqBegins returns the begin probes of run-time paired (group_seq)
-// regions.
-func groupSeqBegins(man *manifest.Manifest) map[uint32]bool {
-	groupSeq := map[uint32]bool{}
+// beginsOf returns the begin probes of the manifest's regions timed in
+// probe mode mode (group_seq, phase_seq: the run-time paired ones).
+func beginsOf(man *manifest.Manifest, mode string) map[uint32]bool {
+	out := map[uint32]bool{}
 	for _, k := range man.Kernels {
 		for _, p := range k.Probes {
-			if p.Mode == manifest.ModeGroupSeq && p.Kind == manifest.KindBegin {
-				groupSeq[p.ID] = true
+			if p.Mode == mode && p.Kind == manifest.KindBegin {
+				out[p.ID] = true
 			}
 		}
 	}
-	return groupSeq
+	return out
 }
 
 // finishRow fills row's totals, per-line and per-space statistics from

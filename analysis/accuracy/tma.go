@@ -175,17 +175,3 @@ func (t *mbarTruth) phaseTruth(truth map[[3]uint32]trace.TruthAccess, phase map[
 	}
 	return out, nil
 }
-
-// phaseSeqBegins returns the begin probes of run-time paired TMA
-// (phase_seq) regions.
-func phaseSeqBegins(man *manifest.Manifest) map[uint32]bool {
-	out := map[uint32]bool{}
-	for _, k := range man.Kernels {
-		for _, p := range k.Probes {
-			if p.Mode == manifest.ModePhaseSeq && p.Kind == manifest.KindBegin {
-				out[p.ID] = true
-			}
-		}
-	}
-	return out
-}
