@@ -17,6 +17,12 @@ import (
 // (samples/modern, sm_80 PTX run on every preset).
 func pipelineCases(t testing.TB, names ...string) []Case {
 	t.Helper()
+	return modernCases(t, "sm_80", names...)
+}
+
+// modernCases are the samples/modern samples names with their arch PTX.
+func modernCases(t testing.TB, arch string, names ...string) []Case {
+	t.Helper()
 	var cs []Case
 	for _, k := range modern.List() {
 		want := false
@@ -26,9 +32,9 @@ func pipelineCases(t testing.TB, names ...string) []Case {
 		if !want {
 			continue
 		}
-		path, ok := k.PTXFor("sm_80")
+		path, ok := k.PTXFor(arch)
 		if !ok {
-			t.Fatalf("%s: no sm_80 PTX", k.Name)
+			t.Fatalf("%s: no %s PTX", k.Name, arch)
 		}
 		src, err := fs.ReadFile(modern.FS(), path)
 		if err != nil {
@@ -42,7 +48,7 @@ func pipelineCases(t testing.TB, names ...string) []Case {
 		if err != nil {
 			t.Fatalf("%s: %v", k.Name, err)
 		}
-		cs = append(cs, Case{Name: k.Name, PTX: map[string][]byte{"sm_80": src}, Spec: spec, Registry: modern.Registry()})
+		cs = append(cs, Case{Name: k.Name, PTX: map[string][]byte{arch: src}, Spec: spec, Registry: modern.Registry()})
 	}
 	if len(cs) != len(names) {
 		t.Fatalf("found %d of the samples %q", len(cs), names)

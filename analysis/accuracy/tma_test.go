@@ -3,43 +3,17 @@ package accuracy
 import (
 	"context"
 	"encoding/binary"
-	"io/fs"
 	"math"
 	"testing"
 
-	"github.com/ptxtrace/ptxtrace/launch"
 	"github.com/ptxtrace/ptxtrace/manifest"
-	"github.com/ptxtrace/ptxtrace/samples/modern"
 )
 
 // wgmmaCase is the wgmmagemm sample (hand-written sm_90a PTX: TMA + mbarrier
 // + wgmma), which only h100-class presets run.
 func wgmmaCase(t testing.TB) Case {
 	t.Helper()
-	for _, k := range modern.List() {
-		if k.Name != "wgmmagemm" {
-			continue
-		}
-		path, ok := k.PTXFor("sm_90a")
-		if !ok {
-			t.Fatal("wgmmagemm: no sm_90a PTX")
-		}
-		src, err := fs.ReadFile(modern.FS(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		y, err := fs.ReadFile(modern.FS(), k.Name+"/launch.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec, err := launch.ParseSpec(y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return Case{Name: k.Name, PTX: map[string][]byte{"sm_90a": src}, Spec: spec, Registry: modern.Registry()}
-	}
-	t.Fatal("no wgmmagemm sample")
-	return Case{}
+	return modernCases(t, "sm_90a", "wgmmagemm")[0]
 }
 
 // measureTMA runs wgmmagemm on h100 in mode auto, global accesses only.
