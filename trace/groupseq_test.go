@@ -62,29 +62,14 @@ func TestDecodeGroupSeq(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type want struct {
-		id                     int
-		begin, end             uint32 // records
-		cycles                 uint64
-		instance, group, cover uint32
-	}
-	wants := []want{
+	wants := []seqRegion{
 		{0, 0, 9, 69, 0, 0, 0},
 		{1, 1, 6, 30, 0, 0, 1},
 		{2, 2, 6, 29, 0, 0, 1},
 		{1, 3, 7, 30, 1, 1, 3},
 		{2, 5, 7, 15, 1, 2, 3},
 	}
-	if len(tr.Regions) != len(wants) {
-		t.Fatalf("%d regions, want %d: %+v", len(tr.Regions), len(wants), tr.Regions)
-	}
-	for i, w := range wants {
-		r := tr.Regions[i]
-		if r.ID != w.id || r.BeginRec != w.begin || r.EndRec != w.end || r.Cycles != w.cycles || r.Instance != w.instance || r.Group != w.group || r.Cover != w.cover {
-			t.Errorf("region %d: id %d records %d–%d cycles %d instance %d group %d cover %d, want %+v",
-				i, r.ID, r.BeginRec, r.EndRec, r.Cycles, r.Instance, r.Group, r.Cover, w)
-		}
-	}
+	checkSeqRegions(t, tr.Regions, wants)
 	if len(tr.Issues) != 1 || tr.Issues[0].Kind != trace.IssueUnmatchedBegin || tr.Issues[0].Record != 8 {
 		t.Errorf("issues %v, want one unmatched begin at record 8", tr.Issues)
 	}
@@ -169,4 +154,28 @@ func FuzzDecodeGroupSeq(f *testing.F) {
 			t.Fatalf("merge gave %d events for %d regions", ne, len(tr.Regions))
 		}
 	})
+}
+
+// seqRegion is a region a run-time paired decode must produce: its probe
+// id, begin and end records, cycles, instance, group tag and cover.
+type seqRegion struct {
+	id                     int
+	begin, end             uint32 // records
+	cycles                 uint64
+	instance, group, cover uint32
+}
+
+// checkSeqRegions compares the decoded regions with wants, in order.
+func checkSeqRegions(t *testing.T, regions []trace.Region, wants []seqRegion) {
+	t.Helper()
+	if len(regions) != len(wants) {
+		t.Fatalf("%d regions, want %d: %+v", len(regions), len(wants), regions)
+	}
+	for i, w := range wants {
+		r := regions[i]
+		if r.ID != w.id || r.BeginRec != w.begin || r.EndRec != w.end || r.Cycles != w.cycles || r.Instance != w.instance || r.Group != w.group || r.Cover != w.cover {
+			t.Errorf("region %d: id %d records %d–%d cycles %d instance %d group %#x cover %#x, want %+v",
+				i, r.ID, r.BeginRec, r.EndRec, r.Cycles, r.Instance, r.Group, r.Cover, w)
+		}
+	}
 }

@@ -59,28 +59,13 @@ func TestDecodePhaseSeq(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type want struct {
-		id                     int
-		begin, end             uint32
-		cycles                 uint64
-		instance, group, cover uint32
-	}
-	wants := []want{
+	wants := []seqRegion{
 		{1, 0, 3, 30, 0, A, A},
 		{2, 1, 3, 28, 0, A, A},
 		{1, 2, 5, 46, 1, B, B},
 		{1, 4, 7, 40, 2, A | 1, A | 1},
 	}
-	if len(tr.Regions) != len(wants) {
-		t.Fatalf("%d regions, want %d: %+v", len(tr.Regions), len(wants), tr.Regions)
-	}
-	for i, w := range wants {
-		r := tr.Regions[i]
-		if r.ID != w.id || r.BeginRec != w.begin || r.EndRec != w.end || r.Cycles != w.cycles || r.Instance != w.instance || r.Group != w.group || r.Cover != w.cover {
-			t.Errorf("region %d: id %d records %d–%d cycles %d instance %d group %#x cover %#x, want %+v",
-				i, r.ID, r.BeginRec, r.EndRec, r.Cycles, r.Instance, r.Group, r.Cover, w)
-		}
-	}
+	checkSeqRegions(t, tr.Regions, wants)
 	if len(tr.Issues) != 1 || tr.Issues[0].Kind != trace.IssueUnmatchedBegin || tr.Issues[0].Record != 8 {
 		t.Errorf("issues %v, want one unmatched begin at record 8", tr.Issues)
 	}
