@@ -436,7 +436,11 @@ func InstrumentedRegs(code *replay.Code) int {
 // lowering occupancy) leave k as it is: the kernel stages globally.
 func (p *Prepared) stage(k *replay.Kernel, launch replay.Launch, mk *manifest.Kernel, stageParam int) (*replay.Kernel, error) {
 	code := launch.Code
-	plan, err := instrument.PlanStaging(stagingArch(p.opts.GPU), k.ThreadsPerCTA(), k.RegsPerThread(),
+	// the split of shared memory and L1 the original launch runs with
+	// (model.Spec.ForShared): staging sized within it keeps it
+	unit := p.opts.GPU.SM.SharedAllocUnit
+	gpu, _ := p.opts.GPU.ForShared((code.SharedStatic + launch.DynShared + unit - 1) / unit * unit)
+	plan, err := instrument.PlanStaging(stagingArch(&gpu), k.ThreadsPerCTA(), k.RegsPerThread(),
 		code.SharedStatic, launch.DynShared, p.man.Buffer.RecordsPerWarp, mk.Staging.Requested != "shared")
 	if err != nil {
 		return nil, err

@@ -70,7 +70,9 @@ func Run(ctx context.Context, spec Spec, k Kernel, opt Options) (*Result, error)
 	if err := g.simulate(ctx, opt.MaxCycles, opt.Progress); err != nil {
 		return nil, err
 	}
-	return collect(g.spec, g.sms, g.mem, g.ncta), nil
+	r := collect(g.spec, g.sms, g.mem, g.ncta)
+	r.Carveout = g.carveout
+	return r, nil
 }
 
 // gpu is one simulation in progress.
@@ -81,8 +83,9 @@ type gpu struct {
 	mem  *memSide
 	wp   *workerPool // nil: SMs run one after another on Run's goroutine
 
-	threads, regs, shared int // per CTA
-	ncta, next            int // CTAs in the grid, next CTA to dispatch
+	threads, regs, shared int       // per CTA
+	carveout              *Carveout // the shared/L1 split taken (nil: spec's own)
+	ncta, next            int       // CTAs in the grid, next CTA to dispatch
 	frees                 []freed
 
 	// overlap: the memory side advances during the next epoch's parallel
@@ -112,6 +115,9 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 	}
 	g.regs = regsPerCTA(s, k.RegsPerThread(), g.threads)
 	g.shared = roundUp(k.SharedPerCTA(), s.SM.SharedAllocUnit)
+	if cs, c := s.ForShared(g.shared); c != nil {
+		s, g.spec, g.carveout = &cs, &cs, c
+	}
 	if err := checkFits(s, g.threads, g.regs, g.shared); err != nil {
 		return nil, err
 	}

@@ -39,8 +39,13 @@ const perLineBytes = 48
 // shared memory and warp slots, and DRAM bank state.
 func (s *Spec) EstimateStateBytes() float64 {
 	lines := func(c CacheSpec) float64 { return float64(c.Sets) * float64(c.Ways) }
-	perSM := (lines(s.L1D)+lines(s.Tex)+lines(s.Const))*perLineBytes +
-		float64(s.SM.Registers)*4 + float64(s.Shared.Bytes) + float64(s.SM.MaxWarps)*4096
+	l1, shared := lines(s.L1D), float64(s.Shared.Bytes)
+	for _, c := range s.Shared.Carveouts { // the largest of each, whichever a launch takes
+		l1 = max(l1, float64(c.L1DSets)*float64(c.L1DWays))
+		shared = max(shared, float64(c.SharedBytes))
+	}
+	perSM := (l1+lines(s.Tex)+lines(s.Const))*perLineBytes +
+		float64(s.SM.Registers)*4 + shared + float64(s.SM.MaxWarps)*4096
 	l2 := float64(s.L2.Slices) * float64(s.L2.Sets) * float64(s.L2.Ways) * perLineBytes
 	dram := float64(s.DRAM.Channels) * float64(s.DRAM.Banks) * 64
 	return float64(s.NumSMs)*perSM + l2 + dram
@@ -101,6 +106,14 @@ func (s *Spec) checkLimits() error {
 		{"dram.t_ras", s.DRAM.TRAS, MaxLatency},
 		{"dram.t_ccd", s.DRAM.TCCD, MaxLatency},
 		{"dram.latency", s.DRAM.Latency, MaxLatency},
+	}
+	if len(s.Shared.Carveouts) > MaxSmallCount {
+		return &FieldError{"shared.carveouts", fmt.Sprintf("must have at most %d entries, got %d", MaxSmallCount, len(s.Shared.Carveouts))}
+	}
+	for i, c := range s.Shared.Carveouts {
+		name := fmt.Sprintf("shared.carveouts[%d]", i)
+		ls = append(ls, lim{name + ".shared_bytes", c.SharedBytes, MaxSharedBytes}, lim{name + ".l1d_sets", c.L1DSets, MaxCacheSets},
+			lim{name + ".l1d_ways", c.L1DWays, MaxCacheWays})
 	}
 	for i, u := range sm.Units.list() {
 		name := "sm.units." + unitNames[i]

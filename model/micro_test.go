@@ -387,7 +387,11 @@ func TestCTAResourceLimits(t *testing.T) {
 		})
 	}
 	t.Run("too big", func(t *testing.T) {
-		k := &fakeKernel{ctas: 1, threads: 64, regs: 8, shared: s.Shared.Bytes + 1, prog: []step{{in: alu(ClassInt, regs(1))}}}
+		most := s.Shared.Bytes
+		for _, c := range s.Shared.Carveouts {
+			most = max(most, c.SharedBytes)
+		}
+		k := &fakeKernel{ctas: 1, threads: 64, regs: 8, shared: most + 1, prog: []step{{in: alu(ClassInt, regs(1))}}}
 		if _, err := Run(context.Background(), s, k, Options{}); err == nil {
 			t.Fatal("want an error for a CTA that fits no SM")
 		}
@@ -428,5 +432,80 @@ func TestProbeStamps(t *testing.T) {
 				t.Errorf("post wait %d, want %d (consumer at completion, then the timer read)", got, hold)
 			}
 		})
+	}
+}
+
+// TestCarveout checks the runtime's switch of Fermi's on-chip split: a CTA
+// that fits 16 KB of shared memory runs with 16 KB shared / 48 KB L1, one
+// that needs more with 48 KB / 16 KB. A warp reads 160 distinct 128-byte
+// lines (20 KB) twice: with 48 KB of L1 (384 lines) the second pass hits
+// every line, with 16 KB (128 lines, LRU, sequential) it hits none; and two
+// 20 KB CTAs are resident per SM (48 / 20) where one 20 KB CTA could not
+// run at all before.
+func TestCarveout(t *testing.T) {
+	s := GTX480()
+	const lines = 160
+	var prog []step
+	for pass := 0; pass < 2; pass++ {
+		for i := 0; i < lines; i++ {
+			a := uint64(1<<20 + 128*i)
+			prog = append(prog, step{in: ld(SpaceGlobal, 1, 2), addr: func(_, _, l int) uint64 { return a + uint64(4*l) }})
+		}
+	}
+	for _, c := range []struct {
+		shared     int
+		carveout   bool
+		secondHits uint64
+	}{{0, false, lines}, {16 << 10, false, lines}, {20 << 10, true, 0}} {
+		k := oneWarp(prog)
+		k.shared = c.shared
+		r := run1(t, s, k)
+		if (r.Carveout != nil) != c.carveout {
+			t.Fatalf("shared %d: carveout %+v, want one: %v", c.shared, r.Carveout, c.carveout)
+		}
+		if c.carveout && (r.Carveout.SharedBytes != 48<<10 || r.Carveout.L1DSets*r.Carveout.L1DWays*s.L1D.LineBytes != 16<<10) {
+			t.Errorf("shared %d: carveout %+v, want 48 KB shared / 16 KB L1", c.shared, *r.Carveout)
+		}
+		if r.L1D.Hits != c.secondHits {
+			t.Errorf("shared %d: %d L1 hits, want %d", c.shared, r.L1D.Hits, c.secondHits)
+		}
+	}
+	if _, c := s.ForShared(8 << 10); c != nil {
+		t.Errorf("8 KB takes carveout %+v", *c)
+	}
+	cs, c := s.ForShared(20 << 10)
+	if c == nil {
+		t.Fatal("no carveout for 20 KB")
+	}
+	sm := newSM(0, &cs, nil, nil)
+	n := 0
+	for sm.fits(64, regsPerCTA(&cs, 8, 64), 20<<10) {
+		sm.reserve(0, n, nil, 64, regsPerCTA(&cs, 8, 64), 20<<10)
+		n++
+	}
+	if n != 2 {
+		t.Errorf("%d CTAs of 20 KB fit, want 2", n)
+	}
+}
+
+func TestCarveoutValidate(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cs    []Carveout
+		field string
+	}{
+		{"not positive", []Carveout{{SharedBytes: 0, L1DSets: 32, L1DWays: 4}}, "shared.carveouts[0].shared_bytes"},
+		{"not increasing", []Carveout{{SharedBytes: 48 << 10, L1DSets: 32, L1DWays: 4}, {SharedBytes: 32 << 10, L1DSets: 32, L1DWays: 4}}, "shared.carveouts[1].shared_bytes"},
+		{"no sets", []Carveout{{SharedBytes: 48 << 10, L1DWays: 4}}, "shared.carveouts[0].l1d_sets"},
+		{"no ways", []Carveout{{SharedBytes: 48 << 10, L1DSets: 32}}, "shared.carveouts[0].l1d_ways"},
+		{"too big", []Carveout{{SharedBytes: MaxSharedBytes + 1, L1DSets: 32, L1DWays: 4}}, "shared.carveouts[0].shared_bytes"},
+	} {
+		s := GTX480()
+		s.Shared.Carveouts = c.cs
+		err := s.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%s: err = %v, want a FieldError on %s", c.name, err, c.field)
+		}
 	}
 }

@@ -12,6 +12,10 @@ type Result struct {
 	CTAs        int     `json:"ctas" yaml:"ctas"`
 	// Quantum is the epoch length used (cycles).
 	Quantum int `json:"quantum" yaml:"quantum"`
+	// Carveout is the split of shared memory and L1D the launch ran with
+	// when its CTA needed more shared memory than shared.bytes (nil: the
+	// spec's own).
+	Carveout *Carveout `json:"carveout,omitempty" yaml:"carveout,omitempty"`
 
 	SMs []SMResult `json:"sms" yaml:"sms"`
 	// Stalls sums the SMs' stall counts.

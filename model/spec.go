@@ -144,6 +144,44 @@ type SharedSpec struct {
 	// access occupies the LD/ST unit n*CyclesPerWay cycles and completes
 	// (n-1)*CyclesPerWay cycles later than a conflict-free one.
 	CyclesPerWay int `yaml:"cycles_per_way" json:"cycles_per_way"`
+	// Carveouts are other splits of the SM's on-chip memory between shared
+	// memory and the L1 data cache, in increasing SharedBytes (one at or
+	// below Bytes is never taken). A launch whose CTA needs more shared
+	// memory than Bytes runs with the first carveout that holds it, as the
+	// CUDA runtime switches
+	// the cache configuration of a kernel that cannot run with the preferred
+	// one (Fermi: 16 KB shared / 48 KB L1 or 48 KB / 16 KB); a CTA that
+	// fits Bytes always runs with Bytes and the L1D above (Spec.ForShared).
+	Carveouts []Carveout `yaml:"carveouts" json:"carveouts,omitempty"`
+}
+
+// Carveout is one alternative split: SharedBytes of shared memory per SM
+// and an L1 data cache of L1DSets sets of L1DWays ways (line, sector,
+// MSHR and latency figures stay those of the spec's l1d).
+type Carveout struct {
+	SharedBytes int `yaml:"shared_bytes" json:"shared_bytes"`
+	L1DSets     int `yaml:"l1d_sets" json:"l1d_sets"`
+	L1DWays     int `yaml:"l1d_ways" json:"l1d_ways"`
+}
+
+// ForShared returns the spec a launch whose CTA needs shared bytes of
+// shared memory runs with, and the carveout taken (nil: s itself, because
+// the CTA fits shared.bytes or no carveout holds it; the caller's fit
+// check then reports the need against shared.bytes).
+func (s Spec) ForShared(shared int) (Spec, *Carveout) {
+	if shared <= s.Shared.Bytes {
+		return s, nil
+	}
+	for i := range s.Shared.Carveouts {
+		c := s.Shared.Carveouts[i]
+		if shared <= c.SharedBytes {
+			s.Shared.Bytes = c.SharedBytes
+			s.L1D.Sets, s.L1D.Ways = c.L1DSets, c.L1DWays
+			s.Shared.Carveouts = nil
+			return s, &c
+		}
+	}
+	return s, nil
 }
 
 // CacheSpec is an SM-private cache (L1 data, texture, constant).
@@ -340,6 +378,14 @@ func (s *Spec) Validate() error {
 	pos("shared.bank_bytes", sh.BankBytes)
 	pos("shared.latency", sh.Latency)
 	pos("shared.cycles_per_way", sh.CyclesPerWay)
+	prev := 0
+	for i, c := range sh.Carveouts {
+		name := fmt.Sprintf("shared.carveouts[%d]", i)
+		check(name+".shared_bytes", c.SharedBytes > prev, "must be above %d (the carveouts are in increasing shared_bytes), got %d", prev, c.SharedBytes)
+		pos(name+".l1d_sets", c.L1DSets)
+		pos(name+".l1d_ways", c.L1DWays)
+		prev = c.SharedBytes
+	}
 
 	for _, c := range []struct {
 		name string

@@ -323,8 +323,9 @@ func tooBig(prep *launch.Prepared, ms *model.Spec) string {
 	if prep.Kernel == nil {
 		return ""
 	}
-	if s := prep.Kernel.SharedPerCTA(); s > ms.Shared.Bytes {
-		return fmt.Sprintf("the CTA needs %d B of shared memory, the preset has %d B", s, ms.Shared.Bytes)
+	s := prep.Kernel.SharedPerCTA()
+	if fit, _ := ms.ForShared(s); s > fit.Shared.Bytes {
+		return fmt.Sprintf("the CTA needs %d B of shared memory, the preset has %d B", s, fit.Shared.Bytes)
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestModelShow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: output does not parse back: %v", name, err)
 		}
-		if want, _ := model.Preset(name); s != want {
+		if want, _ := model.Preset(name); !reflect.DeepEqual(s, want) {
 			t.Errorf("%s: output is not the preset", name)
 		}
 	}

@@ -205,6 +205,13 @@ func runRun(ctx context.Context, o runOptions) error {
 	}
 	fmt.Fprintf(o.Stderr, "run %s: %d launch(es), %d CTAs, %s in %.3fs; outputs in %s\n",
 		sum.Kernel, len(res.Launches), res.CTAs, what, elapsed.Seconds(), dir)
+	for _, l := range res.Launches {
+		if l.Timing != nil && l.Timing.Carveout != nil {
+			c := l.Timing.Carveout
+			fmt.Fprintf(o.Stderr, "launch %d (%s): the CTA needs more than shared.bytes; it ran with the carveout %d KB shared / %d KB L1D\n",
+				l.Index, l.Kernel, c.SharedBytes>>10, c.L1DSets*c.L1DWays*in.ms.L1D.LineBytes>>10)
+		}
+	}
 	failed := 0
 	for _, c := range checks {
 		status := "ok"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/instrument"
@@ -196,6 +197,39 @@ func TestScanSharedRunsOnGTX480(t *testing.T) {
 	}
 	if len(tr.Warps) != 30*8 || tr.Warps[0].Count != 160 || tr.Warps[0].Lost != 0 {
 		t.Errorf("%d warps, first: %+v", len(tr.Warps), tr.Warps[0])
+	}
+}
+
+// TestCarveoutStaging: a scan-like kernel whose CTA needs 20 KB of shared
+// memory runs on gtx480 with 48 KB shared / 16 KB L1 (the runtime's
+// switch, model.Spec.ForShared), two CTAs per SM; instrumented, its shared
+// staging is sized within that split (the spare 2 × 24 KB − 2 × 20 KB), so
+// it runs with the same split, the same CTAs per SM and the same output.
+func TestCarveoutStaging(t *testing.T) {
+	src := []byte(strings.Replace(fmt.Sprintf(scanKernel, 1024, 40), "buf[16128]", "buf[20480]", 1))
+	spec, err := launch.ParseSpec([]byte(scanSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := model.Preset("gtx480")
+	orig := runSpec(t, program(t, "scan.ptx", src), spec, "", nil, &ms)
+	out, man := instrumentOpts(t, "scan.inst.ptx", src, instrument.Options{})
+	inst := runSpec(t, program(t, "scan.inst.ptx", out), spec, "", man, &ms)
+	split := func(r runOut) *model.Carveout { return r.res.Launches[0].Timing.Carveout }
+	if split(orig) == nil || split(inst) == nil || *split(orig) != *split(inst) || split(orig).SharedBytes != 48<<10 {
+		t.Fatalf("carveouts %+v (original), %+v (instrumented), want both 48 KB shared", split(orig), split(inst))
+	}
+	big := ms
+	big.Shared.Bytes = 48 << 10
+	a, b := residentCTAs(&big, orig.prep.Kernel), residentCTAs(&big, inst.prep.Kernel)
+	if a != 2 || b != 2 {
+		t.Errorf("CTAs per SM %d (original), %d (instrumented), want 2 and 2", a, b)
+	}
+	if inst.prep.Kernel.SharedPerCTA() <= orig.prep.Kernel.SharedPerCTA() {
+		t.Errorf("shared per CTA %d → %d: not staged in shared memory", orig.prep.Kernel.SharedPerCTA(), inst.prep.Kernel.SharedPerCTA())
+	}
+	if !bytes.Equal(inst.prep.Buffer("out").Alloc.Data, orig.prep.Buffer("out").Alloc.Data) {
+		t.Error("the instrumented kernel's output differs")
 	}
 }
 

@@ -58,6 +58,9 @@ func parse(data []byte) (model.Spec, bool, error) {
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		return model.Spec{}, false, fmt.Errorf("spec: %w", err)
 	}
+	if len(f.Spec.Shared.Carveouts) == 0 {
+		f.Spec.Shared.Carveouts = nil // "carveouts: []" is the presets' nil
+	}
 	if err := f.Spec.Validate(); err != nil {
 		return model.Spec{}, false, err
 	}
