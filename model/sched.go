@@ -385,9 +385,10 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			best = min(best, r)
 			if pipe < NumStallReasons && w.ooo == nil && w.opReady && !w.exited && w.next.Class == ClassLdSt {
 				ldst = true // r is pipe, and stays so while pipe does
-			} else {
+			} else if w.ooo != nil || w.notBefore <= now {
 				idle = now
-			}
+			} // else ready found it waiting: the loop below counts it
+			// as such
 		}
 	}
 	for j := q.nextAwake(0); j < n; j = q.nextAwake(j + 1) {
@@ -413,7 +414,6 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			ldst = true
 			continue
 		}
-		idle = now
 		ok, r := sm.ready(w, q.s)
 		if ok {
 			p.greedy = j
@@ -422,6 +422,17 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			return
 		}
 		best = min(best, r)
+		switch {
+		case w.ooo != nil || w.notBefore <= now:
+			// ready but held by a unit (or an out-of-order window):
+			// other warps' issues can change that
+			idle = now
+		case w.notBefore != never:
+			// ready found its operands waiting until notBefore, which
+			// only its own issue or an invalidating event changes; a
+			// later scan would see it waiting with reason r
+			idle = min(idle, w.notBefore)
+		}
 	}
 	// the sleeping warps' reasons (constant while they sleep)
 	if !q.sleepOK {
