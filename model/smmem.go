@@ -192,7 +192,7 @@ func (sm *smState) doTxn(x *txn, t Time) bool {
 			if b.space == SpaceLocal && b.mode == modeStore {
 				c.lines[i].valid |= x.mask // write-through, line kept up to date
 			} else {
-				c.lines[i] = line{mshr: -1} // write-evict
+				c.drop(i) // write-evict
 			}
 		}
 		kind := reqWrite
