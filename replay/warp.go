@@ -422,9 +422,15 @@ func (w *warp) step() {
 	if in.guard >= 0 {
 		g := w.regs[in.guard : in.guard+32 : in.guard+32]
 		var gm uint32
-		for mm := act; mm != 0; mm &= mm - 1 {
-			l := bits.TrailingZeros32(mm)
-			gm |= uint32(g[l]&1) << l
+		if act == ^uint32(0) {
+			for l, v := range g {
+				gm |= uint32(v&1) << l
+			}
+		} else {
+			for mm := act; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				gm |= uint32(g[l]&1) << l
+			}
 		}
 		if in.gneg {
 			gm = ^gm
