@@ -341,6 +341,12 @@ func execSt(w *warp, in *inst, m uint32) {
 			}
 			return
 		}
+		if m == ^uint32(0) && n == 4 {
+			for l, a := range w.addrs {
+				binary.LittleEndian.PutUint32(mem[a-lo:], uint32(v[l]))
+			}
+			return
+		}
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			o := w.addrs[l] - lo
