@@ -116,8 +116,7 @@ func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
 	}
 	if load {
 		for _, r := range in.Dst {
-			w.regReady[r] = never
-			w.regMem[r] = true
+			w.regs[r] = regState{ready: never, mem: true}
 		}
 	}
 	b.op, b.mode, b.c, b.target, b.k, b.space = id, mode, c, target, 0, space
