@@ -37,9 +37,9 @@ func (c *CacheStats) add(o CacheStats) {
 	c.ReservationFails += o.ReservationFails
 }
 
-// line is one cache line's tag state. Masks have one bit per sector.
+// line is one cache line's state besides its tag (cache.tags). Masks
+// have one bit per sector.
 type line struct {
-	tag     uint64 // line number + 1; 0 = invalid
 	valid   uint32
 	pending uint32 // sectors being fetched (by MSHR mshr)
 	dirty   uint32
@@ -66,10 +66,13 @@ type cache struct {
 	sectorShift uint // log2 sector bytes
 	fullMask    uint32
 	lines       []line
-	stamp       uint64
-	mshrs       []mshr
-	free        []int32
-	stats       CacheStats
+	// tags[i] is line i's line number + 1, 0 = invalid: apart from
+	// lines, so that a set's tags lie in one or two host cache lines
+	tags  []uint64
+	stamp uint64
+	mshrs []mshr
+	free  []int32
+	stats CacheStats
 }
 
 func newCache(sets, ways, lineBytes, sectorBytes, nmshr int) *cache {
@@ -78,6 +81,7 @@ func newCache(sets, ways, lineBytes, sectorBytes, nmshr int) *cache {
 		lineShift:   uint(bits.TrailingZeros(uint(lineBytes))),
 		sectorShift: uint(bits.TrailingZeros(uint(sectorBytes))),
 		lines:       make([]line, sets*ways),
+		tags:        make([]uint64, sets*ways),
 		mshrs:       make([]mshr, nmshr),
 		free:        make([]int32, 0, nmshr),
 	}
@@ -116,9 +120,9 @@ func (c *cache) setOf(tag uint64) int {
 func (c *cache) find(tag uint64) int {
 	set := c.setOf(tag)
 	base := set * c.ways
-	for i := base; i < base+c.ways; i++ {
-		if c.lines[i].tag == tag {
-			return i
+	for i, t := range c.tags[base : base+c.ways] {
+		if t == tag {
+			return base + i
 		}
 	}
 	return -1
@@ -141,7 +145,7 @@ func (c *cache) victim(tag uint64) int {
 		if l.pending != 0 {
 			continue
 		}
-		if l.tag == 0 {
+		if c.tags[i] == 0 {
 			return i
 		}
 		if v < 0 || l.lru < c.lines[v].lru {
@@ -155,16 +159,23 @@ func (c *cache) victim(tag uint64) int {
 // line's dirty mask and tag (0 when nothing valid was evicted).
 func (c *cache) install(i int, tag uint64) (dirty uint32, oldTag uint64) {
 	l := &c.lines[i]
-	if l.tag != 0 && l.valid != 0 {
+	if c.tags[i] != 0 && l.valid != 0 {
 		c.stats.Evictions++
 		if l.dirty != 0 {
 			c.stats.Writebacks++
-			dirty, oldTag = l.dirty, l.tag
+			dirty, oldTag = l.dirty, c.tags[i]
 		}
 	}
-	*l = line{tag: tag, mshr: -1}
+	*l = line{mshr: -1}
+	c.tags[i] = tag
 	c.touch(i)
 	return dirty, oldTag
+}
+
+// drop invalidates line i (a write-evict; its fill is not pending).
+func (c *cache) drop(i int) {
+	c.lines[i] = line{mshr: -1}
+	c.tags[i] = 0
 }
 
 // allocMSHR takes a free MSHR for line i (tag) or returns -1.

@@ -54,7 +54,7 @@ func TestCoalesceRuns(t *testing.T) {
 			size := []int{1, 2, 4, 8, 16}[r.IntN(5)]
 			base := uint64(0x1000_0000) + uint64(r.IntN(4096))
 			var addrs [32]uint64
-			mode := trial % 6
+			mode := trial % 7
 			for l := range addrs {
 				switch mode {
 				case 0: // contiguous
@@ -67,13 +67,21 @@ func TestCoalesceRuns(t *testing.T) {
 					addrs[l] = base + uint64((31-l)*size)
 				case 4: // random within a few lines
 					addrs[l] = base + uint64(r.IntN(512))
-				default: // contiguous with holes and jumps
+				case 5: // contiguous with holes and jumps
 					addrs[l] = base + uint64(l*size) + uint64(l/8*r.IntN(200))
+				default: // consecutive elements from an aligned base
+					addrs[l] = base&^uint64(size-1) + uint64(l*size)
 				}
 			}
 			active := r.Uint32()
 			if trial%4 == 0 {
 				active = ^uint32(0)
+			}
+			if mode == 6 && trial%3 == 0 {
+				// a run of lanes (a partial last warp, a bounds check)
+				lo, hi := r.IntN(32), r.IntN(32)
+				lo, hi = min(lo, hi), max(lo, hi)
+				active = uint32(uint64(2)<<hi-1) &^ (uint32(1)<<lo - 1)
 			}
 			got := sm.coalesce(c, nil, addrs[:], active, size)
 			want := coalesceByLane(uint64(g.line), uint64(g.sector), addrs[:], active, size)

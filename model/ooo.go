@@ -131,17 +131,17 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 		}
 		t, reason := sm.now, StallScoreboard
 		for _, r := range in.Src {
-			if int(r) < len(w.regReady) && w.regReady[r] > t {
-				t = w.regReady[r]
+			if int(r) < len(w.regs) && w.regs[r].ready > t {
+				t = w.regs[r].ready
 				reason = StallScoreboard
-				if w.regMem[r] {
+				if w.regs[r].mem {
 					reason = StallMemory
 				}
 			}
 		}
 		for _, r := range in.Dst {
-			if int(r) < len(w.regReady) && w.regReady[r] > t {
-				t = w.regReady[r]
+			if int(r) < len(w.regs) && w.regs[r].ready > t {
+				t = w.regs[r].ready
 				reason = StallFalseDep
 			}
 		}

@@ -105,12 +105,19 @@ type IssueQueue struct {
 	// a barrier release: unsleep) ends such a wait, so the scan skips the
 	// warp until then. Bits follow the warps when positions change.
 	sleep uint64
+	// sleepBest is the least reason of the sleeping warps (NumStallReasons
+	// if none) while sleepOK: a sleeping warp's reason does not change, so
+	// it changes only when a warp falls asleep (min) or leaves the set
+	// (sleepOK false: recomputed by the next GTO scan that needs it)
+	sleepBest StallReason
+	sleepOK   bool
 }
 
 // unsleep clears w's sleep bit (w belongs to q): its wait has ended.
 func (q *IssueQueue) unsleep(w *warpState) {
-	if w.qpos < 64 {
+	if w.qpos < 64 && q.sleep>>uint(w.qpos)&1 != 0 {
 		q.sleep &^= 1 << uint(w.qpos)
+		q.sleepOK = false
 	}
 }
 
@@ -161,6 +168,9 @@ func (q *IssueQueue) reportRemoved(p IssuePolicy) {
 func (q *IssueQueue) remove(i int, p IssuePolicy) {
 	copy(q.warps[i:], q.warps[i+1:])
 	q.warps = q.warps[:len(q.warps)-1]
+	if i < 64 && q.sleep>>uint(i)&1 != 0 {
+		q.sleepOK = false
+	}
 	q.sleep = dropBit(q.sleep, i)
 	q.renumber(i)
 	if q.inIssue {
@@ -314,6 +324,8 @@ func (q *IssueQueue) MoveToBack(i int) {
 	q.sleep = dropBit(q.sleep, i)
 	if slept && n < 64 {
 		q.sleep |= 1 << uint(n)
+	} else if slept {
+		q.sleepOK = false // the warp left the positions with a bit
 	}
 	q.renumber(i)
 }
@@ -373,9 +385,10 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			best = min(best, r)
 			if pipe < NumStallReasons && w.ooo == nil && w.opReady && !w.exited && w.next.Class == ClassLdSt {
 				ldst = true // r is pipe, and stays so while pipe does
-			} else {
+			} else if w.ooo != nil || w.notBefore <= now {
 				idle = now
-			}
+			} // else ready found it waiting: the loop below counts it
+			// as such
 		}
 	}
 	for j := q.nextAwake(0); j < n; j = q.nextAwake(j + 1) {
@@ -385,6 +398,7 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			if w.notBefore == never {
 				if j < 64 {
 					q.sleep |= 1 << uint(j) // until unsleep
+					q.sleepBest = min(q.sleepBest, w.reason)
 				}
 			} else {
 				idle = min(idle, w.notBefore)
@@ -400,7 +414,6 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			ldst = true
 			continue
 		}
-		idle = now
 		ok, r := sm.ready(w, q.s)
 		if ok {
 			p.greedy = j
@@ -409,11 +422,27 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			return
 		}
 		best = min(best, r)
+		switch {
+		case w.ooo != nil || w.notBefore <= now:
+			// ready but held by a unit (or an out-of-order window):
+			// other warps' issues can change that
+			idle = now
+		case w.notBefore != never:
+			// ready found its operands waiting until notBefore, which
+			// only its own issue or an invalidating event changes; a
+			// later scan would see it waiting with reason r
+			idle = min(idle, w.notBefore)
+		}
 	}
 	// the sleeping warps' reasons (constant while they sleep)
-	for m := q.sleep; m != 0; m &= m - 1 {
-		best = min(best, q.warps[bits.TrailingZeros64(m)].reason)
+	if !q.sleepOK {
+		sb := NumStallReasons
+		for m := q.sleep; m != 0; m &= m - 1 {
+			sb = min(sb, q.warps[bits.TrailingZeros64(m)].reason)
+		}
+		q.sleepBest, q.sleepOK = sb, true
 	}
+	best = min(best, q.sleepBest)
 	q.best = best
 	// nothing issued, and every warp waits or is held by the pipeline:
 	// the outcome stays the same until the earliest wakes or the pipeline

@@ -39,15 +39,16 @@ type warpState struct {
 	// pending write to a register it reads or writes, not blocked, not at
 	// a barrier or fence). It stays true until the warp issues: only the
 	// warp's own issue makes a register pending, blocks it or parks it.
-	opReady  bool
-	w        Warp
-	cta      *ctaState
-	slot     int // hardware warp slot in the SM
-	sched    int
-	qpos     int // position in its scheduler's IssueQueue
-	threads  int // threads of the warp (for barrier counts)
-	regReady []Time
-	regMem   []bool // the pending write is a memory result
+	opReady bool
+	w       Warp
+	cta     *ctaState
+	slot    int // hardware warp slot in the SM
+	sched   int
+	qpos    int // position in its scheduler's IssueQueue
+	threads int // threads of the warp (for barrier counts)
+	// regs: per register, when its pending write lands and whether that
+	// is a memory result (side by side: ready reads both)
+	regs []regState
 	// blockedUntil: no issue before (branch resolution, fence, barrier
 	// release).
 	blockedUntil Time
@@ -309,8 +310,8 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 		if n := len(sm.pool); n > 0 {
 			st = sm.pool[n-1]
 			sm.pool = sm.pool[:n-1]
-			regs, mem, win := st.regReady[:0], st.regMem[:0], st.win[:0]
-			*st = warpState{regReady: regs, regMem: mem, win: win}
+			regs, win := st.regs[:0], st.win[:0]
+			*st = warpState{regs: regs, win: win}
 		} else {
 			st = &warpState{}
 		}
@@ -601,19 +602,19 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 			if t > sm.now {
 				reason = w.reason
 			}
-			rr, rm := w.regReady, w.regMem
+			rr := w.regs
 			for _, r := range in.Src {
-				if int(r) < len(rr) && rr[r] > t {
-					t = rr[r]
+				if int(r) < len(rr) && rr[r].ready > t {
+					t = rr[r].ready
 					reason = StallScoreboard
-					if rm[r] {
+					if rr[r].mem {
 						reason = StallMemory
 					}
 				}
 			}
 			for _, r := range in.Dst {
-				if int(r) < len(rr) && rr[r] > t {
-					t = rr[r]
+				if int(r) < len(rr) && rr[r].ready > t {
+					t = rr[r].ready
 					reason = StallFalseDep // WAW: only the write is pending
 				}
 			}
@@ -677,10 +678,15 @@ func (sm *smState) freeUnit(k, s int) int {
 	return -1
 }
 
+// regState is the scoreboard entry of one register of a warp.
+type regState struct {
+	ready Time // when its pending write lands
+	mem   bool // that write is a memory result
+}
+
 func (w *warpState) growRegs(r Reg) {
-	for int(r) >= len(w.regReady) {
-		w.regReady = append(w.regReady, 0)
-		w.regMem = append(w.regMem, false)
+	for int(r) >= len(w.regs) {
+		w.regs = append(w.regs, regState{})
 	}
 }
 
@@ -723,12 +729,12 @@ func (sm *smState) issue(w *warpState, s int) {
 		sm.observeIssue(w, s, in, u, eff.Active, occ)
 	}
 	for _, r := range in.Dst {
-		if int(r) >= len(w.regReady) {
+		if int(r) >= len(w.regs) {
 			w.growRegs(r)
 		}
 	}
 	for _, r := range in.Src {
-		if int(r) >= len(w.regReady) {
+		if int(r) >= len(w.regs) {
 			w.growRegs(r)
 		}
 	}
@@ -761,8 +767,7 @@ func (sm *smState) issue(w *warpState, s int) {
 		}
 	default:
 		for _, r := range in.Dst {
-			w.regReady[r] = now + ci.lat
-			w.regMem[r] = false
+			w.regs[r] = regState{ready: now + ci.lat}
 		}
 	}
 	if in.AsyncCommit {
@@ -906,8 +911,7 @@ func (sm *smState) opDone(id int32, n int32) {
 func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int32) {
 	if load {
 		for _, r := range in.Dst {
-			w.regReady[r] = t
-			w.regMem[r] = true
+			w.regs[r] = regState{ready: t, mem: true}
 		}
 	}
 	if t > w.memDoneAt {

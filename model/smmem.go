@@ -116,8 +116,7 @@ func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
 	}
 	if load {
 		for _, r := range in.Dst {
-			w.regReady[r] = never
-			w.regMem[r] = true
+			w.regs[r] = regState{ready: never, mem: true}
 		}
 	}
 	b.op, b.mode, b.c, b.target, b.k, b.space = id, mode, c, target, 0, space
@@ -192,7 +191,7 @@ func (sm *smState) doTxn(x *txn, t Time) bool {
 			if b.space == SpaceLocal && b.mode == modeStore {
 				c.lines[i].valid |= x.mask // write-through, line kept up to date
 			} else {
-				c.lines[i] = line{mshr: -1} // write-evict
+				c.drop(i) // write-evict
 			}
 		}
 		kind := reqWrite
@@ -348,6 +347,11 @@ func (sm *smState) send(t Time, kind reqKind, x *txn, tag int) bool {
 // adjacent byte ranges is the mask of their union.
 func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, size int) []txn {
 	lb := uint64(1) << c.lineShift
+	if len(tx) == 0 && size > 0 && size&(size-1) == 0 && uint64(size) <= lb && len(addrs) >= 32 {
+		if t, ok := coalesceSeq(c, tx, addrs, active, uint64(size)); ok {
+			return t
+		}
+	}
 	prevA, prevK := uint64(0), -1 // the last lane's address when it fit one line, and its txn
 	// the open run of tx[prevK]: bytes runLo..runHi, already counted in
 	// lanes, not yet in mask and units (runOpen)
@@ -417,6 +421,44 @@ func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, s
 	}
 	flush()
 	return tx
+}
+
+// coalesceSeq is coalesce for the common case of a warp reading or
+// writing consecutive elements: the k-th active lane accesses the size
+// bytes (a power of two no larger than a line) at a0 + k*size, a0 aligned
+// to size, so no lane crosses a line. Then each line the bytes span gets
+// one txn, in address order, with the sectors and units of the bytes in
+// it and one lane per element there: what the lane-by-lane loop of
+// coalesce builds. It reports false (tx untouched) for any other access.
+func coalesceSeq(c *cache, tx []txn, addrs []uint64, active uint32, size uint64) ([]txn, bool) {
+	if active == 0 {
+		return tx, false
+	}
+	a0 := addrs[bits.TrailingZeros32(active)]
+	if a0&(size-1) != 0 {
+		return tx, false
+	}
+	want := a0
+	for m := active; m != 0; m &= m - 1 {
+		if addrs[bits.TrailingZeros32(m)&31] != want {
+			return tx, false
+		}
+		want += size
+	}
+	end := want - 1
+	if end < a0 { // wrapped
+		return tx, false
+	}
+	lb := uint64(1) << c.lineShift
+	for la := a0 &^ (lb - 1); ; la += lb {
+		lo, hi := max(a0, la), min(end, la+lb-1)
+		u0, u1 := uint((lo-la)/unitBytes), uint((hi-la)/unitBytes)
+		tx = append(tx, txn{addr: la, mask: c.sectorMask(lo, int(hi-lo+1)),
+			units: (uint32(2)<<u1 - 1) &^ (uint32(1)<<u0 - 1), lanes: int32((hi - lo + 1) / size)})
+		if hi == end {
+			return tx, true
+		}
+	}
 }
 
 func addTxn(tx []txn, c *cache, la, lo, hi uint64) []txn {

@@ -54,6 +54,12 @@ func canon32(x float32) float32 {
 
 func execFAdd32(w *warp, in *inst, m uint32) {
 	d, a, b := w.r(in.d[0]), w.r(in.s[0]), w.r(in.s[1])
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = b32(canon32(float32(f32(a[l]) + f32(b[l]))))
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = b32(canon32(float32(f32(a[l]) + f32(b[l]))))
@@ -62,6 +68,12 @@ func execFAdd32(w *warp, in *inst, m uint32) {
 
 func execFSub32(w *warp, in *inst, m uint32) {
 	d, a, b := w.r(in.d[0]), w.r(in.s[0]), w.r(in.s[1])
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = b32(canon32(float32(f32(a[l]) - f32(b[l]))))
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = b32(canon32(float32(f32(a[l]) - f32(b[l]))))
@@ -70,6 +82,12 @@ func execFSub32(w *warp, in *inst, m uint32) {
 
 func execFMul32(w *warp, in *inst, m uint32) {
 	d, a, b := w.r(in.d[0]), w.r(in.s[0]), w.r(in.s[1])
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = b32(canon32(float32(f32(a[l]) * f32(b[l]))))
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = b32(canon32(float32(f32(a[l]) * f32(b[l]))))
@@ -78,6 +96,12 @@ func execFMul32(w *warp, in *inst, m uint32) {
 
 func execFFma32(w *warp, in *inst, m uint32) {
 	d, a, b, c := w.r(in.d[0]), w.r(in.s[0]), w.r(in.s[1]), w.r(in.s[2])
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = b32(fmaRN32(f32(a[l]), f32(b[l]), f32(c[l])))
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = b32(fmaRN32(f32(a[l]), f32(b[l]), f32(c[l])))

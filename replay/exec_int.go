@@ -65,6 +65,12 @@ func op3(w *warp, in *inst, m uint32, f func(a, b, c uint64, in *inst) uint64) {
 func execAdd(w *warp, in *inst, m uint32) {
 	d, a, b := w.r(in.d[0]), w.r(in.s[0]), w.r(in.s[1])
 	mask := in.mask
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = (a[l] + b[l]) & mask
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = (a[l] + b[l]) & mask
@@ -74,6 +80,12 @@ func execAdd(w *warp, in *inst, m uint32) {
 func execSub(w *warp, in *inst, m uint32) {
 	d, a, b := w.r(in.d[0]), w.r(in.s[0]), w.r(in.s[1])
 	mask := in.mask
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = (a[l] - b[l]) & mask
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = (a[l] - b[l]) & mask
@@ -83,6 +95,12 @@ func execSub(w *warp, in *inst, m uint32) {
 func execMulLo(w *warp, in *inst, m uint32) {
 	d, a, b := w.r(in.d[0]), w.r(in.s[0]), w.r(in.s[1])
 	mask := in.mask
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = (a[l] * b[l]) & mask
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = (a[l] * b[l]) & mask
@@ -92,6 +110,12 @@ func execMulLo(w *warp, in *inst, m uint32) {
 func execMadLo(w *warp, in *inst, m uint32) {
 	d, a, b, c := w.r(in.d[0]), w.r(in.s[0]), w.r(in.s[1]), w.r(in.s[2])
 	mask := in.mask
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = (a[l]*b[l] + c[l]) & mask
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = (a[l]*b[l] + c[l]) & mask
@@ -101,6 +125,12 @@ func execMadLo(w *warp, in *inst, m uint32) {
 func execMov(w *warp, in *inst, m uint32) {
 	d, a := w.r(in.d[0]), w.r(in.s[0])
 	mask := in.mask
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = a[l] & mask
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = a[l] & mask
@@ -547,6 +577,12 @@ func execInt(w *warp, in *inst, m uint32) {
 	a, b, c := w.srcs(in, &z)
 	d := w.r(in.d[0])
 	mask := in.mask
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			d[l] = intOp(a[l], b[l], c[l], in) & mask
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		d[l] = intOp(a[l], b[l], c[l], in) & mask

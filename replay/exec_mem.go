@@ -211,11 +211,19 @@ func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []
 	// when it runs); their lowest, highest and OR for the checks
 	off, size := uint64(in.off), uint64(len(mem))
 	mn, mx, or := ^uint64(0), uint64(0), uint64(0)
-	for mm := m; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm)
-		a := base[l] + off
-		w.addrs[l] = a
-		mn, mx, or = min(mn, a), max(mx, a), or|a
+	if m == ^uint32(0) {
+		for l, b := range base {
+			a := b + off
+			w.addrs[l] = a
+			mn, mx, or = min(mn, a), max(mx, a), or|a
+		}
+	} else {
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			a := base[l] + off
+			w.addrs[l] = a
+			mn, mx, or = min(mn, a), max(mx, a), or|a
+		}
 	}
 	if or&(n-1) != 0 || mn < lo || mx-lo > size || size-(mx-lo) < n {
 		return nil, 0, false
@@ -236,6 +244,12 @@ func execLd(w *warp, in *inst, m uint32) {
 		}
 		d := w.regs[in.d[0] : in.d[0]+32 : in.d[0]+32]
 		if ov == nil && n == 4 && !in.signed {
+			if m == ^uint32(0) {
+				for l, a := range w.addrs {
+					d[l] = uint64(binary.LittleEndian.Uint32(mem[a-lo:]))
+				}
+				return
+			}
 			for mm := m; mm != 0; mm &= mm - 1 {
 				l := bits.TrailingZeros32(mm)
 				d[l] = uint64(binary.LittleEndian.Uint32(mem[w.addrs[l]-lo:]))
@@ -324,6 +338,12 @@ func execSt(w *warp, in *inst, m uint32) {
 				off := a & (ovSize - 1)
 				putLE(pg.data[off:off+uint64(n)], n, v[l])
 				pg.dirty[off>>6] |= (1<<uint(n) - 1) << (off & 63)
+			}
+			return
+		}
+		if m == ^uint32(0) && n == 4 {
+			for l, a := range w.addrs {
+				binary.LittleEndian.PutUint32(mem[a-lo:], uint32(v[l]))
 			}
 			return
 		}
@@ -510,6 +530,20 @@ func execCvta(w *warp, in *inst, m uint32) {
 	d, a := w.r(in.d[0]), w.r(in.s[0])
 	win := w.k.code.am.window(in.space)
 	to := in.sub == 1
+	if m == ^uint32(0) { // every lane: no mask walk
+		for l := range d {
+			v := a[l]
+			if win != 0 {
+				if to {
+					v -= win
+				} else {
+					v += win
+				}
+			}
+			d[l] = v & in.mask
+		}
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		v := a[l]

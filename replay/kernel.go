@@ -63,7 +63,11 @@ type Kernel struct {
 	spinK     kernelSpin // memory spin detection in timing mode (spinmem.go)
 	printf    printfSink
 	regPool   sync.Pool
-	slabs     sync.Pool // *warpSlab of released CTAs
+	// slabs: the warp storage of released CTAs, for later CTAs of the
+	// launch (a plain list, not a sync.Pool: a garbage collection would
+	// empty a pool, and the next CTAs would allocate and clear it again)
+	slabMu sync.Mutex
+	slabs  []*warpSlab
 	// entryRegs: the entry frame's registers as every warp starts them
 	// before its special registers are filled (entryTemplate), or nil
 	entryRegs []uint64
@@ -356,8 +360,15 @@ func (k *Kernel) newCTA(i, sm int, ov *overlay, warps bool) (*CTA, error) {
 
 func (c *CTA) buildWarps() {
 	k := c.k
-	sl, ok := k.slabs.Get().(*warpSlab)
-	if !ok || len(sl.ws) != k.nwarps {
+	var sl *warpSlab
+	k.slabMu.Lock()
+	if n := len(k.slabs); n > 0 {
+		sl = k.slabs[n-1]
+		k.slabs[n-1] = nil
+		k.slabs = k.slabs[:n-1]
+	}
+	k.slabMu.Unlock()
+	if sl == nil || len(sl.ws) != k.nwarps {
 		sl = &warpSlab{ws: make([]warp, k.nwarps), ptr: make([]*warp, k.nwarps), mw: make([]model.Warp, k.nwarps)}
 	}
 	c.slab, c.warps, c.mwarps = sl, sl.ptr, sl.mw

@@ -205,7 +205,9 @@ func (c *CTA) deadlock() {
 // the kernel for a later CTA.
 func (c *CTA) release() {
 	if c.slab != nil {
-		c.k.slabs.Put(c.slab)
+		c.k.slabMu.Lock()
+		c.k.slabs = append(c.k.slabs, c.slab)
+		c.k.slabMu.Unlock()
 		c.slab = nil
 	}
 	c.warps, c.mwarps, c.shared = nil, nil, nil

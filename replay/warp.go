@@ -190,6 +190,30 @@ func (w *warp) fillSpecial(r []uint64, s special) {
 	r = r[:32]
 	switch s {
 	case srTidX, srTidY, srTidZ:
+		if b[0] > 0 && b[1] > 0 {
+			// thread t = w.id*32+l has x = t%b0, y = t/b0%b1, z =
+			// t/(b0*b1): step them lane by lane instead of dividing
+			t0 := w.id * 32
+			x, y, z := t0%b[0], t0/b[0]%b[1], t0/(b[0]*b[1])
+			for l := range r {
+				switch s {
+				case srTidX:
+					r[l] = uint64(x)
+				case srTidY:
+					r[l] = uint64(y)
+				default:
+					r[l] = uint64(z)
+				}
+				if x++; x == b[0] {
+					x = 0
+					if y++; y == b[1] {
+						y = 0
+						z++
+					}
+				}
+			}
+			return
+		}
 		for l := range r {
 			t := w.id*32 + l
 			switch s {
@@ -398,9 +422,15 @@ func (w *warp) step() {
 	if in.guard >= 0 {
 		g := w.regs[in.guard : in.guard+32 : in.guard+32]
 		var gm uint32
-		for mm := act; mm != 0; mm &= mm - 1 {
-			l := bits.TrailingZeros32(mm)
-			gm |= uint32(g[l]&1) << l
+		if act == ^uint32(0) {
+			for l, v := range g {
+				gm |= uint32(v&1) << l
+			}
+		} else {
+			for mm := act; mm != 0; mm &= mm - 1 {
+				l := bits.TrailingZeros32(mm)
+				gm |= uint32(g[l]&1) << l
+			}
 		}
 		if in.gneg {
 			gm = ^gm
