@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Options are run-time settings of one simulation. Workers and Observe
@@ -130,6 +131,7 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 			obs = opt.Observe(i)
 		}
 		g.sms[i] = newSM(i, s, pols, obs)
+		isolate(g.sms[i])
 		if opt.Window > 1 {
 			g.sms[i].window, g.sms[i].memOrder = opt.Window, opt.MemOrder
 		}
@@ -149,6 +151,49 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 		g.overlap = overlapMemory(s) && g.mem.obs == nil
 	}
 	return g, nil
+}
+
+// cachePad keeps data that different workers write apart: two 64-byte
+// cache lines, since x86 cores fetch lines in adjacent pairs.
+type cachePad [128]byte
+
+// isolate moves the arrays SM sm writes in nearly every simulated cycle
+// (its schedulers' queues, stall reasons, unit timers, warp slots, the
+// caches' MSHRs) and the ones it appends to per memory event into storage
+// of their own, padded on both sides. Built one SM after another, small
+// arrays of different SMs would otherwise share cache lines, and with
+// workers two SMs running at once on different cores would pass those
+// lines back and forth every cycle (false sharing; docs/performance.md,
+// "Parallel scaling, fourth round"). The policies pad themselves
+// (sched.go), as does warpState (sm.go), made while the SMs run.
+func isolate(sm *smState) {
+	sm.scheds = isolated(sm.scheds)
+	sm.reasons = isolated(sm.reasons)
+	sm.units = isolated(sm.units)
+	sm.slots = isolated(sm.slots)
+	for _, c := range []*cache{sm.l1, sm.tex, sm.cnst} {
+		c.mshrs = isolated(c.mshrs)
+		c.free = isolated(c.free)
+	}
+	sm.missq = isolated(make([]Time, 0, sm.spec.Icnt.MissQueue+1))
+	sm.outbox = isolated(make([]memReq, 0, 64))
+	sm.inbox = isolated(make(timeHeap, 0, 64))
+	sm.ops = isolated(make([]memOp, 0, 64))
+	sm.opfree = isolated(make([]int32, 0, 64))
+	sm.freed = isolated(make([]Time, 0, sm.spec.SM.MaxCTAs))
+}
+
+// isolated returns a copy of s (length and capacity) in an array of its own
+// with at least a cachePad of unused elements on either side.
+func isolated[S ~[]E, E any](s S) S {
+	size := unsafe.Sizeof(*new(E))
+	if size == 0 {
+		return s
+	}
+	pad := int((unsafe.Sizeof(cachePad{}) + size - 1) / size)
+	buf := make(S, pad+cap(s)+pad)
+	copy(buf[pad:], s[:cap(s)])
+	return buf[pad : pad+len(s) : pad+cap(s)]
 }
 
 // overlapMemory reports whether the memory side may lag one epoch behind

@@ -71,6 +71,7 @@ type warpState struct {
 	ooo  Reorderable
 	win  []*Inst
 	pick int
+	_    cachePad // no other SM's warp on its lines (isolate, gpu.go)
 }
 
 // asyncGroup is one commit group of a warp's Async operations.
@@ -678,6 +679,9 @@ func (sm *smState) freeUnit(k, s int) int {
 }
 
 func (w *warpState) growRegs(r Reg) {
+	if cap(w.regReady) == 0 { // whole cache lines: no other SM's data on them (isolate, gpu.go)
+		w.regReady, w.regMem = make([]Time, 0, 64), make([]bool, 0, 64)
+	}
 	for int(r) >= len(w.regReady) {
 		w.regReady = append(w.regReady, 0)
 		w.regMem = append(w.regMem, false)
