@@ -462,34 +462,64 @@ func runEpoch(sms []*smState, end Time, k Kernel) {
 }
 
 // workerPool runs the SMs of an epoch on persistent goroutines: the
-// calling goroutine and workers-1 helpers take SMs from a shared counter
-// (SMs are independent within an epoch, so who runs which does not matter).
-// Helper 0 first runs the epoch's side job (the overlapped memory side),
-// if any. A helper can also run one job alone (startJob/waitJob) in a
-// serial phase.
+// calling goroutine (worker 0) and workers-1 helpers. SMs are independent
+// within an epoch, so who runs which does not change the result; each
+// worker first runs its own contiguous block of SMs, in index order, then
+// takes the SMs no one has claimed yet from the other end (the highest
+// index below its block first, wrapping around), claiming each with a
+// compare-and-swap of the SM's claim slot. So the split adapts to workers
+// that run at different speeds, an SM mostly runs on the same worker epoch
+// after epoch (its data stays in that core's cache), and two workers run
+// neighbouring SMs at once only where their ranges meet. Helper 1 first
+// runs the epoch's side job (the overlapped memory side), if any. A helper
+// can also run one job alone (startJob/waitJob) in a serial phase.
 type workerPool struct {
-	sms  []*smState
-	k    Kernel
-	end  Time
-	side func()
-	next atomic.Int32
-	wake []chan func()
-	done chan struct{}
-	run  func()
-	run0 func()
+	sms   []*smState
+	k     Kernel
+	end   Time
+	side  func()
+	epoch uint64      // the epoch being run, from 1; written only between epochs
+	claim []claimSlot // per SM: the last epoch a worker took it in
+	order [][]int     // per worker: the SMs in the order it tries them
+	wake  []chan func()
+	done  chan struct{}
+	run   []func() // per helper: its part of an epoch
+}
+
+// claimSlot is an SM's claim, alone on its cache lines.
+type claimSlot struct {
+	ep atomic.Uint64
+	_  cachePad
 }
 
 func newWorkerPool(sms []*smState, k Kernel, workers int) *workerPool {
-	p := &workerPool{sms: sms, k: k, done: make(chan struct{}, workers)}
-	p.run = p.drain
-	p.run0 = func() {
-		if p.side != nil {
-			p.side()
+	n := len(sms)
+	p := &workerPool{sms: sms, k: k, done: make(chan struct{}, workers), claim: make([]claimSlot, n)}
+	p.order = make([][]int, workers)
+	for w := range p.order {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		o := make([]int, 0, n)
+		for i := lo; i < hi; i++ {
+			o = append(o, i)
 		}
-		p.drain()
+		for i := lo - 1 + n; i >= hi; i-- {
+			o = append(o, i%n)
+		}
+		p.order[w] = o
 	}
 	p.wake = make([]chan func(), workers-1)
+	p.run = make([]func(), workers-1)
 	for i := range p.wake {
+		w := i + 1
+		p.run[i] = func() { p.drain(w) }
+		if i == 0 {
+			p.run[i] = func() {
+				if p.side != nil {
+					p.side()
+				}
+				p.drain(w)
+			}
+		}
 		c := make(chan func(), 1)
 		p.wake[i] = c
 		go func() {
@@ -502,14 +532,14 @@ func newWorkerPool(sms []*smState, k Kernel, workers int) *workerPool {
 	return p
 }
 
-// drain runs SMs until none is left.
-func (p *workerPool) drain() {
-	for {
-		i := int(p.next.Add(1)) - 1
-		if i >= len(p.sms) {
-			return
+// drain runs, as worker w, the SMs not yet taken in this epoch.
+func (p *workerPool) drain(w int) {
+	ep := p.epoch
+	for _, i := range p.order[w] {
+		c := &p.claim[i].ep
+		if c.Load() != ep && c.CompareAndSwap(ep-1, ep) {
+			p.sms[i].run(p.end, p.k)
 		}
-		p.sms[i].run(p.end, p.k)
 	}
 }
 
@@ -517,15 +547,11 @@ func (p *workerPool) drain() {
 // and returns when all are done.
 func (p *workerPool) runEpoch(end Time, side func()) {
 	p.end, p.side = end, side
-	p.next.Store(0)
+	p.epoch++
 	for i, c := range p.wake {
-		if i == 0 {
-			c <- p.run0
-		} else {
-			c <- p.run
-		}
+		c <- p.run[i]
 	}
-	p.drain()
+	p.drain(0)
 	for range p.wake {
 		<-p.done
 	}

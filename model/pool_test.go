@@ -141,3 +141,64 @@ func TestSMsIsolated(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkerPoolOrder: every worker tries every SM exactly once, its own
+// block (SMs w*n/W up to (w+1)*n/W) first and in index order, then the
+// others from the highest index below its block downwards, wrapping around.
+func TestWorkerPoolOrder(t *testing.T) {
+	s := GTX480()
+	for n := 2; n <= 20; n++ {
+		sms := make([]*smState, n)
+		for i := range sms {
+			sms[i] = &smState{id: i, spec: &s}
+		}
+		for workers := 2; workers <= n; workers++ {
+			p := newWorkerPool(sms, nil, workers)
+			for w, o := range p.order {
+				lo, hi := w*n/workers, (w+1)*n/workers
+				want := []int{}
+				for i := lo; i < hi; i++ {
+					want = append(want, i)
+				}
+				for i := lo - 1; i >= 0; i-- {
+					want = append(want, i)
+				}
+				for i := n - 1; i >= hi; i-- {
+					want = append(want, i)
+				}
+				if !reflect.DeepEqual(o, want) {
+					t.Errorf("n %d workers %d: worker %d order %v, want %v", n, workers, w, o, want)
+				}
+			}
+			p.stop()
+		}
+	}
+}
+
+// TestWorkerPoolClaims: with 2 and 4 workers, every SM is taken exactly
+// once in every epoch (its claim slot holds the epoch) and reaches the
+// epoch's end.
+func TestWorkerPoolClaims(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	s := GTX480()
+	for _, workers := range []int{2, 4} {
+		sms := make([]*smState, s.NumSMs)
+		for i := range sms {
+			pols, err := policiesOf(&s, i, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sms[i] = newSM(i, &s, pols, nil)
+		}
+		p := newWorkerPool(sms, nil, workers)
+		for e := 1; e <= 200; e++ {
+			p.runEpoch(Time(e)*64, nil)
+			for i := range sms {
+				if got := p.claim[i].ep.Load(); got != uint64(e) || sms[i].now != Time(e)*64 {
+					t.Fatalf("workers %d epoch %d: SM %d claimed in epoch %d, at cycle %d", workers, e, i, got, sms[i].now)
+				}
+			}
+		}
+		p.stop()
+	}
+}
