@@ -154,7 +154,7 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 }
 
 // cachePad keeps data that different workers write apart: two 64-byte
-// cache lines, since x86 cores fetch lines in adjacent pairs.
+// cache lines, since x86 cores may prefetch lines in adjacent pairs.
 type cachePad [128]byte
 
 // isolate moves the arrays SM sm writes in nearly every simulated cycle
@@ -469,7 +469,8 @@ func runEpoch(sms []*smState, end Time, k Kernel) {
 // index below its block first, wrapping around), claiming each with a
 // compare-and-swap of the SM's claim slot. So the split adapts to workers
 // that run at different speeds, an SM mostly runs on the same worker epoch
-// after epoch (its data stays in that core's cache), and two workers run
+// after epoch (so its data tends to stay in one core's cache, as far as
+// the Go and OS schedulers keep a worker on one core), and two workers run
 // neighbouring SMs at once only where their ranges meet. Helper 1 first
 // runs the epoch's side job (the overlapped memory side), if any. A helper
 // can also run one job alone (startJob/waitJob) in a serial phase.
