@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Options are run-time settings of one simulation. Workers and Observe
@@ -136,6 +137,7 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 			obs = opt.Observe(i)
 		}
 		g.sms[i] = newSM(i, s, pols, obs)
+		isolate(g.sms[i])
 		if opt.Window > 1 {
 			g.sms[i].window, g.sms[i].memOrder = opt.Window, opt.MemOrder
 		}
@@ -155,6 +157,49 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 		g.overlap = overlapMemory(s) && g.mem.obs == nil
 	}
 	return g, nil
+}
+
+// cachePad keeps data that different workers write apart: two 64-byte
+// cache lines, since x86 cores may prefetch lines in adjacent pairs.
+type cachePad [128]byte
+
+// isolate moves the arrays SM sm writes in nearly every simulated cycle
+// (its schedulers' queues, stall reasons, unit timers, warp slots, the
+// caches' MSHRs) and the ones it appends to per memory event into storage
+// of their own, padded on both sides. Built one SM after another, small
+// arrays of different SMs would otherwise share cache lines, and with
+// workers two SMs running at once on different cores would pass those
+// lines back and forth every cycle (false sharing; docs/performance.md,
+// "Parallel scaling, fourth round"). The policies pad themselves
+// (sched.go), as does warpState (sm.go), made while the SMs run.
+func isolate(sm *smState) {
+	sm.scheds = isolated(sm.scheds)
+	sm.reasons = isolated(sm.reasons)
+	sm.units = isolated(sm.units)
+	sm.slots = isolated(sm.slots)
+	for _, c := range []*cache{sm.l1, sm.tex, sm.cnst} {
+		c.mshrs = isolated(c.mshrs)
+		c.free = isolated(c.free)
+	}
+	sm.missq = isolated(make([]Time, 0, sm.spec.Icnt.MissQueue+1))
+	sm.outbox = isolated(make([]memReq, 0, 64))
+	sm.inbox = isolated(make(timeHeap, 0, 64))
+	sm.ops = isolated(make([]memOp, 0, 64))
+	sm.opfree = isolated(make([]int32, 0, 64))
+	sm.freed = isolated(make([]Time, 0, sm.spec.SM.MaxCTAs))
+}
+
+// isolated returns a copy of s (length and capacity) in an array of its own
+// with at least a cachePad of unused elements on either side.
+func isolated[S ~[]E, E any](s S) S {
+	size := unsafe.Sizeof(*new(E))
+	if size == 0 {
+		return s
+	}
+	pad := int((unsafe.Sizeof(cachePad{}) + size - 1) / size)
+	buf := make(S, pad+cap(s)+pad)
+	copy(buf[pad:], s[:cap(s)])
+	return buf[pad : pad+len(s) : pad+cap(s)]
 }
 
 // overlapMemory reports whether the memory side may lag one epoch behind
@@ -423,34 +468,65 @@ func runEpoch(sms []*smState, end Time, k Kernel) {
 }
 
 // workerPool runs the SMs of an epoch on persistent goroutines: the
-// calling goroutine and workers-1 helpers take SMs from a shared counter
-// (SMs are independent within an epoch, so who runs which does not matter).
-// Helper 0 first runs the epoch's side job (the overlapped memory side),
-// if any. A helper can also run one job alone (startJob/waitJob) in a
-// serial phase.
+// calling goroutine (worker 0) and workers-1 helpers. SMs are independent
+// within an epoch, so who runs which does not change the result; each
+// worker first runs its own contiguous block of SMs, in index order, then
+// takes the SMs no one has claimed yet from the other end (the highest
+// index below its block first, wrapping around), claiming each with a
+// compare-and-swap of the SM's claim slot. So the split adapts to workers
+// that run at different speeds, an SM mostly runs on the same worker epoch
+// after epoch (so its data tends to stay in one core's cache, as far as
+// the Go and OS schedulers keep a worker on one core), and two workers run
+// neighbouring SMs at once only where their ranges meet. Helper 1 first
+// runs the epoch's side job (the overlapped memory side), if any. A helper
+// can also run one job alone (startJob/waitJob) in a serial phase.
 type workerPool struct {
-	sms  []*smState
-	k    Kernel
-	end  Time
-	side func()
-	next atomic.Int32
-	wake []chan func()
-	done chan struct{}
-	run  func()
-	run0 func()
+	sms   []*smState
+	k     Kernel
+	end   Time
+	side  func()
+	epoch uint64      // the epoch being run, from 1; written only between epochs
+	claim []claimSlot // per SM: the last epoch a worker took it in
+	order [][]int     // per worker: the SMs in the order it tries them
+	wake  []chan func()
+	done  chan struct{}
+	run   []func() // per helper: its part of an epoch
+}
+
+// claimSlot is an SM's claim, alone on its cache lines.
+type claimSlot struct {
+	ep atomic.Uint64
+	_  cachePad
 }
 
 func newWorkerPool(sms []*smState, k Kernel, workers int) *workerPool {
-	p := &workerPool{sms: sms, k: k, done: make(chan struct{}, workers)}
-	p.run = p.drain
-	p.run0 = func() {
-		if p.side != nil {
-			p.side()
+	n := len(sms)
+	p := &workerPool{sms: sms, k: k, done: make(chan struct{}, workers), claim: make([]claimSlot, n)}
+	p.order = make([][]int, workers)
+	for w := range p.order {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		o := make([]int, 0, n)
+		for i := lo; i < hi; i++ {
+			o = append(o, i)
 		}
-		p.drain()
+		for i := lo - 1 + n; i >= hi; i-- {
+			o = append(o, i%n)
+		}
+		p.order[w] = o
 	}
 	p.wake = make([]chan func(), workers-1)
+	p.run = make([]func(), workers-1)
 	for i := range p.wake {
+		w := i + 1
+		p.run[i] = func() { p.drain(w) }
+		if i == 0 {
+			p.run[i] = func() {
+				if p.side != nil {
+					p.side()
+				}
+				p.drain(w)
+			}
+		}
 		c := make(chan func(), 1)
 		p.wake[i] = c
 		go func() {
@@ -463,14 +539,14 @@ func newWorkerPool(sms []*smState, k Kernel, workers int) *workerPool {
 	return p
 }
 
-// drain runs SMs until none is left.
-func (p *workerPool) drain() {
-	for {
-		i := int(p.next.Add(1)) - 1
-		if i >= len(p.sms) {
-			return
+// drain runs, as worker w, the SMs not yet taken in this epoch.
+func (p *workerPool) drain(w int) {
+	ep := p.epoch
+	for _, i := range p.order[w] {
+		c := &p.claim[i].ep
+		if c.Load() != ep && c.CompareAndSwap(ep-1, ep) {
+			p.sms[i].run(p.end, p.k)
 		}
-		p.sms[i].run(p.end, p.k)
 	}
 }
 
@@ -478,15 +554,11 @@ func (p *workerPool) drain() {
 // and returns when all are done.
 func (p *workerPool) runEpoch(end Time, side func()) {
 	p.end, p.side = end, side
-	p.next.Store(0)
+	p.epoch++
 	for i, c := range p.wake {
-		if i == 0 {
-			c <- p.run0
-		} else {
-			c <- p.run
-		}
+		c <- p.run[i]
 	}
-	p.drain()
+	p.drain(0)
 	for range p.wake {
 		<-p.done
 	}

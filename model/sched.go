@@ -359,7 +359,10 @@ func (q *IssueQueue) SplitUnit(k UnitKind, index int, split bool) {
 }
 
 // gtoPolicy is GTO.
-type gtoPolicy struct{ greedy int } // position of the last issued warp, -1: none
+type gtoPolicy struct {
+	greedy int // position of the last issued warp, -1: none
+	_      cachePad
+}
 
 func (p *gtoPolicy) Issue(q *IssueQueue) {
 	// q.scan written out: GTO is every preset's policy, and this runs
@@ -460,7 +463,10 @@ func (p *gtoPolicy) Removed(i int) {
 }
 
 // lrrPolicy is LRR.
-type lrrPolicy struct{ last int } // position of the last issued warp
+type lrrPolicy struct {
+	last int // position of the last issued warp
+	_    cachePad
+}
 
 func (p *lrrPolicy) Issue(q *IssueQueue) {
 	n := len(q.warps)
@@ -484,6 +490,7 @@ func removedRR(last, i int) int {
 type twoLevelPolicy struct {
 	active int // active-pool size
 	last   int // round-robin pointer within the active pool
+	_      cachePad
 }
 
 func (p *twoLevelPolicy) Issue(q *IssueQueue) {

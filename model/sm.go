@@ -72,6 +72,7 @@ type warpState struct {
 	ooo  Reorderable
 	win  []*Inst
 	pick int
+	_    cachePad // no other SM's warp on its lines (isolate, gpu.go)
 }
 
 // asyncGroup is one commit group of a warp's Async operations.
@@ -685,6 +686,9 @@ type regState struct {
 }
 
 func (w *warpState) growRegs(r Reg) {
+	if cap(w.regs) == 0 { // whole cache lines: no other SM's data on them (isolate, gpu.go)
+		w.regs = make([]regState, 0, 64)
+	}
 	for int(r) >= len(w.regs) {
 		w.regs = append(w.regs, regState{})
 	}
