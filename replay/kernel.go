@@ -132,7 +132,11 @@ func (k *Kernel) entryFrameRegs(n int) []uint64 {
 		if a.next == 0 {
 			a.next = min(k.nctas, arenaCTAs) * k.nwarps * n
 		}
+		const perHuge = bigbuf.HugePage / 8 // registers per huge page
 		size := max(a.next, n)
+		if 8*size >= bigbuf.MinBytes {
+			size = (size + perHuge - 1) / perHuge * perHuge // whole huge pages
+		}
 		a.next = 2 * size
 		a.free = bigbuf.Slice[uint64](size)
 	}

@@ -19,13 +19,14 @@ func Bytes(n int) []byte {
 	if n < MinBytes {
 		return make([]byte, max(n, 0))
 	}
-	span := (n + HugePage - 1) / HugePage * HugePage // whole huge pages
-	raw := make([]byte, span+HugePage)
+	raw := make([]byte, n+HugePage) // room to start at a huge page boundary
 	off := 0
 	if r := int(uintptr(unsafe.Pointer(&raw[0])) % HugePage); r != 0 {
 		off = HugePage - r
 	}
-	adviseHuge(raw[off : off+span])
+	// only the whole huge pages inside the buffer: a partial last one
+	// stays on base pages, so nothing past n becomes resident
+	adviseHuge(raw[off : off+n/HugePage*HugePage])
 	return raw[off : off+n : off+n]
 }
 

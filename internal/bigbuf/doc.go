@@ -9,9 +9,12 @@
 // of a 1M-element vecadd cost more CPU in faults than copying them. A
 // buffer of at least MinBytes is therefore carved out of a slightly larger
 // Go allocation at a 2 MiB boundary and, on Linux, advised with
-// madvise(MADV_HUGEPAGE): with transparent huge pages in "madvise" (or
-// "always") mode its first touch faults once per 2 MiB. Smaller buffers, other
-// systems, and kernels that refuse the advice get an ordinary allocation.
+// madvise(MADV_HUGEPAGE) over its whole 2 MiB pages (a partial last one
+// stays on base pages, so nothing past the buffer becomes resident): with
+// transparent huge pages in "madvise" (or "always") mode its first touch
+// faults once per 2 MiB. The cost is up to 2 MiB of address space per
+// buffer that is never touched. Smaller buffers, other systems, and kernels
+// that refuse the advice get an ordinary allocation.
 //
 // Invariants: the returned slice is zeroed, has len == cap == n (appending
 // reallocates, never writes past n), and is ordinary garbage-collected Go
