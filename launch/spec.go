@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ptxtrace/ptxtrace/internal/bigbuf"
 	"github.com/ptxtrace/ptxtrace/internal/fpx"
 	"gopkg.in/yaml.v3"
 )
@@ -418,7 +419,7 @@ func (in *InitSpec) fill(t string, count int, baseDir string) ([]byte, error) {
 	if in != nil && in.Values != nil && count == 0 {
 		count = len(in.Values)
 	}
-	out := make([]byte, count*es)
+	out := bigbuf.Bytes(count * es)
 	if in == nil || in.Zeros {
 		return out, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ptxtrace/ptxtrace/internal/bigbuf"
 	"github.com/ptxtrace/ptxtrace/model"
 	"github.com/ptxtrace/ptxtrace/ptx"
 )
@@ -68,6 +69,7 @@ type Kernel struct {
 	// empty a pool, and the next CTAs would allocate and clear it again)
 	slabMu sync.Mutex
 	slabs  []*warpSlab
+	regs0  regArena // the entry-frame registers of new warps
 	// entryRegs: the entry frame's registers as every warp starts them
 	// before its special registers are filled (entryTemplate), or nil
 	entryRegs []uint64
@@ -105,6 +107,46 @@ func (k *Kernel) getRegs(n int) []uint64 {
 		return r
 	}
 	return make([]uint64, n)
+}
+
+// regArena hands out the entry-frame registers of new warps (warp.regs0,
+// which a recycled warp keeps) from shared zeroed chunks instead of one
+// allocation per warp, so that a launch's warps' registers lie in a few
+// large allocations, huge-page backed from bigbuf.MinBytes on
+// (internal/bigbuf): a fresh process then first-touches them with a few
+// faults instead of one per 4 KiB. The first chunk holds the registers of
+// up to arenaCTAs CTAs' warps (fewer when the grid is smaller), each next
+// one twice the last. Safe for concurrent use.
+type regArena struct {
+	mu   sync.Mutex
+	free []uint64
+	next int // registers of the next chunk; 0: not started
+}
+
+// arenaCTAs is how many CTAs' warps the first register chunk holds: about
+// the CTAs a GPU preset keeps resident (gtx480: 15 SMs × 8).
+const arenaCTAs = 128
+
+// entryFrameRegs returns n zeroed registers for a new warp's entry frame.
+func (k *Kernel) entryFrameRegs(n int) []uint64 {
+	a := &k.regs0
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.free) < n {
+		if a.next == 0 {
+			a.next = min(k.nctas, arenaCTAs) * k.nwarps * n
+		}
+		const perHuge = bigbuf.HugePage / 8 // registers per huge page
+		size := max(a.next, n)
+		if 8*size >= bigbuf.MinBytes {
+			size = (size + perHuge - 1) / perHuge * perHuge // whole huge pages
+		}
+		a.next = 2 * size
+		a.free = bigbuf.Slice[uint64](size)
+	}
+	r := a.free[:n:n]
+	a.free = a.free[n:]
+	return r
 }
 
 func (k *Kernel) putRegs(r []uint64) {

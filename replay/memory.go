@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+
+	"github.com/ptxtrace/ptxtrace/internal/bigbuf"
 )
 
 // Device is the global memory of a simulated GPU: a flat 64-bit address
@@ -49,7 +51,7 @@ func (d *Device) Alloc(name string, size int) *Alloc {
 	if size < 0 {
 		size = 0
 	}
-	a := &Alloc{Name: name, Base: d.next, Data: make([]byte, size)}
+	a := &Alloc{Name: name, Base: d.next, Data: bigbuf.Bytes(size)} // huge pages for large ones: fewer first-touch faults
 	d.next += uint64((size + 255) / 256 * 256)
 	d.next += 256 // guard gap
 	d.allocs = append(d.allocs, a)

@@ -132,7 +132,7 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 	case cap(w.regs0) >= n:
 		regs = w.regs0[:n]
 	default:
-		regs = make([]uint64, n)
+		regs = w.k.entryFrameRegs(n)
 		w.regs0 = regs
 	}
 	if t := w.k.entryRegs; len(w.frames) == 0 && fp == 0 && f == w.k.code.entry && len(t) == n {

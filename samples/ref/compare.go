@@ -89,12 +89,17 @@ func Compare(got []float32, want Floats) error {
 		if g == float32(w) || (math.IsNaN(float64(g)) && math.IsNaN(w)) {
 			continue
 		}
-		d := math.Abs(float64(g) - w)
-		if a := want.Allowed(i); !(d <= a) {
-			m.add("[%d] got %.9g want %.9g |diff| %.3g allowed %.3g", i, g, w, d, a)
-		}
+		m.float(i, g, w, want.Allowed(i))
 	}
 	return m.err("float32 output", len(got))
+}
+
+// float records element i (got g, reference w) when it is out of the
+// allowed difference a.
+func (m *mismatches) float(i int, g float32, w, a float64) {
+	if d := math.Abs(float64(g) - w); !(d <= a) {
+		m.add("[%d] got %.9g want %.9g |diff| %.3g allowed %.3g", i, g, w, d, a)
+	}
 }
 
 // CompareInts checks an integer kernel output for exact equality.

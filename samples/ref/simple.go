@@ -1,6 +1,11 @@
 package ref
 
-import "math"
+import (
+	"fmt"
+	"math"
+
+	"github.com/ptxtrace/ptxtrace/internal/bigbuf"
+)
 
 // VecAddIn holds the inputs of vecadd(a, b, c, n).
 type VecAddIn struct {
@@ -11,7 +16,7 @@ type VecAddIn struct {
 // VecAddInputs returns n pairs of floats uniform in [-1, 1).
 func VecAddInputs(n int, seed uint64) VecAddIn {
 	r := newRNG(seed)
-	in := VecAddIn{A: make([]float32, n), B: make([]float32, n), N: n}
+	in := VecAddIn{A: bigbuf.Slice[float32](n), B: bigbuf.Slice[float32](n), N: n}
 	for i := range n {
 		in.A[i] = r.uniform(-1, 1)
 		in.B[i] = r.uniform(-1, 1)
@@ -30,6 +35,27 @@ func VecAdd(in VecAddIn) Floats {
 	return Floats{Want: want}
 }
 
+// CompareVecAdd is Compare(got, VecAdd(in)) without building the reference:
+// each element is checked against float64(A[i]) + float64(B[i]) as it is
+// computed (no 8·N-byte slice), with the same zero tolerance and the same
+// error text.
+func CompareVecAdd(got []float32, in VecAddIn) error {
+	if len(got) != in.N {
+		return fmt.Errorf("length %d, want %d", len(got), in.N)
+	}
+	a, b := in.A[:len(got)], in.B[:len(got)]
+	var m mismatches
+	for i, g := range got {
+		w := float64(a[i]) + float64(b[i])
+		if g == float32(w) || (math.IsNaN(float64(g)) && math.IsNaN(w)) {
+			continue
+		}
+		var zero Tolerance
+		m.float(i, g, w, zero.Abs+zero.Rel*math.Abs(w)) // as Floats.Allowed: NaN for a NaN reference
+	}
+	return m.err("float32 output", len(got))
+}
+
 // MatMulIn holds the inputs of matmul(A, B, C, M, N, K).
 type MatMulIn struct {
 	A       []float32 // M×K row-major, values in [-1, 1)
@@ -40,7 +66,7 @@ type MatMulIn struct {
 // MatMulInputs returns random M×K and K×N matrices with entries in [-1, 1).
 func MatMulInputs(m, n, k int, seed uint64) MatMulIn {
 	r := newRNG(seed)
-	in := MatMulIn{A: make([]float32, m*k), B: make([]float32, k*n), M: m, N: n, K: k}
+	in := MatMulIn{A: bigbuf.Slice[float32](m * k), B: bigbuf.Slice[float32](k * n), M: m, N: n, K: k}
 	for i := range in.A {
 		in.A[i] = r.uniform(-1, 1)
 	}
@@ -82,7 +108,7 @@ type ReduceIn struct {
 // ReduceInputs returns n floats uniform in [-1, 1).
 func ReduceInputs(n int, seed uint64) ReduceIn {
 	r := newRNG(seed)
-	in := ReduceIn{In: make([]float32, n)}
+	in := ReduceIn{In: bigbuf.Slice[float32](n)}
 	for i := range in.In {
 		in.In[i] = r.uniform(-1, 1)
 	}
