@@ -67,38 +67,29 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[s
 	if p.opcodes == nil {
 		p.opcodes = make(map[string]*Opcode, 32)
 	}
-	// Every instruction ends in ';', so the number of ';' tokens bounds
-	// the instructions, and an instruction's top-level operands are one
-	// more than its top-level commas: the ';' count plus the ',' count
-	// outside initializers ("= {1, 2, ...};") bounds the operands (3 a ';'
-	// caps it). Sizing the first arena chunks from them avoids both waste
-	// and regrowth; later chunks (rare) grow geometrically.
-	// Statements end in ';' or ':' (labels), or are comments or blocks,
-	// which bounds the statement stack and arena.
-	semis, commas, inInit, others := 0, 0, false, 0
-	for _, k := range p.kinds {
-		switch k {
-		case COLON, COMMENT, LBRACE:
-			others++
-		case SEMI:
-			semis++
-			inInit = false
-		case COMMA:
-			if !inInit {
-				commas++
-			}
-		case ASSIGN:
-			inInit = true
+	// The arenas are allocated once, at the sizes countNodes estimates
+	// (they grow in chunks if it falls short).
+	c := countNodes(text, p.raw, p.kinds)
+	p.insArena = make([]Instruction, 0, c.ins+1)
+	p.stmts = make([]Stmt, 0, c.stmts+1)
+	if mode&SkipOperands == 0 {
+		p.argArena = make([]Operand, 0, c.args+1)
+		if c.nested > 0 {
+			p.opArena = make([]Operand, 0, c.nested)
 		}
 	}
-	p.insArena = make([]Instruction, 0, semis+1)
-	p.stmts = make([]Stmt, 0, semis+others+1)
-	p.stmtArena = make([]Stmt, 0, semis+others+1)
-	if mode&SkipOperands == 0 {
-		p.argArena = make([]Operand, 0, min(semis+commas, 3*semis)+8)
+	if c.vars > 0 {
+		p.varArena = make([]VarDecl, 0, c.vars)
+		p.dclArena = make([]Declarator, 0, c.decls)
 	}
-	p.insChunk = max(semis/4, 8)
-	p.argChunk = max(semis/2, 16)
+	if c.comments > 0 {
+		p.comArena = make([]Comment, 0, c.comments)
+	}
+	if c.labels > 0 {
+		p.lblArena = make([]Label, 0, c.labels)
+	}
+	p.insChunk = max(c.ins/16, 8)
+	p.argChunk = max(c.args/16, 16)
 	f = &File{Name: tf.Name(), Src: src, Tok: tf}
 	f.CRLF = detectCRLF(whole)
 	f.Decls = p.parseModule()
@@ -107,9 +98,10 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[s
 }
 
 // setLines fills tf's line table; bytes.IndexByte makes it several times
-// faster than token.File.SetLinesForContent on large files.
+// faster than token.File.SetLinesForContent on large files, and counting
+// the lines first (bytes.Count) sizes the table exactly.
 func setLines(tf *token.File, src []byte) {
-	lines := make([]int, 1, len(src)/32+1)
+	lines := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
 	for off := 0; off < len(src); {
 		i := bytes.IndexByte(src[off:], '\n')
 		if i < 0 || off+i+1 >= len(src) {
@@ -1184,17 +1176,27 @@ func (p *parser) parseBlock(depth int) *Block {
 }
 
 // popStmts returns the statements pushed since base as an exactly sized
-// slice of the statement arena (nil when there are none) and pops them.
+// slice (nil when there are none) and pops them. The statements of an
+// outermost block (base 0) stay where they are: the slice is the bottom
+// of the stack, which then starts after it. Those of a nested block move
+// to the statement arena.
 func (p *parser) popStmts(base int) []Stmt {
-	var out []Stmt
-	if n := len(p.stmts) - base; n > 0 {
-		if cap(p.stmtArena)-len(p.stmtArena) < n {
-			p.stmtArena = make([]Stmt, 0, max(n, 256))
-		}
-		k := len(p.stmtArena)
-		p.stmtArena = append(p.stmtArena, p.stmts[base:]...)
-		out = p.stmtArena[k : k+n : k+n]
+	n := len(p.stmts) - base
+	if n == 0 {
+		return nil
 	}
+	if base == 0 {
+		out := p.stmts[:n:n]
+		p.stmts = p.stmts[n:n]
+		return out
+	}
+	if cap(p.stmtArena)-len(p.stmtArena) < n {
+		// Nested blocks are few (call sequences): chunks start small.
+		p.stmtArena = make([]Stmt, 0, max(n, min(max(2*cap(p.stmtArena), 16), 1024)))
+	}
+	k := len(p.stmtArena)
+	p.stmtArena = append(p.stmtArena, p.stmts[base:]...)
+	out := p.stmtArena[k : k+n : k+n]
 	clear(p.stmts[base:])
 	p.stmts = p.stmts[:base]
 	return out
