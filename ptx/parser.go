@@ -146,6 +146,7 @@ type parser struct {
 	varArena  []VarDecl
 	dclArena  []Declarator
 	tmpOps    []Operand          // operand stack for nested lists
+	scratch   Operand            // the operand being parsed when they are not kept (SkipOperands)
 	stmts     []Stmt             // statement stack of the blocks being parsed
 	stmtArena []Stmt             // blocks' statement lists
 	opcodes   map[string]*Opcode // decoded opcodes by spelling
@@ -317,10 +318,12 @@ func (p *parser) ops(os []Operand) []Operand {
 	return p.opArena[n:len(p.opArena):len(p.opArena)]
 }
 
-// pushArg appends a top-level operand of the instruction whose operands
-// start at *base in argArena. Arena chunks grow geometrically (up to 64K
-// operands); a partial operand list moves to the new chunk with it.
-func (p *parser) pushArg(base *int, op *Operand) {
+// newArg returns a zero slot for the next top-level operand of the
+// instruction whose operands start at *base in argArena. Arena chunks grow
+// geometrically (up to 64K operands); a partial operand list moves to the
+// new chunk with it. The slots past len(argArena) are zero (dropArgs
+// clears what it pops).
+func (p *parser) newArg(base *int) *Operand {
 	if len(p.argArena) == cap(p.argArena) {
 		p.argChunk = min(max(2*p.argChunk, 16), 1<<16)
 		n := len(p.argArena) - *base
@@ -328,7 +331,14 @@ func (p *parser) pushArg(base *int, op *Operand) {
 		copy(na, p.argArena[*base:])
 		p.argArena, *base = na, 0
 	}
-	p.argArena = append(p.argArena, *op)
+	p.argArena = p.argArena[:len(p.argArena)+1]
+	return &p.argArena[len(p.argArena)-1]
+}
+
+// dropArgs pops the operands from base on, clearing their slots.
+func (p *parser) dropArgs(base int) {
+	clear(p.argArena[base:])
+	p.argArena = p.argArena[:base]
 }
 
 // nodeChunk is the largest number of nodes per chunk of the small node
@@ -1290,17 +1300,19 @@ func (p *parser) parseInstruction() *Instruction {
 		p.opcodes[opTok.Text] = op
 		in.Op = op
 	}
-	// operands, appended straight into the argument arena
+	// operands, parsed straight into the argument arena
 	base := len(p.argArena)
 	if p.kind() != SEMI {
 		for {
-			op, ok := p.operand()
-			if !ok {
-				p.argArena = p.argArena[:base]
-				return nil
-			}
+			op := &p.scratch
 			if p.mode&SkipOperands == 0 {
-				p.pushArg(&base, &op)
+				op = p.newArg(&base)
+			} else {
+				*op = Operand{}
+			}
+			if !p.operandTo(op) {
+				p.dropArgs(base)
+				return nil
 			}
 			if p.got(COMMA) {
 				continue
@@ -1311,10 +1323,10 @@ func (p *parser) parseInstruction() *Instruction {
 	t := p.cur()
 	if t.Kind != SEMI {
 		p.errorAt(t.Pos, "expected ',' or ';' after operand, found "+describe(t))
-		p.argArena = p.argArena[:base]
+		p.dropArgs(base)
 		return nil
 	}
-	p.next()
+	p.i++
 	if n := len(p.argArena); n > base {
 		in.Args = p.argArena[base:n:n]
 	}
@@ -1324,13 +1336,19 @@ func (p *parser) parseInstruction() *Instruction {
 
 // operand parses one operand.
 func (p *parser) operand() (Operand, bool) {
+	var op Operand
+	ok := p.operandTo(&op)
+	return op, ok
+}
+
+// operandTo parses one operand into *op, which is zero.
+func (p *parser) operandTo(op *Operand) bool {
 	t := p.cur()
 	start := p.i
-	var op Operand
 	op.Pos = t.Pos
 	switch t.Kind {
 	case IDENT:
-		p.next()
+		p.i++
 		if t.Text == "_" {
 			op.Kind = OpSink
 			op.Name = t.Text
@@ -1341,7 +1359,7 @@ func (p *parser) operand() (Operand, bool) {
 			op.Kind, op.Name = OpReg, t.Text
 		}
 	case INT, FLOAT:
-		p.next()
+		p.i++
 		op.Kind, op.Name = OpImm, t.Text
 	case MINUS:
 		p.next()
@@ -1357,14 +1375,14 @@ func (p *parser) operand() (Operand, bool) {
 			}
 		} else {
 			p.i = start
-			return p.exprOperand(start)
+			return p.exprTo(op, start)
 		}
 	case NOT:
 		p.next()
 		n := p.cur()
 		if n.Kind != IDENT {
 			p.i = start
-			return p.exprOperand(start)
+			return p.exprTo(op, start)
 		}
 		p.next()
 		op.Kind, op.Name = OpPredNeg, n.Text
@@ -1372,29 +1390,43 @@ func (p *parser) operand() (Operand, bool) {
 		p.next()
 		elems, ok := p.operandList(RBRACE, "'}'")
 		if !ok {
-			return op, false
+			return false
 		}
 		op.Kind, op.Elems = OpVec, elems
 	case LPAREN:
 		p.next()
 		elems, ok := p.operandList(RPAREN, "')'")
 		if !ok {
-			return op, false
+			return false
 		}
 		op.Kind, op.Elems = OpTuple, elems
 	case LBRACK:
-		return p.addrOperand()
+		return p.addrTo(op)
 	default:
-		return p.exprOperand(start)
+		return p.exprTo(op, start)
 	}
 	// Anything other than a separator after a simple operand makes it an
 	// expression ("sym+4" as a mov source, say).
 	switch p.kind() {
 	case COMMA, SEMI, RBRACE, RPAREN, RBRACK:
-		return op, true
+		return true
 	}
 	p.i = start
-	return p.exprOperand(start)
+	return p.exprTo(op, start)
+}
+
+// exprTo is exprOperand into *op.
+func (p *parser) exprTo(op *Operand, start int) bool {
+	o, ok := p.exprOperand(start)
+	*op = o
+	return ok
+}
+
+// addrTo is addrOperand into *op.
+func (p *parser) addrTo(op *Operand) bool {
+	o, ok := p.addrOperand()
+	*op = o
+	return ok
 }
 
 // exprOperand collects the tokens of a general expression operand up to a
