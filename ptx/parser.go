@@ -742,9 +742,9 @@ func (p *parser) varDecl(withSemi bool) *VarDecl {
 		if t.Kind != DIRECTIVE {
 			break
 		}
-		switch s := t.Text; {
-		case spaceOf(s) != SpaceNone && d.Space == SpaceNone && !d.Ptr:
-			d.Space = spaceOf(s)
+		switch s, sp := t.Text, spaceOf(t.Text); {
+		case sp != SpaceNone && d.Space == SpaceNone && !d.Ptr:
+			d.Space = sp
 			p.next()
 		case s == ".align":
 			p.next()
@@ -765,8 +765,8 @@ func (p *parser) varDecl(withSemi bool) *VarDecl {
 		case s == ".ptr":
 			d.Ptr = true
 			p.next()
-		case d.Ptr && d.PtrSpace == SpaceNone && spaceOf(s) != SpaceNone:
-			d.PtrSpace = spaceOf(s)
+		case d.Ptr && d.PtrSpace == SpaceNone && sp != SpaceNone:
+			d.PtrSpace = sp
 			p.next()
 		case s == ".texref" || s == ".samplerref" || s == ".surfref":
 			if d.Space == SpaceNone {
@@ -964,6 +964,17 @@ func (p *parser) intLit() (int, bool) {
 // parseInt parses a PTX integer literal (decimal, 0x, 0b, leading-0 octal,
 // optional U suffix).
 func parseInt(s string) (int64, error) {
+	// Fast path: a plain decimal literal of up to 18 digits (no overflow).
+	if n := len(s); n > 0 && n <= 18 && (s[0] != '0' || n == 1) {
+		var v int64
+		i := 0
+		for ; i < n && s[i] >= '0' && s[i] <= '9'; i++ {
+			v = v*10 + int64(s[i]-'0')
+		}
+		if i == n {
+			return v, nil
+		}
+	}
 	s = strings.TrimRight(s, "Uu")
 	base := 10
 	switch {
