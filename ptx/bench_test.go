@@ -43,7 +43,7 @@ func BenchmarkLex(b *testing.B) {
 	var kinds []Kind
 	for b.Loop() {
 		for _, s := range strs {
-			toks, kinds = lex(s, toks[:0], kinds[:0], func(int, string) {})
+			toks, kinds = lex(s, 1, toks[:0], kinds[:0], func(int, string) {})
 		}
 	}
 }

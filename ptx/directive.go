@@ -227,7 +227,7 @@ func guessToken(s string) Token {
 	if s == "" {
 		return Token{Kind: ILLEGAL}
 	}
-	toks, kinds := lex(s, nil, nil, func(int, string) {})
+	toks, kinds := lex(s, 0, nil, nil, func(int, string) {})
 	if len(toks) == 1 {
 		return Token{Kind: kinds[0], Text: s}
 	}

@@ -26,7 +26,7 @@ func FuzzLex(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s := string(src)
-		toks, kinds := lex(s, nil, nil, func(int, string) {})
+		toks, kinds := lex(s, 1, nil, nil, func(int, string) {})
 		if len(kinds) != len(toks) {
 			t.Fatalf("%d tokens but %d kinds", len(toks), len(kinds))
 		}

@@ -93,8 +93,10 @@ func oneByte(c byte) Kind {
 
 // lex tokenizes src. Tokens are appended to toks and their kinds to kinds
 // (both may be pre-sized). err is called for every lexical error with the
-// byte offset (in src) and a message.
-func lex(src string, toks []rawTok, kinds []Kind, err func(off int, msg string)) ([]rawTok, []Kind) {
+// byte offset and a message. base is unused by the scan (offsets are
+// relative to src) and kept for the callers' symmetry with parseRange.
+func lex(src string, base int, toks []rawTok, kinds []Kind, err func(off int, msg string)) ([]rawTok, []Kind) {
+	_ = base
 	n := len(src)
 	i := 0
 	for {

@@ -59,7 +59,7 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[s
 	// Real PTX averages one token per 4-5.5 bytes.
 	ntok := len(text)/5 + 16
 	p.base = base
-	p.raw, p.kinds = lex(text, make([]rawTok, 0, ntok), make([]Kind, 0, ntok), func(off int, msg string) {
+	p.raw, p.kinds = lex(text, base, make([]rawTok, 0, ntok), make([]Kind, 0, ntok), func(off int, msg string) {
 		p.errorAt(token.Pos(base+off), msg)
 	})
 	p.tab = &tokTable{src: text, base: base, raw: p.raw, kinds: p.kinds}
@@ -148,7 +148,7 @@ type parser struct {
 	tmpOps    []Operand          // operand stack for nested lists
 	scratch   Operand            // the operand being parsed when they are not kept (SkipOperands)
 	stmts     []Stmt             // statement stack of the blocks being parsed
-	stmtArena []Stmt             // nested blocks' statement lists
+	stmtArena []Stmt             // blocks' statement lists
 	opcodes   map[string]*Opcode // decoded opcodes by spelling
 }
 
