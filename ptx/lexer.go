@@ -4,11 +4,11 @@ import (
 	"unicode/utf8"
 )
 
-// The lexer is one loop over the bytes of the input: whitespace, names,
-// directives and one-byte punctuation (nearly every token of real PTX) are
-// scanned inline with a byte-class table; numbers, comments, strings,
-// operators and .section bodies by the methods below. It appends tokens to
-// a slice, which the parser then walks, and allocates nothing else.
+// The lexer is a set of state functions in the style of text/template/parse:
+// each state scans one token (or a run of whitespace) and returns the next
+// state. Unlike text/template it does not hand tokens over a channel; it
+// appends them to a slice, which the parser then walks. That keeps lexing
+// allocation-free apart from the token slice itself.
 //
 // Invariants:
 //   - Every byte of the input is either inside exactly one token or is
@@ -20,10 +20,10 @@ import (
 //   - The lexer never fails: bytes that are not PTX become ILLEGAL tokens
 //     and an error is reported through the error handler.
 
-// lexer holds the scanning state of the methods that scan the rarer
-// tokens; the main loop keeps its offset in a local.
+// lexer holds the scanning state.
 type lexer struct {
 	src   string
+	base  int // position base of the file
 	start int // start of the token being scanned
 	pos   int // current offset
 	toks  []rawTok
@@ -31,164 +31,17 @@ type lexer struct {
 	err   func(off int, msg string)
 }
 
-// Byte classes (byteClass).
-const (
-	bcSpace     = 1 << iota // PTX whitespace
-	bcName                  // may continue a name: [A-Za-z0-9_$]
-	bcNameStart             // may start a name: [A-Za-z_$%]
-	bcDigit                 // [0-9]
-	bcHex                   // [0-9a-fA-F]
-)
-
-// byteClass holds the bc* bits of each byte value.
-const byteClass = "" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x01\x01\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x01\x00\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x1a\x1a\x1a\x1a\x1a\x1a\x1a\x1a\x1a\x1a\x00\x00\x00\x00\x00\x00" +
-	"\x00\x16\x16\x16\x16\x16\x16\x06\x06\x06\x06\x06\x06\x06\x06\x06" +
-	"\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x00\x00\x00\x00\x06" +
-	"\x00\x16\x16\x16\x16\x16\x16\x06\x06\x06\x06\x06\x06\x06\x06\x06" +
-	"\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x06\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
-	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
-
-// oneByte gives the kind of the punctuation bytes that are a token by
-// themselves whatever follows them (ILLEGAL, 0, for the others).
-func oneByte(c byte) Kind {
-	switch c {
-	case '{':
-		return LBRACE
-	case '}':
-		return RBRACE
-	case '(':
-		return LPAREN
-	case ')':
-		return RPAREN
-	case '[':
-		return LBRACK
-	case ']':
-		return RBRACK
-	case ',':
-		return COMMA
-	case ';':
-		return SEMI
-	case ':':
-		return COLON
-	case '@':
-		return AT
-	case '+':
-		return PLUS
-	case '-':
-		return MINUS
-	}
-	return ILLEGAL
-}
+type stateFn func(*lexer) stateFn
 
 // lex tokenizes src. Tokens are appended to toks and their kinds to kinds
 // (both may be pre-sized). err is called for every lexical error with the
-// byte offset and a message. base is unused by the scan (offsets are
-// relative to src) and kept for the callers' symmetry with parseRange.
+// byte offset and a message.
 func lex(src string, base int, toks []rawTok, kinds []Kind, err func(off int, msg string)) ([]rawTok, []Kind) {
-	_ = base
-	n := len(src)
-	i := 0
-	for {
-		for i < n && byteClass[src[i]]&bcSpace != 0 {
-			i++
-		}
-		if i >= n {
-			break
-		}
-		start := i
-		c := src[i]
-		if cl := byteClass[c]; cl&bcNameStart != 0 {
-			// Names: identifiers, registers and opcodes. Dots followed by
-			// a name byte stay inside the token ("ld.global.u32",
-			// "%tid.x"), and so does a "::" followed by a name byte
-			// (".shared::cluster" inside an opcode).
-			i++
-			if c == '%' && (i >= n || byteClass[src[i]]&bcName == 0) {
-				toks = append(toks, rawTok{off: uint32(start), n: 1})
-				kinds = append(kinds, PERCENT)
-				continue
-			}
-			i = scanName(src, i, true)
-			toks = append(toks, rawTok{off: uint32(start), n: uint32(i - start)})
-			kinds = append(kinds, IDENT)
-			continue
-		}
-		if c == '.' && i+1 < n && byteClass[src[i+1]]&bcName != 0 && byteClass[src[i+1]]&bcDigit == 0 {
-			// Directives: ".name" with inner "::name" parts.
-			i = scanName(src, i+1, false)
-			toks = append(toks, rawTok{off: uint32(start), n: uint32(i - start)})
-			kinds = append(kinds, DIRECTIVE)
-			if i-start == len(".section") && src[start:i] == ".section" {
-				l := lexer{src: src, pos: i, toks: toks, kinds: kinds, err: err}
-				l.section()
-				toks, kinds, i = l.toks, l.kinds, l.pos
-			}
-			continue
-		}
-		if k := oneByte(c); k != ILLEGAL {
-			i++
-			toks = append(toks, rawTok{off: uint32(start), n: 1})
-			kinds = append(kinds, k)
-			continue
-		}
-		l := lexer{src: src, start: start, pos: start, toks: toks, kinds: kinds, err: err}
-		switch {
-		case byteClass[c]&bcDigit != 0 || c == '.' && i+1 < n && byteClass[src[i+1]]&bcDigit != 0:
-			l.number()
-		case c == '.':
-			l.pos++
-			l.err(l.start, "unexpected '.'")
-			l.emit(ILLEGAL)
-		case c == '/' && i+1 < n && src[i+1] == '/':
-			l.lineComment()
-		case c == '/' && i+1 < n && src[i+1] == '*':
-			l.blockComment()
-		case c == '/':
-			l.pos++
-			l.emit(SLASH)
-		case c == '"':
-			l.str()
-		default:
-			l.punct()
-		}
-		toks, kinds, i = l.toks, l.kinds, l.pos
+	l := &lexer{src: src, base: base, toks: toks, kinds: kinds, err: err}
+	for state := lexAny; state != nil; {
+		state = state(l)
 	}
-	return toks, kinds
-}
-
-// scanName returns the end of the name whose bytes continue at i. Dots
-// followed by a name byte continue it when dots is set (names, not
-// directives); "::" followed by a name byte always does.
-func scanName(src string, i int, dots bool) int {
-	n := len(src)
-	for i < n {
-		c := src[i]
-		if byteClass[c]&bcName != 0 {
-			i++
-			continue
-		}
-		if c == '.' && dots && i+1 < n && byteClass[src[i+1]]&bcName != 0 {
-			i += 2
-			continue
-		}
-		if c == ':' && i+2 < n && src[i+1] == ':' && byteClass[src[i+2]]&bcName != 0 {
-			i += 3
-			continue
-		}
-		break
-	}
-	return i
+	return l.toks, l.kinds
 }
 
 func (l *lexer) emit(k Kind) {
@@ -198,53 +51,163 @@ func (l *lexer) emit(k Kind) {
 }
 
 // isSpace reports whether c is PTX whitespace.
-func isSpace(c byte) bool { return byteClass[c]&bcSpace != 0 }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
 
 // isNameByte reports whether c may continue a name ([A-Za-z0-9_$]).
-func isNameByte(c byte) bool { return byteClass[c]&bcName != 0 }
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$'
+}
 
-func isNameStart(c byte) bool { return byteClass[c]&bcNameStart != 0 }
+func isNameStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '%'
+}
 
-func isDigit(c byte) bool { return byteClass[c]&bcDigit != 0 }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func isHex(c byte) bool { return byteClass[c]&bcHex != 0 }
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
 
-// section scans what follows ".section" (at l.pos): the section's name,
-// then its body "{ ... }" up to the matching brace, skipping comments and
-// strings, as one RAW token, so debug sections cost one token however
-// large they are. When the name or the body is missing or unterminated,
-// the main loop scans on from where it stopped (the parser reports it).
-func (l *lexer) section() {
+// lexAny skips whitespace and dispatches on the first byte of the next token.
+func lexAny(l *lexer) stateFn {
+	src := l.src
+	i := l.pos
+	for i < len(src) && isSpace(src[i]) {
+		i++
+	}
+	l.pos, l.start = i, i
+	if i >= len(src) {
+		return nil
+	}
+	c := src[i]
+	switch {
+	case isNameStart(c):
+		return lexName
+	case isDigit(c):
+		return lexNumber
+	case c == '.':
+		if i+1 < len(src) && isDigit(src[i+1]) {
+			return lexNumber
+		}
+		return lexDirective
+	case c == '/':
+		if i+1 < len(src) {
+			switch src[i+1] {
+			case '/':
+				return lexLineComment
+			case '*':
+				return lexBlockComment
+			}
+		}
+		l.pos++
+		l.emit(SLASH)
+		return lexAny
+	case c == '"':
+		return lexString
+	}
+	return lexPunct
+}
+
+// lexName scans identifiers, registers and opcodes. Dots followed by a name
+// byte stay inside the token ("ld.global.u32", "%tid.x"), and so does a "::"
+// followed by a name byte (".shared::cluster" inside an opcode).
+func lexName(l *lexer) stateFn {
+	src := l.src
+	i := l.pos + 1
+	if src[l.pos] == '%' && (i >= len(src) || !isNameByte(src[i])) {
+		l.pos = i
+		l.emit(PERCENT)
+		return lexAny
+	}
+	for i < len(src) {
+		c := src[i]
+		if isNameByte(c) {
+			i++
+			continue
+		}
+		if c == '.' && i+1 < len(src) && isNameByte(src[i+1]) {
+			i += 2
+			continue
+		}
+		if c == ':' && i+2 < len(src) && src[i+1] == ':' && isNameByte(src[i+2]) {
+			i += 3
+			continue
+		}
+		break
+	}
+	l.pos = i
+	l.emit(IDENT)
+	return lexAny
+}
+
+// lexDirective scans ".name" (with inner "::name" parts, as in
+// ".shared::cta"). A lone '.' is ILLEGAL.
+func lexDirective(l *lexer) stateFn {
+	src := l.src
+	i := l.pos + 1
+	if i >= len(src) || !isNameByte(src[i]) {
+		l.pos = i
+		l.err(l.start, "unexpected '.'")
+		l.emit(ILLEGAL)
+		return lexAny
+	}
+	for i < len(src) {
+		c := src[i]
+		if isNameByte(c) {
+			i++
+			continue
+		}
+		if c == ':' && i+2 < len(src) && src[i+1] == ':' && isNameByte(src[i+2]) {
+			i += 3
+			continue
+		}
+		break
+	}
+	l.pos = i
+	section := src[l.start:i] == ".section"
+	l.emit(DIRECTIVE)
+	if section {
+		return lexSectionName
+	}
+	return lexAny
+}
+
+// lexSectionName scans the name after ".section"; the body that follows is
+// kept verbatim as one RAW token (lexSectionBody), so debug sections cost
+// one token however large they are.
+func lexSectionName(l *lexer) stateFn {
 	i := l.pos
 	for i < len(l.src) && (l.src[i] == ' ' || l.src[i] == '\t') {
 		i++
 	}
 	l.pos, l.start = i, i
 	if i >= len(l.src) {
-		return
+		return nil
 	}
 	switch c := l.src[i]; {
 	case c == '.' && i+1 < len(l.src) && isNameByte(l.src[i+1]):
-		l.pos = scanName(l.src, i+1, false)
-		l.emit(DIRECTIVE)
+		lexDirective(l)
 	case isNameStart(c) && c != '%':
-		l.pos = scanName(l.src, i+1, true)
-		l.emit(IDENT)
+		lexName(l)
 	default:
-		return
+		return lexAny
 	}
-	l.sectionBody()
+	return lexSectionBody
 }
 
-// sectionBody scans "{ ... }" up to the matching brace as one RAW token.
-func (l *lexer) sectionBody() {
+// lexSectionBody scans "{ ... }" up to the matching brace, skipping
+// comments and strings, as one RAW token. An unterminated body is left to
+// the ordinary states (the parser reports it).
+func lexSectionBody(l *lexer) stateFn {
 	src := l.src
 	i := l.pos
 	for i < len(src) && isSpace(src[i]) {
 		i++
 	}
 	if i >= len(src) || src[i] != '{' {
-		return
+		return lexAny
 	}
 	depth := 0
 	for j := i; j < len(src); j++ {
@@ -257,7 +220,7 @@ func (l *lexer) sectionBody() {
 				l.pos, l.start = i, i
 				l.pos = j + 1
 				l.emit(RAW)
-				return
+				return lexAny
 			}
 		case '/':
 			if j+1 < len(src) && src[j+1] == '/' {
@@ -270,7 +233,7 @@ func (l *lexer) sectionBody() {
 					k++
 				}
 				if k+1 >= len(src) {
-					return
+					return lexAny
 				}
 				j = k + 1
 			}
@@ -283,18 +246,19 @@ func (l *lexer) sectionBody() {
 				k++
 			}
 			if k >= len(src) || src[k] != '"' {
-				return
+				return lexAny
 			}
 			j = k
 		}
 	}
+	return lexAny
 }
 
-// number scans integer and floating-point literals:
+// lexNumber scans integer and floating-point literals:
 // decimal, 0x hex, 0b binary, leading-0 octal, an optional U suffix,
 // decimal floats with '.' and/or an exponent, and the hex float forms
 // 0fXXXXXXXX (f32) and 0dXXXXXXXXXXXXXXXX (f64).
-func (l *lexer) number() {
+func lexNumber(l *lexer) stateFn {
 	src := l.src
 	i := l.pos
 	kind := INT
@@ -330,14 +294,14 @@ func (l *lexer) number() {
 				l.pos = j
 				l.checkNameEnd()
 				l.emit(FLOAT)
-				return
+				return lexAny
 			}
 			if j > i+2 {
 				l.pos = j
 				l.err(l.start, "hexadecimal float literal must have "+itoa(want)+" digits")
 				l.checkNameEnd()
 				l.emit(FLOAT)
-				return
+				return lexAny
 			}
 		}
 	}
@@ -371,7 +335,7 @@ func (l *lexer) number() {
 		l.pos = i
 		l.checkNameEnd()
 		l.emit(FLOAT)
-		return
+		return lexAny
 	}
 suffix:
 	if i < len(src) && (src[i] == 'U' || src[i] == 'u') {
@@ -380,7 +344,7 @@ suffix:
 	l.pos = i
 	l.checkNameEnd()
 	l.emit(kind)
-	return
+	return lexAny
 }
 
 // checkNameEnd reports a literal run into a name ("12abc") and swallows the
@@ -394,7 +358,7 @@ func (l *lexer) checkNameEnd() {
 	}
 }
 
-func (l *lexer) lineComment() {
+func lexLineComment(l *lexer) stateFn {
 	src := l.src
 	i := l.pos + 2
 	for i < len(src) && src[i] != '\n' {
@@ -405,10 +369,10 @@ func (l *lexer) lineComment() {
 	}
 	l.pos = i
 	l.emit(COMMENT)
-	return
+	return lexAny
 }
 
-func (l *lexer) blockComment() {
+func lexBlockComment(l *lexer) stateFn {
 	src := l.src
 	i := l.pos + 2
 	for i+1 < len(src) && !(src[i] == '*' && src[i+1] == '/') {
@@ -418,14 +382,14 @@ func (l *lexer) blockComment() {
 		l.err(l.start, "comment not terminated")
 		l.pos = len(src)
 		l.emit(COMMENT)
-		return
+		return nil
 	}
 	l.pos = i + 2
 	l.emit(COMMENT)
-	return
+	return lexAny
 }
 
-func (l *lexer) str() {
+func lexString(l *lexer) stateFn {
 	src := l.src
 	i := l.pos + 1
 	for i < len(src) {
@@ -433,7 +397,7 @@ func (l *lexer) str() {
 		case '"':
 			l.pos = i + 1
 			l.emit(STRING)
-			return
+			return lexAny
 		case '\\':
 			// A backslash escapes the next byte. (Windows paths in .file
 			// strings name files, so they never end in a backslash.)
@@ -447,18 +411,18 @@ func (l *lexer) str() {
 			l.err(l.start, "string literal not terminated")
 			l.pos = i
 			l.emit(STRING)
-			return
+			return lexAny
 		}
 		i++
 	}
 	l.err(l.start, "string literal not terminated")
 	l.pos = len(src)
 	l.emit(STRING)
-	return
+	return nil
 }
 
-// punct scans punctuation and operators, one or two bytes long.
-func (l *lexer) punct() {
+// lexPunct scans punctuation and operators, one or two bytes long.
+func lexPunct(l *lexer) stateFn {
 	src := l.src
 	c := src[l.pos]
 	var n byte
@@ -547,11 +511,11 @@ func (l *lexer) punct() {
 		}
 		l.pos += size
 		l.emit(ILLEGAL)
-		return
+		return lexAny
 	}
 	l.pos += w
 	l.emit(k)
-	return
+	return lexAny
 }
 
 const hexDigits = "0123456789abcdef"
