@@ -150,3 +150,43 @@ func BenchmarkFmtLargest(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseFileEnv parses the file named by PTXTRACE_PARSE_FILE
+// (MB/s), e.g. a module made by instrument's genModule
+// (PTXTRACE_GEN_OUT, docs/instrument.md); it is skipped when the variable
+// is unset. Whole is ParseFile; Pieces is what the streaming instrument
+// path does: Split, then ParseRangeShared on each piece.
+func BenchmarkParseFileEnv(b *testing.B) {
+	name := os.Getenv("PTXTRACE_PARSE_FILE")
+	if name == "" {
+		b.Skip("PTXTRACE_PARSE_FILE not set")
+	}
+	src, err := os.ReadFile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Whole", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ParseFile(token.NewFileSet(), name, src, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Pieces", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		b.ReportAllocs()
+		for b.Loop() {
+			tf := NewFile(token.NewFileSet(), name, src)
+			opcodes := map[string]*Opcode{}
+			lo := 0
+			for _, hi := range Split(src) {
+				if _, err := ParseRangeShared(tf, src, lo, hi, 0, opcodes); err != nil {
+					b.Fatal(err)
+				}
+				lo = hi
+			}
+		}
+	})
+}

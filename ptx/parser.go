@@ -67,38 +67,29 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[s
 	if p.opcodes == nil {
 		p.opcodes = make(map[string]*Opcode, 32)
 	}
-	// Every instruction ends in ';', so the number of ';' tokens bounds
-	// the instructions, and an instruction's top-level operands are one
-	// more than its top-level commas: the ';' count plus the ',' count
-	// outside initializers ("= {1, 2, ...};") bounds the operands (3 a ';'
-	// caps it). Sizing the first arena chunks from them avoids both waste
-	// and regrowth; later chunks (rare) grow geometrically.
-	// Statements end in ';' or ':' (labels), or are comments or blocks,
-	// which bounds the statement stack and arena.
-	semis, commas, inInit, others := 0, 0, false, 0
-	for _, k := range p.kinds {
-		switch k {
-		case COLON, COMMENT, LBRACE:
-			others++
-		case SEMI:
-			semis++
-			inInit = false
-		case COMMA:
-			if !inInit {
-				commas++
-			}
-		case ASSIGN:
-			inInit = true
+	// The arenas are allocated once, at the sizes countNodes estimates
+	// (they grow in chunks if it falls short).
+	c := countNodes(text, p.raw, p.kinds)
+	p.insArena = make([]Instruction, 0, c.ins+1)
+	p.stmts = make([]Stmt, 0, c.stmts+1)
+	if mode&SkipOperands == 0 {
+		p.argArena = make([]Operand, 0, c.args+1)
+		if c.nested > 0 {
+			p.opArena = make([]Operand, 0, c.nested)
 		}
 	}
-	p.insArena = make([]Instruction, 0, semis+1)
-	p.stmts = make([]Stmt, 0, semis+others+1)
-	p.stmtArena = make([]Stmt, 0, semis+others+1)
-	if mode&SkipOperands == 0 {
-		p.argArena = make([]Operand, 0, min(semis+commas, 3*semis)+8)
+	if c.vars > 0 {
+		p.varArena = make([]VarDecl, 0, c.vars)
+		p.dclArena = make([]Declarator, 0, c.decls)
 	}
-	p.insChunk = max(semis/4, 8)
-	p.argChunk = max(semis/2, 16)
+	if c.comments > 0 {
+		p.comArena = make([]Comment, 0, c.comments)
+	}
+	if c.labels > 0 {
+		p.lblArena = make([]Label, 0, c.labels)
+	}
+	p.insChunk = max(c.ins/16, 8)
+	p.argChunk = max(c.args/16, 16)
 	f = &File{Name: tf.Name(), Src: src, Tok: tf}
 	f.CRLF = detectCRLF(whole)
 	f.Decls = p.parseModule()
@@ -107,9 +98,10 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[s
 }
 
 // setLines fills tf's line table; bytes.IndexByte makes it several times
-// faster than token.File.SetLinesForContent on large files.
+// faster than token.File.SetLinesForContent on large files, and counting
+// the lines first (bytes.Count) sizes the table exactly.
 func setLines(tf *token.File, src []byte) {
-	lines := make([]int, 1, len(src)/32+1)
+	lines := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
 	for off := 0; off < len(src); {
 		i := bytes.IndexByte(src[off:], '\n')
 		if i < 0 || off+i+1 >= len(src) {
@@ -154,6 +146,7 @@ type parser struct {
 	varArena  []VarDecl
 	dclArena  []Declarator
 	tmpOps    []Operand          // operand stack for nested lists
+	scratch   Operand            // the operand being parsed when they are not kept (SkipOperands)
 	stmts     []Stmt             // statement stack of the blocks being parsed
 	stmtArena []Stmt             // blocks' statement lists
 	opcodes   map[string]*Opcode // decoded opcodes by spelling
@@ -325,10 +318,12 @@ func (p *parser) ops(os []Operand) []Operand {
 	return p.opArena[n:len(p.opArena):len(p.opArena)]
 }
 
-// pushArg appends a top-level operand of the instruction whose operands
-// start at *base in argArena. Arena chunks grow geometrically (up to 64K
-// operands); a partial operand list moves to the new chunk with it.
-func (p *parser) pushArg(base *int, op *Operand) {
+// newArg returns a zero slot for the next top-level operand of the
+// instruction whose operands start at *base in argArena. Arena chunks grow
+// geometrically (up to 64K operands); a partial operand list moves to the
+// new chunk with it. The slots past len(argArena) are zero (dropArgs
+// clears what it pops).
+func (p *parser) newArg(base *int) *Operand {
 	if len(p.argArena) == cap(p.argArena) {
 		p.argChunk = min(max(2*p.argChunk, 16), 1<<16)
 		n := len(p.argArena) - *base
@@ -336,7 +331,14 @@ func (p *parser) pushArg(base *int, op *Operand) {
 		copy(na, p.argArena[*base:])
 		p.argArena, *base = na, 0
 	}
-	p.argArena = append(p.argArena, *op)
+	p.argArena = p.argArena[:len(p.argArena)+1]
+	return &p.argArena[len(p.argArena)-1]
+}
+
+// dropArgs pops the operands from base on, clearing their slots.
+func (p *parser) dropArgs(base int) {
+	clear(p.argArena[base:])
+	p.argArena = p.argArena[:base]
 }
 
 // nodeChunk is the largest number of nodes per chunk of the small node
@@ -740,9 +742,9 @@ func (p *parser) varDecl(withSemi bool) *VarDecl {
 		if t.Kind != DIRECTIVE {
 			break
 		}
-		switch s := t.Text; {
-		case spaceOf(s) != SpaceNone && d.Space == SpaceNone && !d.Ptr:
-			d.Space = spaceOf(s)
+		switch s, sp := t.Text, spaceOf(t.Text); {
+		case sp != SpaceNone && d.Space == SpaceNone && !d.Ptr:
+			d.Space = sp
 			p.next()
 		case s == ".align":
 			p.next()
@@ -763,8 +765,8 @@ func (p *parser) varDecl(withSemi bool) *VarDecl {
 		case s == ".ptr":
 			d.Ptr = true
 			p.next()
-		case d.Ptr && d.PtrSpace == SpaceNone && spaceOf(s) != SpaceNone:
-			d.PtrSpace = spaceOf(s)
+		case d.Ptr && d.PtrSpace == SpaceNone && sp != SpaceNone:
+			d.PtrSpace = sp
 			p.next()
 		case s == ".texref" || s == ".samplerref" || s == ".surfref":
 			if d.Space == SpaceNone {
@@ -962,6 +964,17 @@ func (p *parser) intLit() (int, bool) {
 // parseInt parses a PTX integer literal (decimal, 0x, 0b, leading-0 octal,
 // optional U suffix).
 func parseInt(s string) (int64, error) {
+	// Fast path: a plain decimal literal of up to 18 digits (no overflow).
+	if n := len(s); n > 0 && n <= 18 && (s[0] != '0' || n == 1) {
+		var v int64
+		i := 0
+		for ; i < n && s[i] >= '0' && s[i] <= '9'; i++ {
+			v = v*10 + int64(s[i]-'0')
+		}
+		if i == n {
+			return v, nil
+		}
+	}
 	s = strings.TrimRight(s, "Uu")
 	base := 10
 	switch {
@@ -1184,17 +1197,27 @@ func (p *parser) parseBlock(depth int) *Block {
 }
 
 // popStmts returns the statements pushed since base as an exactly sized
-// slice of the statement arena (nil when there are none) and pops them.
+// slice (nil when there are none) and pops them. The statements of an
+// outermost block (base 0) stay where they are: the slice is the bottom
+// of the stack, which then starts after it. Those of a nested block move
+// to the statement arena.
 func (p *parser) popStmts(base int) []Stmt {
-	var out []Stmt
-	if n := len(p.stmts) - base; n > 0 {
-		if cap(p.stmtArena)-len(p.stmtArena) < n {
-			p.stmtArena = make([]Stmt, 0, max(n, 256))
-		}
-		k := len(p.stmtArena)
-		p.stmtArena = append(p.stmtArena, p.stmts[base:]...)
-		out = p.stmtArena[k : k+n : k+n]
+	n := len(p.stmts) - base
+	if n == 0 {
+		return nil
 	}
+	if base == 0 {
+		out := p.stmts[:n:n]
+		p.stmts = p.stmts[n:n]
+		return out
+	}
+	if cap(p.stmtArena)-len(p.stmtArena) < n {
+		// Nested blocks are few (call sequences): chunks start small.
+		p.stmtArena = make([]Stmt, 0, max(n, min(max(2*cap(p.stmtArena), 16), 1024)))
+	}
+	k := len(p.stmtArena)
+	p.stmtArena = append(p.stmtArena, p.stmts[base:]...)
+	out := p.stmtArena[k : k+n : k+n]
 	clear(p.stmts[base:])
 	p.stmts = p.stmts[:base]
 	return out
@@ -1288,17 +1311,19 @@ func (p *parser) parseInstruction() *Instruction {
 		p.opcodes[opTok.Text] = op
 		in.Op = op
 	}
-	// operands, appended straight into the argument arena
+	// operands, parsed straight into the argument arena
 	base := len(p.argArena)
 	if p.kind() != SEMI {
 		for {
-			op, ok := p.operand()
-			if !ok {
-				p.argArena = p.argArena[:base]
-				return nil
-			}
+			op := &p.scratch
 			if p.mode&SkipOperands == 0 {
-				p.pushArg(&base, &op)
+				op = p.newArg(&base)
+			} else {
+				*op = Operand{}
+			}
+			if !p.operandTo(op) {
+				p.dropArgs(base)
+				return nil
 			}
 			if p.got(COMMA) {
 				continue
@@ -1309,10 +1334,10 @@ func (p *parser) parseInstruction() *Instruction {
 	t := p.cur()
 	if t.Kind != SEMI {
 		p.errorAt(t.Pos, "expected ',' or ';' after operand, found "+describe(t))
-		p.argArena = p.argArena[:base]
+		p.dropArgs(base)
 		return nil
 	}
-	p.next()
+	p.i++
 	if n := len(p.argArena); n > base {
 		in.Args = p.argArena[base:n:n]
 	}
@@ -1322,13 +1347,19 @@ func (p *parser) parseInstruction() *Instruction {
 
 // operand parses one operand.
 func (p *parser) operand() (Operand, bool) {
+	var op Operand
+	ok := p.operandTo(&op)
+	return op, ok
+}
+
+// operandTo parses one operand into *op, which is zero.
+func (p *parser) operandTo(op *Operand) bool {
 	t := p.cur()
 	start := p.i
-	var op Operand
 	op.Pos = t.Pos
 	switch t.Kind {
 	case IDENT:
-		p.next()
+		p.i++
 		if t.Text == "_" {
 			op.Kind = OpSink
 			op.Name = t.Text
@@ -1339,7 +1370,7 @@ func (p *parser) operand() (Operand, bool) {
 			op.Kind, op.Name = OpReg, t.Text
 		}
 	case INT, FLOAT:
-		p.next()
+		p.i++
 		op.Kind, op.Name = OpImm, t.Text
 	case MINUS:
 		p.next()
@@ -1355,14 +1386,14 @@ func (p *parser) operand() (Operand, bool) {
 			}
 		} else {
 			p.i = start
-			return p.exprOperand(start)
+			return p.exprTo(op, start)
 		}
 	case NOT:
 		p.next()
 		n := p.cur()
 		if n.Kind != IDENT {
 			p.i = start
-			return p.exprOperand(start)
+			return p.exprTo(op, start)
 		}
 		p.next()
 		op.Kind, op.Name = OpPredNeg, n.Text
@@ -1370,29 +1401,43 @@ func (p *parser) operand() (Operand, bool) {
 		p.next()
 		elems, ok := p.operandList(RBRACE, "'}'")
 		if !ok {
-			return op, false
+			return false
 		}
 		op.Kind, op.Elems = OpVec, elems
 	case LPAREN:
 		p.next()
 		elems, ok := p.operandList(RPAREN, "')'")
 		if !ok {
-			return op, false
+			return false
 		}
 		op.Kind, op.Elems = OpTuple, elems
 	case LBRACK:
-		return p.addrOperand()
+		return p.addrTo(op)
 	default:
-		return p.exprOperand(start)
+		return p.exprTo(op, start)
 	}
 	// Anything other than a separator after a simple operand makes it an
 	// expression ("sym+4" as a mov source, say).
 	switch p.kind() {
 	case COMMA, SEMI, RBRACE, RPAREN, RBRACK:
-		return op, true
+		return true
 	}
 	p.i = start
-	return p.exprOperand(start)
+	return p.exprTo(op, start)
+}
+
+// exprTo is exprOperand into *op.
+func (p *parser) exprTo(op *Operand, start int) bool {
+	o, ok := p.exprOperand(start)
+	*op = o
+	return ok
+}
+
+// addrTo is addrOperand into *op.
+func (p *parser) addrTo(op *Operand) bool {
+	o, ok := p.addrOperand()
+	*op = o
+	return ok
 }
 
 // exprOperand collects the tokens of a general expression operand up to a
