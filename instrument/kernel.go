@@ -144,12 +144,20 @@ func (k *kernel) collect() {
 	if m.opts.NoLoads {
 		return
 	}
-	at := map[*ptx.Instruction]instLoc{}
-	for _, il := range k.insts {
-		at[il.in] = il
+	// The instructions' lines and locations, made when an async access
+	// or a wait asks for them.
+	var at map[*ptx.Instruction]instLoc
+	atOf := func() map[*ptx.Instruction]instLoc {
+		if at == nil {
+			at = make(map[*ptx.Instruction]instLoc, len(k.insts))
+			for _, il := range k.insts {
+				at[il.in] = il
+			}
+		}
+		return at
 	}
 	k.collectAsync(func(in *ptx.Instruction, sp string) (site, bool) {
-		il := at[in]
+		il := atOf()[in]
 		if !k.selected(sp, il.line, il.loc, il.hasLoc) {
 			return site{}, false
 		}
@@ -157,13 +165,13 @@ func (k *kernel) collect() {
 	})
 	for _, s := range k.sites {
 		if s.async == asyncGroupSeq {
-			k.collectWaits(flatStmts(k.fn.Body, nil), at)
+			k.collectWaits(flatStmts(k.fn.Body, nil), atOf())
 			break
 		}
 	}
 	for _, s := range k.sites {
 		if s.async == asyncPhaseSeq {
-			k.collectPhaseWaits(flatStmts(k.fn.Body, nil), at)
+			k.collectPhaseWaits(flatStmts(k.fn.Body, nil), atOf())
 			break
 		}
 	}
@@ -304,11 +312,22 @@ func (k *kernel) staticShared() int {
 		}
 		return true
 	})
+	// The module-level .shared variables (usually none) the kernel names.
 	used := map[string]bool{}
+	for _, d := range k.m.facts.Decls {
+		if v, ok := d.(*ptx.VarDecl); ok && v.Space == ptx.SpaceShared && v.Linkage&ptx.Extern == 0 {
+			for _, n := range v.Names {
+				used[n.Name] = false
+			}
+		}
+	}
+	if len(used) == 0 {
+		return total
+	}
 	var names func(ops []ptx.Operand)
 	names = func(ops []ptx.Operand) {
 		for _, o := range ops {
-			if o.Name != "" {
+			if _, ok := used[o.Name]; ok && o.Name != "" {
 				used[o.Name] = true
 			}
 			names(o.Elems)

@@ -42,13 +42,37 @@ const (
 	nPred = 7
 )
 
-func r(i int) ptx.Operand       { return ptx.Reg("%__pt_r" + strconv.Itoa(i)) }
-func rd(i int) ptx.Operand      { return ptx.Reg("%__pt_rd" + strconv.Itoa(i)) }
-func a(i int) ptx.Operand       { return ptx.Reg("%__pt_a" + strconv.Itoa(i)) }
-func p(i int) string            { return "%__pt_p" + strconv.Itoa(i) }
+func r(i int) ptx.Operand       { return ptx.Reg(regName(&rNames, "%__pt_r", i)) }
+func rd(i int) ptx.Operand      { return ptx.Reg(regName(&rdNames, "%__pt_rd", i)) }
+func a(i int) ptx.Operand       { return ptx.Reg(regName(&aNames, "%__pt_a", i)) }
+func p(i int) string            { return regName(&pNames, "%__pt_p", i) }
 func pr(i int) ptx.Operand      { return ptx.Reg(p(i)) }
 func sreg(n string) ptx.Operand { return ptx.Reg(n) }
 func imm(v int64) ptx.Operand   { return ptx.Imm(v) }
+
+// The probe registers' names, spelled once (every site names several).
+// Read-only.
+var (
+	rNames  = regNames("%__pt_r")
+	rdNames = regNames("%__pt_rd")
+	aNames  = regNames("%__pt_a")
+	pNames  = regNames("%__pt_p")
+)
+
+func regNames(prefix string) (names [32]string) {
+	for i := range names {
+		names[i] = prefix + strconv.Itoa(i)
+	}
+	return names
+}
+
+// regName is prefix followed by i, from names when it holds it.
+func regName(names *[32]string, prefix string, i int) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return prefix + strconv.Itoa(i)
+}
 
 // code accumulates generated statements.
 type code []ptx.Stmt

@@ -333,14 +333,20 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 	hw := io.MultiWriter(w, sum)
 	var buf bytes.Buffer
 	dp := ptx.NewDeclPrinter(&buf, facts)
+	dp.FrozenUnchanged() // generated code is read-only once inserted (intern)
 	st := &streamState{m: m, facts: facts, seed: seed{kernID: 2 * pl.totalFunc, kernReg: pl.totalFunc},
-		stage: m.opts.Staging != "global", dp: dp, buf: &buf}
+		stage: m.opts.Staging != "global", dp: dp, buf: &buf, insts: map[string]*ptx.Instruction{}}
 	later := make([]bool, len(cuts))
+	entries := 0
 	for _, fi := range fns {
 		if fi.later {
 			later[fi.piece] = true
 		}
+		if fi.entry {
+			entries++
+		}
 	}
+	st.kernels = make([]manifest.Kernel, 0, entries) // one per kernel with a body (a hint)
 	lo, first := 0, 0
 	fi := 0
 	for pi, hi := range cuts {
@@ -421,7 +427,8 @@ type streamState struct {
 	stage     bool // declare the staging array before the first function
 	staged    bool // declared
 	dp        *ptx.DeclPrinter
-	buf       *bytes.Buffer // the segment's output
+	buf       *bytes.Buffer               // the segment's output
+	insts     map[string]*ptx.Instruction // the segment's interned instructions (module.insts), emptied for each
 	kernels   []manifest.Kernel
 	unchanged []named
 }
@@ -466,7 +473,12 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) (int, erro
 		// shared by the whole module, as when instrumented whole; the
 		// interned instructions (which hold every site's id) are the
 		// segment's own, so that they go with it.
-		shared: g.shared, insts: map[string]*ptx.Instruction{}, opcodes: g.opcodes}
+		shared: g.shared, insts: st.insts, opcodes: g.opcodes}
+	if len(m.insts) > 1<<12 {
+		m.insts = map[string]*ptx.Instruction{} // a large segment's table goes with it
+	}
+	clear(m.insts) // the previous segment's (printed)
+	st.insts = m.insts
 	s := st.seed
 	m.seed = &s
 	if err := m.collect(); err != nil && !isNoSites(err) {

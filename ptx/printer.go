@@ -49,6 +49,7 @@ func (c *Config) Fprint(w io.Writer, f *File) error {
 	p := newPrinter(c, f)
 	p.w = w
 	p.buf = make([]byte, 0, flushSize+flushSize/4)
+	p.tails = map[*[]Token]tail{} // the tree does not change while it prints
 	p.file(f)
 	p.flush()
 	return p.err
@@ -89,7 +90,20 @@ type printer struct {
 	onInst func(in *Instruction, line int)
 	lines  int
 	scan   int
+	// tails, when set, holds the text after the first token of frozen
+	// instructions already printed (memoTail), by token list.
+	tails map[*[]Token]tail
 }
+
+// tail is the text an instruction prints after its first token, and its
+// last token's prevTok.
+type tail struct {
+	text []byte
+	prev prevTok
+}
+
+// maxTails bounds the remembered tails: past it the memo starts afresh.
+const maxTails = 1 << 10
 
 // prevTok is what the separator rules need of the last token printed. It
 // holds no pointers: the printer updates it for every token, and a string
@@ -380,6 +394,23 @@ func (p *printer) simple(n Node, depth int) {
 }
 
 func (p *printer) instruction(in *Instruction, ts Toks, depth int) {
+	// A frozen instruction (its own explicit token list) prints the same
+	// text after its first token every time: only that token's separator
+	// depends on what precedes it (memoTail).
+	memo := p.tails != nil && ts.list != nil && ts.list == in.Toks.list && ts.Len() > 1
+	if memo {
+		if t, ok := p.tails[ts.list]; ok {
+			p.emit(ts.At(0))
+			p.told(in)
+			p.buf = append(p.buf, t.text...)
+			p.prev = t.prev
+			if p.src != "" {
+				p.last = -1 // as after the tail's tokens (no source positions)
+			}
+			return
+		}
+	}
+	start, flushed := -1, -1
 	afterOp := false
 	seenOp := false
 	var prevKind Kind
@@ -394,16 +425,48 @@ func (p *printer) instruction(in *Instruction, ts Toks, depth int) {
 			afterOp = false
 		}
 		p.emit(t)
-		if i == 0 && p.onInst != nil {
-			p.lines += bytes.Count(p.buf[p.scan:], newline)
-			p.scan = len(p.buf)
-			p.onInst(in, p.lines+1)
+		if i == 0 {
+			p.told(in)
+			start, flushed = len(p.buf), p.flushed
 		}
 		if !seenOp && t.Kind == IDENT && !(i > 0 && (prevKind == AT || prevKind == NOT)) {
 			seenOp, afterOp = true, true
 		}
 		prevKind = t.Kind
 	}
+	if memo && p.flushed == flushed && memoTail(ts) {
+		if len(p.tails) >= maxTails {
+			clear(p.tails)
+		}
+		p.tails[ts.list] = tail{text: bytes.Clone(p.buf[start:]), prev: p.prev}
+	}
+}
+
+// told tells onInst the line of the instruction whose first token was
+// just printed.
+func (p *printer) told(in *Instruction) {
+	if p.onInst != nil {
+		p.lines += bytes.Count(p.buf[p.scan:], newline)
+		p.scan = len(p.buf)
+		p.onInst(in, p.lines+1)
+	}
+}
+
+// memoTail reports whether the text ts prints after its first token
+// depends on ts alone: no comment (a "//" one ends the line, indented by
+// depth), no empty token (emit skips it) and no token after the first
+// with a source position (printed with the source's whitespace). Each
+// token after the first is then printed with the canonical separator
+// after the token before it (emit), and leaves no source offset
+// (p.last = -1).
+func memoTail(ts Toks) bool {
+	for i, n := 0, ts.Len(); i < n; i++ {
+		t := ts.At(i)
+		if t.Kind == COMMENT || t.Text == "" || i > 0 && t.Pos.IsValid() {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *printer) bad(ts Toks) {

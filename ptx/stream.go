@@ -138,6 +138,17 @@ func (dp *DeclPrinter) OnInstruction(f func(in *Instruction, line int)) {
 	dp.p.onInst = f
 }
 
+// FrozenUnchanged promises that, from now on, no instruction with an
+// explicit token list (MakeToks, Freeze) changes once printed (its Toks
+// may be replaced, not its list's tokens): the printer then remembers
+// what each one prints after its first token and copies that text when
+// it is printed again (generated code shared by many functions).
+func (dp *DeclPrinter) FrozenUnchanged() {
+	if dp.p.tails == nil {
+		dp.p.tails = map[*[]Token]tail{}
+	}
+}
+
 // Print prints d, the next declaration of the file.
 func (dp *DeclPrinter) Print(d Decl) {
 	// A stand-in previous declaration of the right kind: decl only asks
