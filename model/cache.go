@@ -73,6 +73,9 @@ type cache struct {
 	mshrs []mshr
 	free  []int32
 	stats CacheStats
+	// an SM's three caches are allocated one after another, and the next
+	// SM's after them: no other SM's cache on these lines (isolate, gpu.go)
+	_ cachePad
 }
 
 func newCache(sets, ways, lineBytes, sectorBytes, nmshr int) *cache {

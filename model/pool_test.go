@@ -112,7 +112,7 @@ func TestSMsIsolated(t *testing.T) {
 				addSlice(unsafe.Pointer(unsafe.SliceData(sm.missq)), cap(sm.missq), 8, i, "missq")
 				addSlice(unsafe.Pointer(unsafe.SliceData(sm.freed)), cap(sm.freed), 8, i, "freed")
 				for _, c := range []*cache{sm.l1, sm.tex, sm.cnst} {
-					add(unsafe.Pointer(c), unsafe.Sizeof(*c), i, "cache")
+					add(unsafe.Pointer(c), unsafe.Sizeof(*c)-pad, i, "cache")
 					addSlice(unsafe.Pointer(unsafe.SliceData(c.mshrs)), cap(c.mshrs), unsafe.Sizeof(mshr{}), i, "mshrs")
 					addSlice(unsafe.Pointer(unsafe.SliceData(c.free)), cap(c.free), 4, i, "mshr free list")
 				}
