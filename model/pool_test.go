@@ -22,14 +22,7 @@ func BenchmarkWorkerPoolEpoch(b *testing.B) {
 			name = "side"
 		}
 		b.Run(name, func(b *testing.B) {
-			sms := make([]*smState, s.NumSMs)
-			for i := range sms {
-				pols, err := policiesOf(&s, i, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sms[i] = newSM(i, &s, pols, nil)
-			}
+			sms := newSMs(b, &s)
 			workers := min(runtime.GOMAXPROCS(0), len(sms))
 			if workers < 2 {
 				b.Skip("needs GOMAXPROCS >= 2")
@@ -181,14 +174,7 @@ func TestWorkerPoolClaims(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	s := GTX480()
 	for _, workers := range []int{2, 4} {
-		sms := make([]*smState, s.NumSMs)
-		for i := range sms {
-			pols, err := policiesOf(&s, i, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sms[i] = newSM(i, &s, pols, nil)
-		}
+		sms := newSMs(t, &s)
 		p := newWorkerPool(sms, nil, workers)
 		for e := 1; e <= 200; e++ {
 			p.runEpoch(Time(e)*64, nil)
@@ -200,4 +186,18 @@ func TestWorkerPoolClaims(t *testing.T) {
 		}
 		p.stop()
 	}
+}
+
+// newSMs builds s's SMs with their default policies and no observer.
+func newSMs(tb testing.TB, s *Spec) []*smState {
+	tb.Helper()
+	sms := make([]*smState, s.NumSMs)
+	for i := range sms {
+		pols, err := policiesOf(s, i, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sms[i] = newSM(i, s, pols, nil)
+	}
+	return sms
 }

@@ -3,6 +3,7 @@ package ptx
 import (
 	"bytes"
 	"go/token"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -97,7 +98,7 @@ func TestPrintFrozenMemo(t *testing.T) {
 		if plain != memo {
 			t.Errorf("remembered text differs:\n%s\n----\n%s", plain, memo)
 		}
-		if len(plainLines) == 0 || !equalInts(plainLines, memoLines) {
+		if len(plainLines) == 0 || !slices.Equal(plainLines, memoLines) {
 			t.Errorf("lines told %v, remembered %v", plainLines, memoLines)
 		}
 		blk := "\t@%p1 add.u32 %__r1, %__r1, -1;" + nl + "\tst.v2.u64 [%__a0+32], {7, %__rd1};" + nl +
@@ -106,18 +107,6 @@ func TestPrintFrozenMemo(t *testing.T) {
 			t.Errorf("output lacks\n%s\nin\n%s", want, memo)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestPrintFrozenMemoBound: past maxTails distinct frozen instructions

@@ -528,33 +528,19 @@ func execAtom(w *warp, in *inst, m uint32) {
 
 func execCvta(w *warp, in *inst, m uint32) {
 	d, a := w.r(in.d[0]), w.r(in.s[0])
-	win := w.k.code.am.window(in.space)
-	to := in.sub == 1
+	delta := w.k.code.am.window(in.space) // cvta: generic = window + address
+	if in.sub == 1 {
+		delta = -delta // cvta.to: address = generic − window (mod 2^64)
+	}
 	if m == ^uint32(0) { // every lane: no mask walk
 		for l := range d {
-			v := a[l]
-			if win != 0 {
-				if to {
-					v -= win
-				} else {
-					v += win
-				}
-			}
-			d[l] = v & in.mask
+			d[l] = (a[l] + delta) & in.mask
 		}
 		return
 	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
-		v := a[l]
-		if win != 0 {
-			if to {
-				v -= win
-			} else {
-				v += win
-			}
-		}
-		d[l] = v & in.mask
+		d[l] = (a[l] + delta) & in.mask
 	}
 }
 

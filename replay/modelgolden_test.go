@@ -31,22 +31,39 @@ func TestModelGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every sample on every preset")
 	}
-	names, err := filepath.Glob(filepath.Join("..", "launch", "testdata", "samples", "*", "launch.yaml"))
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no sample specs: %v", err)
-	}
 	var lines []string
-	for _, n := range names {
-		name := filepath.Base(filepath.Dir(n))
+	for _, name := range sampleSpecNames(t) {
 		for _, preset := range model.PresetNames() {
 			lines = append(lines, modelGoldenLine(t, name, preset))
 		}
 		lines = append(lines, modelGoldenInstrLine(t, name))
 	}
+	checkGolden(t, filepath.Join("testdata", "modelgolden.txt"), lines, *updateModelGolden, "model result")
+}
+
+// sampleSpecNames lists the samples that have a launch spec in
+// launch/testdata/samples.
+func sampleSpecNames(t *testing.T) []string {
+	t.Helper()
+	specs, err := filepath.Glob(filepath.Join("..", "launch", "testdata", "samples", "*", "launch.yaml"))
+	if err != nil || len(specs) == 0 {
+		t.Fatalf("no sample specs: %v", err)
+	}
+	names := make([]string, len(specs))
+	for i, n := range specs {
+		names[i] = filepath.Base(filepath.Dir(n))
+	}
+	return names
+}
+
+// checkGolden compares lines ("sample preset ...", sorted here) with the
+// golden file at path line by line, keyed by their first two fields, or
+// rewrites the file when update is set; what names the lines in errors.
+func checkGolden(t *testing.T, path string, lines []string, update bool, what string) {
+	t.Helper()
 	sort.Strings(lines)
 	got := strings.Join(lines, "\n") + "\n"
-	path := filepath.Join("testdata", "modelgolden.txt")
-	if *updateModelGolden {
+	if update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +85,7 @@ func TestModelGolden(t *testing.T) {
 	for _, l := range lines {
 		f := strings.Fields(l)
 		if w := wm[f[0]+" "+f[1]]; w != l {
-			t.Errorf("model result changed:\n got %s\nwant %s", l, w)
+			t.Errorf("%s changed:\n got %s\nwant %s", what, l, w)
 		}
 	}
 	if len(wl) != len(lines) {
@@ -76,8 +93,9 @@ func TestModelGolden(t *testing.T) {
 	}
 }
 
-// modelGoldenLine is "sample preset cycles=N thread_insts=N result=H out=H".
-func modelGoldenLine(t *testing.T, name, preset string) string {
+// preparedSample prepares sample name's launch spec (its sm_52 PTX) for
+// preset.
+func preparedSample(t *testing.T, name, preset string) (*launch.Prepared, model.Spec) {
 	t.Helper()
 	spec, dir := loadSampleSpec(t, name)
 	prog := progFromSrc(t, name+".ptx", mustRead(t, filepath.Join("..", "samples", name, name+".sm_52.ptx")))
@@ -89,6 +107,13 @@ func modelGoldenLine(t *testing.T, name, preset string) string {
 	if !ok {
 		t.Fatalf("no preset %s", preset)
 	}
+	return prep, ms
+}
+
+// modelGoldenLine is "sample preset cycles=N thread_insts=N result=H out=H".
+func modelGoldenLine(t *testing.T, name, preset string) string {
+	t.Helper()
+	prep, ms := preparedSample(t, name, preset)
 	res, err := prep.Run(t.Context(), launch.ExecOptions{Model: &ms, ModelOpt: model.Options{Workers: 2}})
 	if err != nil {
 		t.Fatalf("%s on %s: %v", name, preset, err)

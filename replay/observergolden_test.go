@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"hash"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/ptxtrace/ptxtrace/launch"
@@ -49,60 +47,19 @@ func TestObserverGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every sample on every preset")
 	}
-	names, err := filepath.Glob(filepath.Join("..", "launch", "testdata", "samples", "*", "launch.yaml"))
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no sample specs: %v", err)
-	}
 	var lines []string
-	for _, n := range names {
-		name := filepath.Base(filepath.Dir(n))
+	for _, name := range sampleSpecNames(t) {
 		for _, preset := range model.PresetNames() {
 			lines = append(lines, observerGoldenLine(t, name, preset))
 		}
 	}
-	sort.Strings(lines)
-	got := strings.Join(lines, "\n") + "\n"
-	path := filepath.Join("testdata", "observergolden.txt")
-	if *updateObserverGolden {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		wl := strings.Split(strings.TrimSpace(string(want)), "\n")
-		for i, l := range lines {
-			if i >= len(wl) || wl[i] != l {
-				w := ""
-				if i < len(wl) {
-					w = wl[i]
-				}
-				t.Errorf("observed events changed:\n got %s\nwant %s", l, w)
-			}
-		}
-		if len(wl) != len(lines) {
-			t.Errorf("%d lines, golden has %d", len(lines), len(wl))
-		}
-	}
+	checkGolden(t, filepath.Join("testdata", "observergolden.txt"), lines, *updateObserverGolden, "observed events")
 }
 
 // observerGoldenLine is "sample preset events=N sms=H mem=H".
 func observerGoldenLine(t *testing.T, name, preset string) string {
 	t.Helper()
-	spec, dir := loadSampleSpec(t, name)
-	prog := progFromSrc(t, name+".ptx", mustRead(t, filepath.Join("..", "samples", name, name+".sm_52.ptx")))
-	prep, err := spec.Prepare(prog, launch.PrepareOptions{BaseDir: dir, Registry: launch.SampleRegistry()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, ok := model.Preset(preset)
-	if !ok {
-		t.Fatalf("no preset %s", preset)
-	}
+	prep, ms := preparedSample(t, name, preset)
 	obs := map[int]*digestObserver{}
 	observe := func(part int) model.Observer {
 		d := &digestObserver{h: sha256.New()}
