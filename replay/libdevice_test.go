@@ -1,13 +1,10 @@
 package replay
 
 import (
-	"go/token"
 	"math"
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 // Expected values below come from libdevice.10.bc's definitions (CUDA
@@ -211,15 +208,7 @@ const libdevPTX = "testdata/libdevice/libdevice.clang14-sm_52.ptx"
 
 func parseLibdev(t *testing.T, src string) *Program {
 	t.Helper()
-	f, err := ptx.ParseFile(token.NewFileSet(), libdevPTX, []byte(src), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return programOf(t, libdevPTX, src)
 }
 
 // TestLibdeviceLoadErrors: a call of a libdevice function replay does not

@@ -3,12 +3,9 @@ package replay
 import (
 	"context"
 	"encoding/binary"
-	"go/token"
 	"math"
 	"os"
 	"testing"
-
-	"github.com/ptxtrace/ptxtrace/ptx"
 )
 
 func loadPTX(t testing.TB, path string) *Program {
@@ -17,15 +14,7 @@ func loadPTX(t testing.TB, path string) *Program {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := ptx.ParseFile(token.NewFileSet(), path, src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProgram(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return programOf(t, path, string(src))
 }
 
 func TestQuickVecadd(t *testing.T) {

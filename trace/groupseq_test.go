@@ -130,29 +130,7 @@ func FuzzDecodeGroupSeq(f *testing.F) {
 		1: {WarpInCTA: 1, Records: []tt.Record{tagged(b2, 5, 0xFFFFFFF0), tagged(201, 9, 4), tagged(b1, 9, 5)}},
 	}))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		tr, err := trace.Decode(raw, m, "")
-		if err != nil {
-			return
-		}
-		if err := tr.CheckValid(); err != nil {
-			t.Fatalf("decoded trace invalid: %v", err)
-		}
-		for _, r := range tr.Regions {
-			if r.ID != 0 && r.Group >= r.Cover {
-				t.Fatalf("region %+v closed by a wait that does not cover its group", r)
-			}
-		}
-		d, err := trace.NewDecoder(bytes.NewReader(raw), int64(len(raw)), m, "", trace.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ne := 0
-		if err := trace.MergeByTime(d, func(*trace.Event) error { ne++; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		if ne != 2*len(tr.Regions) {
-			t.Fatalf("merge gave %d events for %d regions", ne, len(tr.Regions))
-		}
+		checkSeqFuzz(t, raw, m, func(r trace.Region) bool { return r.Group >= r.Cover }, "closed by a wait that does not cover its group")
 	})
 }
 
@@ -163,6 +141,37 @@ type seqRegion struct {
 	begin, end             uint32 // records
 	cycles                 uint64
 	instance, group, cover uint32
+}
+
+// checkSeqFuzz is the body of the run-time paired decode fuzz targets:
+// raw decodes into a valid trace or fails; no probed region is one that
+// bad (a region closed by the wrong wait, why) accepts; the streaming
+// decoder and MergeByTime give one begin and one end event per region.
+func checkSeqFuzz(t *testing.T, raw []byte, m *manifest.Manifest, bad func(trace.Region) bool, why string) {
+	t.Helper()
+	tr, err := trace.Decode(raw, m, "")
+	if err != nil {
+		return
+	}
+	if err := tr.CheckValid(); err != nil {
+		t.Fatalf("decoded trace invalid: %v", err)
+	}
+	for _, r := range tr.Regions {
+		if r.ID != 0 && bad(r) {
+			t.Fatalf("region %+v %s", r, why)
+		}
+	}
+	d, err := trace.NewDecoder(bytes.NewReader(raw), int64(len(raw)), m, "", trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ne := 0
+	if err := trace.MergeByTime(d, func(*trace.Event) error { ne++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if ne != 2*len(tr.Regions) {
+		t.Fatalf("merge gave %d events for %d regions", ne, len(tr.Regions))
+	}
 }
 
 // checkSeqRegions compares the decoded regions with wants, in order.

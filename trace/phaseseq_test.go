@@ -140,28 +140,6 @@ func FuzzDecodePhaseSeq(f *testing.F) {
 		1: {WarpInCTA: 1, Records: []tt.Record{tagged(b2, 0x100, 0xFFFFFFF0), tagged(201, 0x100, 4), tagged(201, 0x100, 5)}},
 	}))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		tr, err := trace.Decode(raw, m, "")
-		if err != nil {
-			return
-		}
-		if err := tr.CheckValid(); err != nil {
-			t.Fatalf("decoded trace invalid: %v", err)
-		}
-		for _, r := range tr.Regions {
-			if r.ID != 0 && r.Group != r.Cover {
-				t.Fatalf("region %+v closed by a wait on another barrier or parity", r)
-			}
-		}
-		d, err := trace.NewDecoder(bytes.NewReader(raw), int64(len(raw)), m, "", trace.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ne := 0
-		if err := trace.MergeByTime(d, func(*trace.Event) error { ne++; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		if ne != 2*len(tr.Regions) {
-			t.Fatalf("merge gave %d events for %d regions", ne, len(tr.Regions))
-		}
+		checkSeqFuzz(t, raw, m, func(r trace.Region) bool { return r.Group != r.Cover }, "closed by a wait on another barrier or parity")
 	})
 }
