@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -95,6 +94,19 @@ type gpu struct {
 	overlap    bool
 	memPending bool
 	memHorizon Time
+	begin      Time // start of the epoch being run (overlap)
+
+	// With the overlap, an SM's traffic stays with the worker that runs
+	// it: sent[i] holds SM i's requests of the last epoch, which the
+	// memory side's job reads itself (submitSent) while the SM fills its
+	// outbox again, and recv[i] the responses the memory side produced
+	// during the last epoch, which SM i's worker moves into its inbox
+	// before running it (takeResponses). The serial phase only swaps these
+	// buffers with the outboxes and the memory side's output; nothing is
+	// copied on the caller's core, and each buffer is reused every other
+	// epoch.
+	sent [][]memReq
+	recv [][]memResp
 }
 
 // freed is a CTA slot of SM sm freed at cycle at.
@@ -155,6 +167,16 @@ func newGPU(s *Spec, k Kernel, opt *Options) (*gpu, error) {
 		// hooks.go: the memory side's observer is called while no SM
 		// runs, so with one attached the memory side does not overlap
 		g.overlap = overlapMemory(s) && g.mem.obs == nil
+	}
+	if g.overlap {
+		g.sent = make([][]memReq, len(g.sms))
+		g.recv = make([][]memResp, len(g.sms))
+		for i := range g.sms {
+			g.sent[i] = isolated(make([]memReq, 0, 64))
+			g.recv[i] = isolated(make([]memResp, 0, 64))
+			g.mem.out[i] = isolated(make([]memResp, 0, 64))
+		}
+		g.wp.before = g.takeResponses
 	}
 	return g, nil
 }
@@ -303,7 +325,7 @@ func (g *gpu) simulate(ctx context.Context, maxCycles Time, progress ProgressFun
 		for _, sm := range g.sms {
 			if sm.busy() {
 				busy = true
-				if !sm.stuck || len(sm.inbox) > 0 || len(sm.start) > 0 {
+				if !sm.stuck || g.hasResponses(sm) || len(sm.start) > 0 {
 					stuck = false
 				}
 			}
@@ -321,7 +343,7 @@ func (g *gpu) simulate(ctx context.Context, maxCycles Time, progress ProgressFun
 			}
 			stuck = true
 			for _, sm := range g.sms {
-				if sm.busy() && (!sm.stuck || len(sm.inbox) > 0 || len(sm.start) > 0) {
+				if sm.busy() && (!sm.stuck || g.hasResponses(sm) || len(sm.start) > 0) {
 					stuck = false
 				}
 			}
@@ -351,13 +373,13 @@ func (g *gpu) epoch(end Time) error {
 	for _, sm := range g.sms {
 		sm.freed = sm.freed[:0]
 	}
+	if g.overlap {
+		return g.epochOverlap(end)
+	}
 	mem := g.mem
-	switch {
-	case g.wp == nil:
+	if g.wp == nil {
 		runEpoch(g.sms, end, g.k)
-	case g.memPending:
-		g.wp.runEpoch(end, g.advanceMem)
-	default:
+	} else {
 		g.wp.runEpoch(end, nil)
 	}
 	for _, sm := range g.sms {
@@ -365,24 +387,15 @@ func (g *gpu) epoch(end Time) error {
 			return fmt.Errorf("model: SM %d cycle %d: %w", sm.id, sm.now, sm.err)
 		}
 	}
-	if g.overlap {
-		// responses of the horizon advanced during this epoch
-		if err := g.deliver(end); err != nil {
-			return err
-		}
-	}
 	// memory side: requests in SM order, then everything earlier than
 	// the horizon no later request can precede
 	for _, sm := range g.sms {
-		for _, r := range sm.outbox {
-			mem.submit(r)
+		for j := range sm.outbox {
+			mem.submit(&sm.outbox[j])
 		}
 		sm.outbox = sm.outbox[:0]
 	}
 	g.memHorizon, g.memPending = end+mem.icnt, true
-	if g.overlap {
-		return g.refill(end)
-	}
 	if g.wp != nil {
 		// memSide and the CTA refill touch disjoint state (memSide vs.
 		// the SMs' CTA queues and the kernel)
@@ -400,6 +413,73 @@ func (g *gpu) epoch(end Time) error {
 	return derr
 }
 
+// epochOverlap is epoch with the memory side overlapped: while the SMs
+// run up to end, the memory side takes the requests of the epoch before
+// (sent) and advances to that epoch's horizon; each SM's worker first
+// moves the responses of the horizon before that (recv) into the SM's
+// inbox. Then, serially, the buffers change hands and freed CTA slots are
+// refilled.
+func (g *gpu) epochOverlap(end Time) error {
+	g.begin = end - Time(g.spec.Quantum())
+	if g.memPending {
+		g.wp.runEpoch(end, g.sideMem)
+	} else {
+		g.wp.runEpoch(end, nil)
+	}
+	for _, sm := range g.sms {
+		if sm.err != nil {
+			return fmt.Errorf("model: SM %d cycle %d: %w", sm.id, sm.now, sm.err)
+		}
+	}
+	mem := g.mem
+	for i, sm := range g.sms {
+		g.sent[i], sm.outbox = sm.outbox, g.sent[i][:0]
+		g.recv[i], mem.out[i] = mem.out[i], g.recv[i][:0]
+	}
+	g.memHorizon, g.memPending = end+mem.icnt, true
+	return g.refill(end)
+}
+
+// sideMem is the memory side's job during an epoch (overlap): the
+// requests of the epoch before, in SM order, then everything earlier than
+// that epoch's horizon.
+func (g *gpu) sideMem() {
+	g.submitSent()
+	g.advanceMem()
+}
+
+// submitSent hands the requests in sent to the memory side, in SM order
+// (the serial phase empties sent).
+func (g *gpu) submitSent() {
+	for _, rs := range g.sent {
+		for j := range rs {
+			g.mem.submit(&rs[j])
+		}
+	}
+}
+
+// takeResponses moves the responses the memory side produced for SM i
+// during the last epoch into its inbox; it runs on the worker that runs
+// SM i, before it does. None may arrive before the epoch starts (begin).
+func (g *gpu) takeResponses(i int) {
+	sm := g.sms[i]
+	for _, r := range g.recv[i] {
+		if r.t < g.begin {
+			sm.err = fmt.Errorf("internal error: response at %d before epoch end %d", r.t, g.begin)
+			return
+		}
+		sm.inbox.push(r)
+	}
+	// recv[i] is emptied in the serial phase: its header shares a cache
+	// line with other SMs' headers
+}
+
+// hasResponses reports whether responses wait for sm, in its inbox or,
+// with the overlap, not yet moved there.
+func (g *gpu) hasResponses(sm *smState) bool {
+	return len(sm.inbox) > 0 || g.recv != nil && len(g.recv[sm.id]) > 0
+}
+
 // advanceMem advances the memory side to its pending horizon.
 func (g *gpu) advanceMem() {
 	g.mem.advance(g.memHorizon)
@@ -411,6 +491,25 @@ func (g *gpu) advanceMem() {
 func (g *gpu) finishMem() error {
 	if !g.memPending {
 		return nil
+	}
+	if g.overlap {
+		g.submitSent()
+		for i := range g.sent {
+			g.sent[i] = g.sent[i][:0]
+		}
+		g.advanceMem()
+		// responses of the horizon before, then of this one
+		end := g.memHorizon - g.mem.icnt
+		for i, sm := range g.sms {
+			for _, r := range g.recv[i] {
+				if r.t < end {
+					return fmt.Errorf("model: internal error: response at %d before epoch end %d", r.t, end)
+				}
+				sm.inbox.push(r)
+			}
+			g.recv[i] = g.recv[i][:0]
+		}
+		return g.deliver(end)
 	}
 	g.advanceMem()
 	return g.deliver(g.memHorizon - g.mem.icnt)
@@ -464,112 +563,6 @@ func (g *gpu) refill(end Time) error {
 func runEpoch(sms []*smState, end Time, k Kernel) {
 	for _, sm := range sms {
 		sm.run(end, k)
-	}
-}
-
-// workerPool runs the SMs of an epoch on persistent goroutines: the
-// calling goroutine (worker 0) and workers-1 helpers. SMs are independent
-// within an epoch, so who runs which does not change the result; each
-// worker first runs its own contiguous block of SMs, in index order, then
-// takes the SMs no one has claimed yet from the other end (the highest
-// index below its block first, wrapping around), claiming each with a
-// compare-and-swap of the SM's claim slot. So the split adapts to workers
-// that run at different speeds, an SM mostly runs on the same worker epoch
-// after epoch (so its data tends to stay in one core's cache, as far as
-// the Go and OS schedulers keep a worker on one core), and two workers run
-// neighbouring SMs at once only where their ranges meet. Helper 1 first
-// runs the epoch's side job (the overlapped memory side), if any. A helper
-// can also run one job alone (startJob/waitJob) in a serial phase.
-type workerPool struct {
-	sms   []*smState
-	k     Kernel
-	end   Time
-	side  func()
-	epoch uint64      // the epoch being run, from 1; written only between epochs
-	claim []claimSlot // per SM: the last epoch a worker took it in
-	order [][]int     // per worker: the SMs in the order it tries them
-	wake  []chan func()
-	done  chan struct{}
-	run   []func() // per helper: its part of an epoch
-}
-
-// claimSlot is an SM's claim, alone on its cache lines.
-type claimSlot struct {
-	ep atomic.Uint64
-	_  cachePad
-}
-
-func newWorkerPool(sms []*smState, k Kernel, workers int) *workerPool {
-	n := len(sms)
-	p := &workerPool{sms: sms, k: k, done: make(chan struct{}, workers), claim: make([]claimSlot, n)}
-	p.order = make([][]int, workers)
-	for w := range p.order {
-		lo, hi := w*n/workers, (w+1)*n/workers
-		o := make([]int, 0, n)
-		for i := lo; i < hi; i++ {
-			o = append(o, i)
-		}
-		for i := lo - 1 + n; i >= hi; i-- {
-			o = append(o, i%n)
-		}
-		p.order[w] = o
-	}
-	p.wake = make([]chan func(), workers-1)
-	p.run = make([]func(), workers-1)
-	for i := range p.wake {
-		w := i + 1
-		p.run[i] = func() { p.drain(w) }
-		if i == 0 {
-			p.run[i] = func() {
-				if p.side != nil {
-					p.side()
-				}
-				p.drain(w)
-			}
-		}
-		c := make(chan func(), 1)
-		p.wake[i] = c
-		go func() {
-			for f := range c {
-				f()
-				p.done <- struct{}{}
-			}
-		}()
-	}
-	return p
-}
-
-// drain runs, as worker w, the SMs not yet taken in this epoch.
-func (p *workerPool) drain(w int) {
-	ep := p.epoch
-	for _, i := range p.order[w] {
-		c := &p.claim[i].ep
-		if c.Load() != ep && c.CompareAndSwap(ep-1, ep) {
-			p.sms[i].run(p.end, p.k)
-		}
-	}
-}
-
-// runEpoch runs every SM up to end and side (when non-nil) concurrently,
-// and returns when all are done.
-func (p *workerPool) runEpoch(end Time, side func()) {
-	p.end, p.side = end, side
-	p.epoch++
-	for i, c := range p.wake {
-		c <- p.run[i]
-	}
-	p.drain(0)
-	for range p.wake {
-		<-p.done
-	}
-}
-
-func (p *workerPool) startJob(f func()) { p.wake[0] <- f }
-func (p *workerPool) waitJob()          { <-p.done }
-
-func (p *workerPool) stop() {
-	for _, c := range p.wake {
-		close(c)
 	}
 }
 

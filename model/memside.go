@@ -157,15 +157,15 @@ func (m *memSide) push(t Time, k evKind, id int32) {
 }
 
 // submit takes a request from an SM (in deterministic order).
-func (m *memSide) submit(r memReq) {
+func (m *memSide) submit(r *memReq) {
 	var id int32
 	if n := len(m.rfree); n > 0 {
 		id = m.rfree[n-1]
 		m.rfree = m.rfree[:n-1]
-		m.reqs[id] = r
+		m.reqs[id] = *r
 	} else {
 		id = int32(len(m.reqs))
-		m.reqs = append(m.reqs, r)
+		m.reqs = append(m.reqs, *r)
 	}
 	m.icst.Requests++
 	m.push(r.t+m.icnt, evSliceIn, id)
@@ -530,13 +530,6 @@ func (m *memSide) dramDone(id int32) {
 			m.lookup(w)
 		}
 	}
-}
-
-// collect moves the responses produced for SM i into dst.
-func (m *memSide) collect(i int, dst []memResp) []memResp {
-	dst = append(dst, m.out[i]...)
-	m.out[i] = m.out[i][:0]
-	return dst
 }
 
 // l2Stats sums the slices' statistics.

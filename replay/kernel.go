@@ -66,9 +66,12 @@ type Kernel struct {
 	regPool   sync.Pool
 	// slabs: the warp storage of released CTAs, for later CTAs of the
 	// launch (a plain list, not a sync.Pool: a garbage collection would
-	// empty a pool, and the next CTAs would allocate and clear it again)
+	// empty a pool, and the next CTAs would allocate and clear it again),
+	// one list per SM: a CTA reuses the storage of an earlier CTA of its
+	// own SM, which the same model worker, and so mostly the same core,
+	// last wrote (docs/performance.md, "Parallel scaling, fifth round")
 	slabMu sync.Mutex
-	slabs  []*warpSlab
+	slabs  [][]*warpSlab
 	regs0  regArena // the entry-frame registers of new warps
 	// entryRegs: the entry frame's registers as every warp starts them
 	// before its special registers are filled (entryTemplate), or nil
@@ -404,10 +407,12 @@ func (c *CTA) buildWarps() {
 	k := c.k
 	var sl *warpSlab
 	k.slabMu.Lock()
-	if n := len(k.slabs); n > 0 {
-		sl = k.slabs[n-1]
-		k.slabs[n-1] = nil
-		k.slabs = k.slabs[:n-1]
+	if c.sm < len(k.slabs) {
+		if l := k.slabs[c.sm]; len(l) > 0 {
+			sl = l[len(l)-1]
+			l[len(l)-1] = nil
+			k.slabs[c.sm] = l[:len(l)-1]
+		}
 	}
 	k.slabMu.Unlock()
 	if sl == nil || len(sl.ws) != k.nwarps {

@@ -205,9 +205,13 @@ func (c *CTA) deadlock() {
 // the kernel for a later CTA.
 func (c *CTA) release() {
 	if c.slab != nil {
-		c.k.slabMu.Lock()
-		c.k.slabs = append(c.k.slabs, c.slab)
-		c.k.slabMu.Unlock()
+		k := c.k
+		k.slabMu.Lock()
+		for len(k.slabs) <= c.sm {
+			k.slabs = append(k.slabs, nil)
+		}
+		k.slabs[c.sm] = append(k.slabs[c.sm], c.slab)
+		k.slabMu.Unlock()
 		c.slab = nil
 	}
 	c.warps, c.mwarps, c.shared = nil, nil, nil
