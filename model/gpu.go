@@ -95,6 +95,7 @@ type gpu struct {
 	memPending bool
 	memHorizon Time
 	begin      Time // start of the epoch being run (overlap)
+	memJob     bool // the memory side's job runs on helper 1 (overlap)
 
 	// With the overlap, an SM's traffic stays with the worker that runs
 	// it: sent[i] holds SM i's requests of the last epoch, which the
@@ -413,19 +414,18 @@ func (g *gpu) epoch(end Time) error {
 	return derr
 }
 
-// epochOverlap is epoch with the memory side overlapped: while the SMs
-// run up to end, the memory side takes the requests of the epoch before
-// (sent) and advances to that epoch's horizon; each SM's worker first
-// moves the responses of the horizon before that (recv) into the SM's
-// inbox. Then, serially, the buffers change hands and freed CTA slots are
-// refilled.
+// epochOverlap is epoch with the memory side overlapped. The memory
+// side's job for the previous boundary (memJob) is still running on helper
+// 1 when the SMs start: it takes the requests of the epoch before (sent)
+// and advances to that epoch's horizon, then helper 1 joins the SMs. Each
+// SM's worker first moves the responses of the horizon before that (recv)
+// into the SM's inbox. Then, serially, the buffers change hands, the
+// memory side's next job starts on helper 1 and, meanwhile, freed CTA
+// slots are refilled on the caller (the two touch disjoint state).
 func (g *gpu) epochOverlap(end Time) error {
 	g.begin = end - Time(g.spec.Quantum())
-	if g.memPending {
-		g.wp.runEpoch(end, g.sideMem)
-	} else {
-		g.wp.runEpoch(end, nil)
-	}
+	g.wp.runEpoch(end, nil) // returns when memJob has finished too
+	g.memJob = false
 	for _, sm := range g.sms {
 		if sm.err != nil {
 			return fmt.Errorf("model: SM %d cycle %d: %w", sm.id, sm.now, sm.err)
@@ -437,15 +437,17 @@ func (g *gpu) epochOverlap(end Time) error {
 		g.recv[i], mem.out[i] = mem.out[i], g.recv[i][:0]
 	}
 	g.memHorizon, g.memPending = end+mem.icnt, true
+	g.wp.startJob(g.sideMem)
+	g.memJob = true
 	return g.refill(end)
 }
 
-// sideMem is the memory side's job during an epoch (overlap): the
-// requests of the epoch before, in SM order, then everything earlier than
-// that epoch's horizon.
+// sideMem is the memory side's job (overlap): the requests in sent, in
+// SM order, then everything earlier than memHorizon. It runs on helper 1
+// and touches only the memory side, sent and the memory side's output.
 func (g *gpu) sideMem() {
 	g.submitSent()
-	g.advanceMem()
+	g.mem.advance(g.memHorizon)
 }
 
 // submitSent hands the requests in sent to the memory side, in SM order
@@ -492,27 +494,32 @@ func (g *gpu) finishMem() error {
 	if !g.memPending {
 		return nil
 	}
-	if g.overlap {
-		g.submitSent()
-		for i := range g.sent {
-			g.sent[i] = g.sent[i][:0]
-		}
+	if !g.overlap {
 		g.advanceMem()
-		// responses of the horizon before, then of this one
-		end := g.memHorizon - g.mem.icnt
-		for i, sm := range g.sms {
-			for _, r := range g.recv[i] {
-				if r.t < end {
-					return fmt.Errorf("model: internal error: response at %d before epoch end %d", r.t, end)
-				}
-				sm.inbox.push(r)
-			}
-			g.recv[i] = g.recv[i][:0]
-		}
-		return g.deliver(end)
+		return g.deliver(g.memHorizon - g.mem.icnt)
 	}
-	g.advanceMem()
-	return g.deliver(g.memHorizon - g.mem.icnt)
+	if g.memJob {
+		g.wp.waitJob()
+		g.memJob = false
+	} else {
+		g.sideMem()
+	}
+	for i := range g.sent {
+		g.sent[i] = g.sent[i][:0]
+	}
+	g.memPending = false
+	// responses of the horizon before, then of this one
+	end := g.memHorizon - g.mem.icnt
+	for i, sm := range g.sms {
+		for _, r := range g.recv[i] {
+			if r.t < end {
+				return fmt.Errorf("model: internal error: response at %d before epoch end %d", r.t, end)
+			}
+			sm.inbox.push(r)
+		}
+		g.recv[i] = g.recv[i][:0]
+	}
+	return g.deliver(end)
 }
 
 // deliver moves the memory side's responses into the SMs' inboxes; none

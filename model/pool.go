@@ -56,9 +56,12 @@ type workerPool struct {
 // helper is one helper goroutine's mailbox, alone on its cache lines.
 type helper struct {
 	posted atomic.Uint64 // jobs posted so far
-	job    func()        // the job posted last (nil: stop)
-	gate   parker
-	_      cachePad
+	// jobs[n%2] is job n (nil: stop); at most two are outstanding (a
+	// job from startJob, then an epoch's part), so the caller never
+	// writes the slot of a job the helper has not yet taken
+	jobs [2]func()
+	gate parker
+	_    cachePad
 }
 
 // claimSlot is an SM's claim, alone on its cache lines.
@@ -153,7 +156,7 @@ func newWorkerPool(sms []*smState, k Kernel, workers int) *workerPool {
 func (p *workerPool) serve(h *helper) {
 	for seen := uint64(1); ; seen++ {
 		h.gate.wait(p.spin, func() bool { return h.posted.Load() >= seen })
-		f := h.job
+		f := h.jobs[seen%2]
 		if f == nil {
 			return
 		}
@@ -166,7 +169,7 @@ func (p *workerPool) serve(h *helper) {
 
 // post hands job f to helper h.
 func (p *workerPool) post(h *helper, f func()) {
-	h.job = f
+	h.jobs[(h.posted.Load()+1)%2] = f
 	h.posted.Add(1)
 	h.gate.notify()
 }
@@ -194,11 +197,11 @@ func (p *workerPool) drain(w int) {
 }
 
 // runEpoch runs every SM up to end and side (when non-nil) concurrently,
-// and returns when all are done.
+// and returns when all are done, and so is a job from startJob before it.
 func (p *workerPool) runEpoch(end Time, side func()) {
 	p.end, p.side = end, side
 	p.epoch++
-	p.left.Store(int32(len(p.helpers)))
+	p.left.Add(int32(len(p.helpers)))
 	for i := range p.helpers {
 		p.post(&p.helpers[i], p.run[i])
 	}
@@ -206,9 +209,10 @@ func (p *workerPool) runEpoch(end Time, side func()) {
 	p.wait()
 }
 
-// startJob runs f on helper 1 while the caller goes on; waitJob waits for it.
+// startJob runs f on helper 1 while the caller goes on; waitJob (or the
+// next runEpoch, which helper 1 joins after f) waits for it.
 func (p *workerPool) startJob(f func()) {
-	p.left.Store(1)
+	p.left.Add(1)
 	p.post(&p.helpers[0], f)
 }
 
