@@ -76,10 +76,14 @@ type claimSlot struct {
 const spinFor = 50 * time.Microsecond
 
 // parker lets one goroutine wait for a condition that other goroutines
-// make true and then call notify: it spins (when asked), then parks.
+// make true and then call notify: it spins (when asked), then parks. After
+// a wait that had to park, the next spins only a tenth as long: on a
+// machine whose cores are taken by other work the goroutine waited for is
+// often not running, and a long spin then only burns their time.
 type parker struct {
 	sleeping atomic.Bool
 	wake     chan struct{}
+	parked   bool // the last wait parked (the waiter's own)
 }
 
 func newParker() parker { return parker{wake: make(chan struct{}, 1)} }
@@ -90,14 +94,20 @@ func newParker() parker { return parker{wake: make(chan struct{}, 1)} }
 // the notifier sees the announcement and sends the one wake-up.
 func (q *parker) wait(spin bool, ready func() bool) {
 	if spin {
+		limit := spinFor
+		if q.parked {
+			limit /= 10
+		}
 		t0 := time.Now()
 		for i := 1; !ready(); i++ {
-			if i%64 == 0 && time.Since(t0) > spinFor {
+			if i%64 == 0 && time.Since(t0) > limit {
 				break
 			}
 		}
 	}
+	q.parked = false
 	for !ready() {
+		q.parked = true
 		q.sleeping.Store(true)
 		if ready() {
 			if !q.sleeping.Swap(false) {

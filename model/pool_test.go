@@ -5,7 +5,9 @@ import (
 	"reflect"
 	"runtime"
 	"sort"
+	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -200,4 +202,74 @@ func newSMs(tb testing.TB, s *Spec) []*smState {
 		sms[i] = newSM(i, s, pols, nil)
 	}
 	return sms
+}
+
+// TestParker: a waiter and a notifier hand a counter back and forth many
+// times, spinning and not; a lost wake-up would hang the test, a wait that
+// returned early would see the counter behind.
+func TestParker(t *testing.T) {
+	for _, spin := range []bool{false, true} {
+		t.Run(fmt.Sprint("spin=", spin), func(t *testing.T) {
+			const rounds = 20000
+			var a, b atomic.Int64
+			pa, pb := newParker(), newParker()
+			done := make(chan int64)
+			go func() {
+				for i := int64(1); i <= rounds; i++ {
+					pb.wait(spin, func() bool { return b.Load() >= i })
+					a.Store(i)
+					pa.notify()
+				}
+				done <- b.Load()
+			}()
+			for i := int64(1); i <= rounds; i++ {
+				b.Store(i)
+				pb.notify()
+				pa.wait(spin, func() bool { return a.Load() >= i })
+				if got := a.Load(); got != i {
+					t.Fatalf("round %d: waiter saw %d", i, got)
+				}
+			}
+			if got := <-done; got != rounds {
+				t.Fatalf("helper ended at %d, want %d", got, rounds)
+			}
+		})
+	}
+}
+
+// TestWorkerPoolJobThenEpoch: a job started with startJob (the overlapped
+// memory side's) and the next runEpoch both finish before runEpoch
+// returns, and the before hook runs, whatever GOMAXPROCS.
+func TestWorkerPoolJobThenEpoch(t *testing.T) {
+	s := GTX480()
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprint("procs=", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			sms := newSMs(t, &s)
+			p := newWorkerPool(sms, nil, 2)
+			defer p.stop()
+			q := Time(s.Quantum())
+			var jobs, seen atomic.Int64
+			p.before = func(i int) {
+				if i == 0 {
+					seen.Store(jobs.Load())
+				}
+			}
+			for e := 1; e <= 200; e++ {
+				p.startJob(func() { time.Sleep(time.Duration(e%3) * time.Microsecond); jobs.Add(1) })
+				p.runEpoch(Time(e)*q, nil)
+				if got := jobs.Load(); got != int64(e) {
+					t.Fatalf("epoch %d: %d jobs done when runEpoch returned", e, got)
+				}
+				for _, sm := range sms {
+					if sm.now != Time(e)*q {
+						t.Fatalf("epoch %d: SM %d at %d", e, sm.id, sm.now)
+					}
+				}
+			}
+			if seen.Load() < 1 {
+				t.Fatal("before hook never ran")
+			}
+		})
+	}
 }
