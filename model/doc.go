@@ -99,11 +99,16 @@
 // the boundary plus Icnt.Latency, its responses are given to the SMs, and
 // freed CTA slots are refilled in (free time, SM) order. With workers, and
 // when 2*Quantum() <= 2*Icnt.Latency + L2.Latency (every preset), the
-// memory side instead advances to that horizon during the next epoch, on a
-// worker next to the SMs, and its responses are delivered at that epoch's
-// end: an event at or after the previous horizon answers no earlier than
+// memory side instead advances to that horizon on a helper worker,
+// starting at the boundary (alongside the refill) and overlapping the next
+// epoch, and its responses reach the SMs after that epoch: each SM's worker
+// moves them into the SM's inbox before running it in the epoch after. An
+// event at or after the previous horizon answers no earlier than
 // L2.Latency + Icnt.Latency after it, so after that epoch (Run checks
-// this, and catches the memory side up before declaring a deadlock).
+// this, and catches the memory side up before declaring a deadlock). The
+// requests and responses change hands by swapping per-SM buffers, so an
+// SM's traffic is written and read only by its own worker and the memory
+// side's.
 //
 // The quantum costs no accuracy. A request made in a later epoch reaches
 // the memory side no earlier than the boundary plus Icnt.Latency, so no
