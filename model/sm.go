@@ -199,6 +199,10 @@ type smState struct {
 	window                 int      // out-of-order issue window (ooo.go); <= 1: in order
 	memOrder               MemOrder // its memory ordering
 	oooSrc, oooDst         []Reg    // readyOoO's scratch: registers of older window entries
+	// gt is the global timer of cycle gtAt-1 (issue's Clocks; gtAt 0:
+	// none yet)
+	gt   uint64
+	gtAt Time
 }
 
 // newSM makes SM id of s with one issue policy per scheduler.
@@ -704,10 +708,16 @@ func (sm *smState) issue(w *warpState, s int) {
 	now := sm.now
 	ci := &sm.classes[in.Class]
 	u := sm.freeUnit(ci.unit, s)
-	gt := uint64(float64(now) * 1000 / sm.spec.CoreMHz)
-	if r := uint64(sm.spec.GlobalTimerNs); r > 1 {
-		gt -= gt % r
+	if sm.gtAt != now+1 {
+		// %globaltimer of this cycle, once per cycle (both schedulers
+		// issuing read the same value)
+		gt := uint64(float64(now) * 1000 / sm.spec.CoreMHz)
+		if r := uint64(sm.spec.GlobalTimerNs); r > 1 {
+			gt -= gt % r
+		}
+		sm.gt, sm.gtAt = gt, now+1
 	}
+	gt := sm.gt
 	var eff *Effect
 	var err error
 	if w.ooo != nil {
