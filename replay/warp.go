@@ -36,8 +36,24 @@ const maxLocalPerThread = 1 << 20
 // first and lie together in a few host cache lines: a warp's state is
 // mostly cold when the model issues its next instruction, so each line
 // touched is a cache miss. The per-lane arrays that only some instructions
-// use come after them.
+// use come after them; the slices of warpLanes, which few kernels use, are
+// cleared on recycling only when one was set.
 type warp struct {
+	warpCore
+	warpLanes
+	_ [8]byte // a whole number of cache lines (a slab's warps start at line boundaries; TestWarpLayout)
+}
+
+// warpLanes are a warp's per-lane slices.
+type warpLanes struct {
+	local  [32][]byte
+	texels [32][]model.Texel
+	// lanesSet: some slice above may be non-nil (initWarp clears them)
+	lanesSet bool
+}
+
+// warpCore is the rest of a warp (see warp).
+type warpCore struct {
 	c      *CTA
 	k      *Kernel
 	frames []frame
@@ -83,9 +99,6 @@ type warp struct {
 	regs0  []uint64 // the entry frame's registers, kept when the warp is recycled
 	addrs  [32]uint64
 	agroup [32]int32 // cp.async groups committed per lane
-	local  [32][]byte
-	texels [32][]model.Texel
-	_      [16]byte // a whole number of cache lines (a slab's warps start at line boundaries)
 }
 
 // warpSlab is the storage of one CTA's warps. A released CTA's slab goes
@@ -100,7 +113,10 @@ type warpSlab struct {
 func initWarp(w *warp, c *CTA, wi int) {
 	k := c.k
 	r0 := w.regs0
-	*w = warp{regs0: r0}
+	w.warpCore = warpCore{regs0: r0}
+	if w.lanesSet {
+		w.warpLanes = warpLanes{}
+	}
 	w.c, w.k, w.id, w.live, w.waitBar = c, k, wi, lanesOf(k.nthreads, wi), -1
 	w.frames = w.frame0[:0]
 	w.spinAt = w.spinNext()
@@ -130,6 +146,7 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 				n := make([]byte, max(need, 2*len(w.local[l])))
 				copy(n, w.local[l])
 				w.local[l] = n
+				w.lanesSet = true
 			}
 		}
 	}
