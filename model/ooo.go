@@ -131,17 +131,17 @@ func (sm *smState) readyOoO(w *warpState, s int) (bool, StallReason) {
 		}
 		t, reason := sm.now, StallScoreboard
 		for _, r := range in.Src {
-			if int(r) < len(w.regs) && w.regs[r].ready > t {
-				t = w.regs[r].ready
+			if int(r) < len(w.regs) && w.regs[r].ready() > t {
+				t = w.regs[r].ready()
 				reason = StallScoreboard
-				if w.regs[r].mem {
+				if w.regs[r].mem() {
 					reason = StallMemory
 				}
 			}
 		}
 		for _, r := range in.Dst {
-			if int(r) < len(w.regs) && w.regs[r].ready > t {
-				t = w.regs[r].ready
+			if int(r) < len(w.regs) && w.regs[r].ready() > t {
+				t = w.regs[r].ready()
 				reason = StallFalseDep
 			}
 		}

@@ -118,7 +118,7 @@ func TestSMsIsolated(t *testing.T) {
 					}
 					nw++
 					add(unsafe.Pointer(w), unsafe.Sizeof(*w)-pad, i, "warpState")
-					addSlice(unsafe.Pointer(unsafe.SliceData(w.regs)), cap(w.regs), unsafe.Sizeof(regState{}), i, "regs")
+					addSlice(unsafe.Pointer(unsafe.SliceData(w.regs)), cap(w.regs), unsafe.Sizeof(regState(0)), i, "regs")
 				}
 				if nw == 0 {
 					t.Fatalf("SM %d has no warp after the first epoch", i)

@@ -26,7 +26,7 @@ type unitInst struct {
 
 type warpState struct {
 	// the fields the schedulers read every cycle come first (one cache
-	// line)
+	// line), then those issue reads and writes (the second)
 	// notBefore is a lower bound on the next time the warp can issue; the
 	// scheduler skips the warp until then. Events that may make it ready
 	// earlier (responses, barrier releases) reset it.
@@ -41,21 +41,24 @@ type warpState struct {
 	// warp's own issue makes a register pending, blocks it or parks it.
 	opReady bool
 	w       Warp
-	cta     *ctaState
-	slot    int // hardware warp slot in the SM
-	sched   int
-	qpos    int // position in its scheduler's IssueQueue
-	threads int // threads of the warp (for barrier counts)
+	// out-of-order issue (ooo.go): ooo is the warp when it is Reorderable
+	// and the SM's window > 1; win its window, pick the entry ready chose.
+	ooo Reorderable
+	cta *ctaState
 	// regs: per register, when its pending write lands and whether that
 	// is a memory result (side by side: ready reads both)
 	regs []regState
 	// blockedUntil: no issue before (branch resolution, fence, barrier
 	// release).
 	blockedUntil Time
-	outstanding  int32 // memory operations whose completion time is unknown
 	memDoneAt    Time  // latest known completion of its memory operations
+	outstanding  int32 // memory operations whose completion time is unknown
 	asyncOut     int32 // of outstanding, the Async ones
-	asyncDoneAt  Time  // latest known completion of its Async operations
+	qpos         int   // position in its scheduler's IssueQueue
+	sched        int
+	slot         int  // hardware warp slot in the SM
+	threads      int  // threads of the warp (for barrier counts)
+	asyncDoneAt  Time // latest known completion of its Async operations
 	// asyncCommits counts the warp's AsyncCommit instructions; an Async
 	// operation belongs to group asyncCommits+1 at its issue. groups holds
 	// the groups with Async operations not yet waited for, oldest first.
@@ -67,12 +70,9 @@ type warpState struct {
 	stampAt   Time
 	hasStamp  bool
 	lastProbe int32
-	// out-of-order issue (ooo.go): ooo is the warp when it is Reorderable
-	// and the SM's window > 1; win its window, pick the entry ready chose.
-	ooo  Reorderable
-	win  []*Inst
-	pick int
-	_    cachePad // no other SM's warp on its lines (isolate, gpu.go)
+	win       []*Inst
+	pick      int
+	_         cachePad // no other SM's warp on its lines (isolate, gpu.go)
 }
 
 // asyncGroup is one commit group of a warp's Async operations.
@@ -199,6 +199,10 @@ type smState struct {
 	window                 int      // out-of-order issue window (ooo.go); <= 1: in order
 	memOrder               MemOrder // its memory ordering
 	oooSrc, oooDst         []Reg    // readyOoO's scratch: registers of older window entries
+	// gt is the global timer of cycle gtAt-1 (issue's Clocks; gtAt 0:
+	// none yet)
+	gt   uint64
+	gtAt Time
 }
 
 // newSM makes SM id of s with one issue policy per scheduler.
@@ -605,17 +609,17 @@ func (sm *smState) ready(w *warpState, s int) (bool, StallReason) {
 			}
 			rr := w.regs
 			for _, r := range in.Src {
-				if int(r) < len(rr) && rr[r].ready > t {
-					t = rr[r].ready
+				if int(r) < len(rr) && rr[r].ready() > t {
+					t = rr[r].ready()
 					reason = StallScoreboard
-					if rr[r].mem {
+					if rr[r].mem() {
 						reason = StallMemory
 					}
 				}
 			}
 			for _, r := range in.Dst {
-				if int(r) < len(rr) && rr[r].ready > t {
-					t = rr[r].ready
+				if int(r) < len(rr) && rr[r].ready() > t {
+					t = rr[r].ready()
 					reason = StallFalseDep // WAW: only the write is pending
 				}
 			}
@@ -679,18 +683,36 @@ func (sm *smState) freeUnit(k, s int) int {
 	return -1
 }
 
-// regState is the scoreboard entry of one register of a warp.
-type regState struct {
-	ready Time // when its pending write lands
-	mem   bool // that write is a memory result
+// regState is the scoreboard entry of one register of a warp: when its
+// pending write lands (bits 0-62; never fits) and whether that write is a
+// memory result (bit 63). One word per register: a warp's scoreboard is
+// half the host cache lines of a two-field struct.
+type regState uint64
+
+const regMemBit = regState(1) << 63
+
+// regAt is the entry of a register whose write lands at t (mem: a memory
+// result).
+func regAt(t Time, mem bool) regState {
+	r := regState(t)
+	if mem {
+		r |= regMemBit
+	}
+	return r
 }
+
+// ready is when the register's pending write lands.
+func (r regState) ready() Time { return Time(r &^ regMemBit) }
+
+// mem reports whether that write is a memory result.
+func (r regState) mem() bool { return r&regMemBit != 0 }
 
 func (w *warpState) growRegs(r Reg) {
 	if cap(w.regs) == 0 { // whole cache lines: no other SM's data on them (isolate, gpu.go)
 		w.regs = make([]regState, 0, 64)
 	}
 	for int(r) >= len(w.regs) {
-		w.regs = append(w.regs, regState{})
+		w.regs = append(w.regs, 0)
 	}
 }
 
@@ -704,10 +726,16 @@ func (sm *smState) issue(w *warpState, s int) {
 	now := sm.now
 	ci := &sm.classes[in.Class]
 	u := sm.freeUnit(ci.unit, s)
-	gt := uint64(float64(now) * 1000 / sm.spec.CoreMHz)
-	if r := uint64(sm.spec.GlobalTimerNs); r > 1 {
-		gt -= gt % r
+	if sm.gtAt != now+1 {
+		// %globaltimer of this cycle, once per cycle (both schedulers
+		// issuing read the same value)
+		gt := uint64(float64(now) * 1000 / sm.spec.CoreMHz)
+		if r := uint64(sm.spec.GlobalTimerNs); r > 1 {
+			gt -= gt % r
+		}
+		sm.gt, sm.gtAt = gt, now+1
 	}
+	gt := sm.gt
 	var eff *Effect
 	var err error
 	if w.ooo != nil {
@@ -771,7 +799,7 @@ func (sm *smState) issue(w *warpState, s int) {
 		}
 	default:
 		for _, r := range in.Dst {
-			w.regs[r] = regState{ready: now + ci.lat}
+			w.regs[r] = regAt(now+ci.lat, false)
 		}
 	}
 	if in.AsyncCommit {
@@ -915,7 +943,7 @@ func (sm *smState) opDone(id int32, n int32) {
 func (sm *smState) complete(w *warpState, in *Inst, load bool, t Time, probe int32) {
 	if load {
 		for _, r := range in.Dst {
-			w.regs[r] = regState{ready: t, mem: true}
+			w.regs[r] = regAt(t, true)
 		}
 	}
 	if t > w.memDoneAt {

@@ -116,7 +116,7 @@ func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
 	}
 	if load {
 		for _, r := range in.Dst {
-			w.regs[r] = regState{ready: never, mem: true}
+			w.regs[r] = regAt(never, true)
 		}
 	}
 	b.op, b.mode, b.c, b.target, b.k, b.space = id, mode, c, target, 0, space

@@ -273,6 +273,7 @@ const (
 	fNegB    // wgmma imm-scale-b = -1
 	fTransA  // wgmma imm-trans-a = 1 (A MN-major)
 	fTransB  // wgmma imm-trans-b = 1 (B MN-major)
+	fUniAddr // a load's address register is the same in every lane (a symbol's address or an immediate)
 )
 
 const rndNone = 0xff

@@ -56,6 +56,8 @@ func TestEntryTemplate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ct.Warps() // (the model builds a CTA's warps when it starts it)
+		cr.Warps()
 		wt, wr := ct.(*CTA).warps, cr.(*CTA).warps
 		if len(wt) != 3 || len(wr) != 3 {
 			t.Fatalf("CTA %d: %d and %d warps, want 3", cta, len(wt), len(wr))

@@ -232,6 +232,56 @@ func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []
 	return mem, lo, true
 }
 
+// execLdUniform is execLd for a scalar load of 1, 2, 4 or 8 bytes from
+// the param or const space whose address register holds the same value in
+// every lane (fUniAddr): every active lane reads the same bytes, so they
+// are read once. What it leaves behind (w.addrs of the active lanes, the
+// effect, the destination lanes) is what execLd's flat path leaves; an
+// address outside the space or misaligned takes execLd.
+func execLdUniform(w *warp, in *inst, m uint32) {
+	if m == 0 {
+		execLd(w, in, m)
+		return
+	}
+	mem := w.k.l.Params
+	if in.space == spConst {
+		mem = w.k.l.Const
+	}
+	n := uint64(in.esize)
+	a := w.regs[in.s[0]+int32(bits.TrailingZeros32(m))] + uint64(in.off)
+	if a&(n-1) != 0 || a > uint64(len(mem)) || uint64(len(mem))-a < n {
+		execLd(w, in, m)
+		return
+	}
+	var v uint64
+	switch n {
+	case 4:
+		v = uint64(binary.LittleEndian.Uint32(mem[a:]))
+	case 8:
+		v = binary.LittleEndian.Uint64(mem[a:])
+	default:
+		v = le(mem[a:a+n], int(n))
+	}
+	if in.signed {
+		v = sext(v, uint8(n*8))
+	}
+	w.eff.Addr = w.addrs[:]
+	w.setSpace(in.space)
+	d := w.regs[in.d[0] : in.d[0]+32 : in.d[0]+32]
+	if m == ^uint32(0) {
+		for l := range d {
+			w.addrs[l] = a
+			d[l] = v
+		}
+		return
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		w.addrs[l] = a
+		d[l] = v
+	}
+}
+
 func execLd(w *warp, in *inst, m uint32) {
 	base := w.r(in.s[0])
 	if mem, lo, ok := w.flatMem(in, base, m, false); ok {

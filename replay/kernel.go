@@ -369,7 +369,11 @@ func (k *Kernel) NewCTA(i int, sm int) (model.CTA, error) {
 			ov = newOverlay()
 		}
 	}
-	c, err := k.newCTA(i, sm, ov, !k.ovMode)
+	// the warps are built by the SM that starts the CTA (Warps), just
+	// before they first issue: their registers are then still in the host
+	// caches when the warps run (built here, at dispatch, the other SMs'
+	// work of the epoch in between would evict them)
+	c, err := k.newCTA(i, sm, ov, false)
 	if err != nil {
 		return nil, err
 	}

@@ -133,6 +133,13 @@ func (l *lowerer) lowerMem(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	}
 	in.space = sp
 	in.m.Space = sp.model()
+	if f.Mem == ptx.MemLoad && (sp == spParam || sp == spConst) && in.vec <= 1 && l.uniformReg(base) {
+		switch in.esize {
+		case 1, 2, 4, 8:
+			in.flags |= fUniAddr
+			in.exec = execLdUniform
+		}
+	}
 	if (f.Mem == ptx.MemAtomic || f.Mem == ptx.MemReduction) && (sp == spGlobal || sp == spGeneric) {
 		l.c.GlobalAtomics = true
 	}
@@ -245,4 +252,18 @@ func (l *lowerer) lowerMatrix(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 	}
 	in.exec = execStmatrix
 	return nil
+}
+
+// uniformReg reports whether register offset r of the function being
+// lowered holds the same value in every lane: a register initialised at
+// frame creation with an immediate, a global's address or a frame address
+// (not a special register). No instruction writes such a register (it has
+// no name).
+func (l *lowerer) uniformReg(r int32) bool {
+	for _, ri := range l.f.inits {
+		if ri.reg == r {
+			return ri.kind == initImm || ri.kind == initGlobal || ri.kind == initFrame
+		}
+	}
+	return false
 }

@@ -367,6 +367,7 @@ func execTex(w *warp, in *inst, m uint32) {
 	e := &w.eff
 	e.Space = model.SpaceTex
 	e.Texels = w.texels[:]
+	w.lanesSet = true
 	sink := &texSink{w: w}
 	touch := sink.touch
 	first := true

@@ -10,7 +10,7 @@ func TestFillSpecialTid(t *testing.T) {
 		k := &Kernel{l: Launch{Block: b, Grid: [3]int{1, 1, 1}}}
 		n := b[0] * b[1] * b[2]
 		for wi := 0; wi*32 < n; wi++ {
-			w := &warp{k: k, id: wi}
+			w := &warp{warpCore: warpCore{k: k, id: wi}}
 			for s, name := range map[special]string{srTidX: "x", srTidY: "y", srTidZ: "z"} {
 				r := make([]uint64, 32)
 				w.fillSpecial(r, s)

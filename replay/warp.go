@@ -30,34 +30,63 @@ const maxCallDepth = 1024
 const maxLocalPerThread = 1 << 20
 
 // warp is one warp of a CTA. It implements model.Warp.
+//
+// The fields every instruction reads or writes (Issue, step, Peek,
+// normalize, the entry frame and its first stack entries, the effect) come
+// first and lie together in a few host cache lines: a warp's state is
+// mostly cold when the model issues its next instruction, so each line
+// touched is a cache miss. The per-lane arrays that only some instructions
+// use come after them; the slices of warpLanes, which few kernels use, are
+// cleared on recycling only when one was set.
 type warp struct {
+	warpCore
+	warpLanes
+	_ [8]byte // a whole number of cache lines (a slab's warps start at line boundaries; TestWarpLayout)
+}
+
+// warpLanes are a warp's per-lane slices.
+type warpLanes struct {
+	local  [32][]byte
+	texels [32][]model.Texel
+	// lanesSet: some slice above may be non-nil (initWarp clears them)
+	lanesSet bool
+}
+
+// warpCore is the rest of a warp (see warp).
+type warpCore struct {
 	c      *CTA
 	k      *Kernel
-	id     int
-	live   uint32 // lanes that exist
-	exited uint32
 	frames []frame
 	regs   []uint64 // registers of the current frame
-	local  [32][]byte
-	sp     int
-	carry  uint32    // carry flag per lane
-	agroup [32]int32 // cp.async groups committed per lane
-	wgSeq  int       // wgmma.mma_async instructions executed
 
-	cur    uint32 // active mask of the instruction executing (before the guard)
-	clk    model.Clocks
 	icount uint64
-	spinAt uint64     // icount at which spinStep runs next (spin.go)
-	spin   *spinProbe // the open spin probe, or nil
+	spinAt uint64 // icount at which spinStep runs next (spin.go)
+	fault  *Fault
+	clk    model.Clocks
+	live   uint32 // lanes that exist
+	exited uint32
+	cur    uint32 // active mask of the instruction executing (before the guard)
+	done   bool
+	// redPend: a bar.red is pending (see the red fields below)
+	redPend bool
 	// the last atom executed and whether it changed a byte of memory
 	// (execAtom; spin.go)
-	atomIn    *inst
 	atomWrote bool
-	done      bool
-	fault     *Fault
+
+	// storage of the entry frame and its first reconvergence entries, so
+	// that a warp costs no allocation beyond its CTA's
+	frame0 [1]frame
+	eff    model.Effect
+	stack0 [4]simtEntry
+
+	id     int
+	sp     int
+	carry  uint32     // carry flag per lane
+	wgSeq  int        // wgmma.mma_async instructions executed
+	spin   *spinProbe // the open spin probe, or nil
+	atomIn *inst
 
 	waitBar int // functional scheduler: barrier waited on, or -1
-	redPend bool
 	redDst  int32
 	redMask uint32
 	redBar  int
@@ -67,15 +96,9 @@ type warp struct {
 	redInst *inst   // the pending bar.red
 	gather  warpBar // lanes gathered at a barrier on parked paths
 
-	eff    model.Effect
-	addrs  [32]uint64
-	texels [32][]model.Texel
-
-	// storage of the entry frame and its first reconvergence entries, so
-	// that a warp costs no allocation beyond its CTA's
-	frame0 [1]frame
-	stack0 [4]simtEntry
 	regs0  []uint64 // the entry frame's registers, kept when the warp is recycled
+	addrs  [32]uint64
+	agroup [32]int32 // cp.async groups committed per lane
 }
 
 // warpSlab is the storage of one CTA's warps. A released CTA's slab goes
@@ -90,7 +113,10 @@ type warpSlab struct {
 func initWarp(w *warp, c *CTA, wi int) {
 	k := c.k
 	r0 := w.regs0
-	*w = warp{regs0: r0}
+	w.warpCore = warpCore{regs0: r0}
+	if w.lanesSet {
+		w.warpLanes = warpLanes{}
+	}
 	w.c, w.k, w.id, w.live, w.waitBar = c, k, wi, lanesOf(k.nthreads, wi), -1
 	w.frames = w.frame0[:0]
 	w.spinAt = w.spinNext()
@@ -120,6 +146,7 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 				n := make([]byte, max(need, 2*len(w.local[l])))
 				copy(n, w.local[l])
 				w.local[l] = n
+				w.lanesSet = true
 			}
 		}
 	}
