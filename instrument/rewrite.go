@@ -508,25 +508,28 @@ func (k *kernel) rewrite() {
 	}
 	sites := k.siteCode(after)
 	for _, s := range k.sites { // in site order: the first of equal instructions is the one kept
-		if w, ok := sites[s.in]; ok {
-			sites[s.in] = wrap{m.intern(w.pre), m.intern(w.post)}
+		if w, ok := sites[s.in]; ok && w.lazy.s == nil {
+			sites[s.in] = wrap{pre: m.intern(w.pre), post: m.intern(w.post)}
 		}
 	}
 
-	var fix func(b *ptx.Block)
-	fix = func(b *ptx.Block) {
+	var fix func(b *ptx.Block, depth int)
+	fix = func(b *ptx.Block, depth int) {
 		out := make([]ptx.Stmt, 0, len(b.Stmts))
 		for _, st := range b.Stmts {
 			in, ok := st.(*ptx.Instruction)
 			if !ok {
 				if blk, ok := st.(*ptx.Block); ok {
-					fix(blk)
+					fix(blk, depth+1)
 				}
 				out = append(out, st)
 				continue
 			}
 			out = append(out, before[in]...)
 			w := sites[in]
+			if w.lazy.s != nil {
+				w = k.layOut(w.lazy, depth)
+			}
 			out = append(out, w.pre...)
 			if isCall(in) && m.traced != nil {
 				out = append(out, m.intern(k.passContext(in))...)
@@ -546,7 +549,7 @@ func (k *kernel) rewrite() {
 		}
 		b.Stmts = out
 	}
-	fix(k.fn.Body)
+	fix(k.fn.Body, 1)
 
 	extra, joined, pipe := 0, 0, 0 // the async begin timestamp registers, the joined-site flag, run-time pairing
 	for _, pw := range k.pipeWaits {
@@ -565,6 +568,9 @@ func (k *kernel) rewrite() {
 		}
 	}
 	pro, tail := m.sharedCode(k, extra, joined, pipe)
+	if m.fast {
+		pro, tail = m.laidShared(codeKey{k.isFunc, k.useDummy, k.staged, extra, joined, pipe}, pro, tail)
+	}
 	// Declarations first: the prologue goes after the kernel's own leading
 	// declarations, so that every register it could shadow is declared.
 	body := k.fn.Body.Stmts
@@ -699,8 +705,13 @@ func appendOperandKey(b []byte, o *ptx.Operand) []byte {
 	return append(b, ')')
 }
 
-// wrap is the probe code around one site: before and after its access.
-type wrap struct{ pre, post code }
+// wrap is the probe code around one site: before and after its access,
+// or (lazy) a load site whose code fix lays out from a template
+// (fastpath.go).
+type wrap struct {
+	pre, post code
+	lazy      lazySite
+}
 
 // siteCode builds the probe code of every site; an async site's end code
 // goes into after, at its wait.
@@ -737,24 +748,37 @@ func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]
 			sites[s.in] = w
 			continue
 		}
-		k.readTimer(&w.pre, 1)
-		if g, ok := groups[s.in]; ok {
-			k.groupedSite(&w.pre, &w.post, s, g)
-			sites[s.in] = w
+		g, grouped := groups[s.in]
+		if m.fast {
+			// Laid out at its depth by fix (fastpath.go).
+			sites[s.in] = wrap{lazy: lazySite{s: s, g: g, grouped: grouped}}
 			continue
 		}
-		switch s.mode {
-		case manifest.ModeFence:
-			k.op(&w.post, m.fence)
-		case manifest.ModeDummy:
-			k.dummy(&w.post, s.elems)
-		}
-		k.readTimer(&w.post, 2)
-		k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
-		sites[s.in] = w
+		sites[s.in] = k.loadCode(s, g, grouped)
 	}
 	k.pipeCode(sites, after)
 	return sites
+}
+
+// loadCode is the probe code of a load site (not an async copy), in
+// group position g when grouped.
+func (k *kernel) loadCode(s *site, g groupPos, grouped bool) wrap {
+	m := k.m
+	var w wrap
+	k.readTimer(&w.pre, 1)
+	if grouped {
+		k.groupedSite(&w.pre, &w.post, s, g)
+		return w
+	}
+	switch s.mode {
+	case manifest.ModeFence:
+		k.op(&w.post, m.fence)
+	case manifest.ModeDummy:
+		k.dummy(&w.post, s.elems)
+	}
+	k.readTimer(&w.post, 2)
+	k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
+	return w
 }
 
 func isDeclOrComment(s ptx.Stmt) bool {

@@ -329,6 +329,7 @@ func planSegments(fns []fnInfo, badCall bool, pieces int) (streamPlan, error) {
 func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int, fns []fnInfo, pl streamPlan, check *ptx.Checker) (*Result, error) {
 	m.shared = map[codeKey][2]code{}
 	m.opcodes = map[string]*ptx.Opcode{}
+	m.fast, m.tpls, m.laid = true, map[tplKey]*siteTpl{}, map[codeKey][2]code{}
 	sum := sha256.New()
 	hw := io.MultiWriter(w, sum)
 	var buf bytes.Buffer
@@ -473,7 +474,8 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) (int, erro
 		// shared by the whole module, as when instrumented whole; the
 		// interned instructions (which hold every site's id) are the
 		// segment's own, so that they go with it.
-		shared: g.shared, insts: st.insts, opcodes: g.opcodes}
+		shared: g.shared, insts: st.insts, opcodes: g.opcodes,
+		fast: g.fast, tpls: g.tpls, laid: g.laid}
 	if len(m.insts) > 1<<12 {
 		m.insts = map[string]*ptx.Instruction{} // a large segment's table goes with it
 	}

@@ -579,6 +579,8 @@ func (p *printer) stmt(s Stmt, depth int) {
 	case *BadStmt:
 		p.newline(depth)
 		p.bad(s.Toks)
+	case *Laid:
+		p.laid(s, depth)
 	default:
 		p.newline(depth)
 		p.simple(s, depth)
