@@ -90,6 +90,9 @@ func (k *kernel) layOut(l lazySite, depth int) wrap {
 	ls.pre = ptx.Laid{Layout: t.pre, Vals: ls.ids[:]}
 	ls.post = ptx.Laid{Layout: t.post, Vals: ls.ids[:]}
 	ls.stmts = [2]ptx.Stmt{&ls.pre, &ls.post}
+	if m.fillHook != nil {
+		m.fillHook(ls.ids[:])
+	}
 	return wrap{pre: ls.stmts[0:1], post: ls.stmts[1:2]}
 }
 

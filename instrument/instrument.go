@@ -87,6 +87,7 @@ type module struct {
 	fast     bool
 	tpls     map[tplKey]*siteTpl
 	laid     map[codeKey][2]code
+	fillHook func(ids []int64) // tests: sees (and may change) each laid site's ids
 	warnings []string
 	firstPos token.Position
 }

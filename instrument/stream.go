@@ -45,6 +45,9 @@ type StreamOptions struct {
 	// module-level declarations (header directives, .file entries,
 	// variables) and returns Options.Resources.
 	Resources func(header *ptx.File) map[string]Resources
+	// fillHook (tests) is called with the ids of every site laid out
+	// from a template, which it may change (fastpath.go).
+	fillHook func(ids []int64)
 }
 
 // notStreamed wraps ErrNotStreamed with the reason.
@@ -97,6 +100,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	if so.Resources != nil {
 		m.opts.Resources = so.Resources(facts)
 	}
+	m.fillHook = so.fillHook
 	return streamWrite(w, name, m, facts, tf, src, cuts, fns, pl, check)
 }
 
@@ -475,7 +479,7 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) (int, erro
 		// interned instructions (which hold every site's id) are the
 		// segment's own, so that they go with it.
 		shared: g.shared, insts: st.insts, opcodes: g.opcodes,
-		fast: g.fast, tpls: g.tpls, laid: g.laid}
+		fast: g.fast, tpls: g.tpls, laid: g.laid, fillHook: g.fillHook}
 	if len(m.insts) > 1<<12 {
 		m.insts = map[string]*ptx.Instruction{} // a large segment's table goes with it
 	}
