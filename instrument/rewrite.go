@@ -463,26 +463,31 @@ func (k *kernel) rewrite() {
 	if !m.addr64 {
 		bufType = ptx.U32
 	}
+	// The added parameters, spliced into the header at once (AddParam);
+	// the .maxnreg goes after the header, which commutes with them.
+	var params []*ptx.VarDecl
+	add := func(t ptx.Type, name string) int {
+		params = append(params, &ptx.VarDecl{Type: t, TypeName: t.String(), Names: []ptx.Declarator{{Name: name, Range: -1}}})
+		return len(k.fn.Params) + len(params) - 1
+	}
 	if k.isFunc {
-		k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamFuncA0, Range: -1}}})
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamFuncLim, Range: -1}}})
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamFuncDummy, Range: -1}}})
+		add(bufType, ParamFuncA0)
+		add(ptx.U32, ParamFuncLim)
+		add(ptx.U32, ParamFuncDummy)
 	} else {
-		k.paramBuf = len(k.fn.Params)
-		k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamBuf, Range: -1}}})
+		k.paramBuf = add(bufType, ParamBuf)
 	}
 	if k.useDummy && !k.isFunc {
-		k.paramDummy = len(k.fn.Params)
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamDummy, Range: -1}}})
+		k.paramDummy = add(ptx.U32, ParamDummy)
 	}
 	if k.maxnreg > 0 && !k.isFunc {
 		k.fn.AddPerf(&ptx.Directive{Name: ".maxnreg", Args: []ptx.Token{ptx.Tok(ptx.INT, strconv.Itoa(k.maxnreg))}})
 	}
 	if k.staged && !k.isFunc {
-		k.paramStage = len(k.fn.Params)
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageOff, Range: -1}}})
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageRecs, Range: -1}}})
+		k.paramStage = add(ptx.U32, ParamStageOff)
+		add(ptx.U32, ParamStageRecs)
 	}
+	k.fn.AddParam(params...)
 
 	before := map[*ptx.Instruction]code{}
 	after := map[*ptx.Instruction]code{}
