@@ -26,7 +26,8 @@ import (
 // the whole module (functions' first, then kernels', in file order), the
 // staging declaration before the first function and every output line
 // counted from the start of the output. Memory is the input, the
-// manifest and one segment's tree and output.
+// manifest and one segment's tree and output (written in chunks of
+// streamChunk bytes).
 //
 // Stream refuses (ErrNotStreamed, before or after writing part of the
 // output) what it does not handle the way Instrument does, so that the
@@ -399,10 +400,12 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 		next.kernID += 2 * uint32(kernSites)
 		next.kernReg += uint32(kernSites)
 		st.seed = next
-		if _, err := hw.Write(buf.Bytes()); err != nil {
-			return nil, err
+		if buf.Len() >= streamChunk {
+			if _, err := hw.Write(buf.Bytes()); err != nil {
+				return nil, err
+			}
+			buf.Reset()
 		}
-		buf.Reset()
 		lo = hi
 	}
 	if err := dp.Close(); err != nil {
@@ -423,6 +426,11 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 	}
 	return &Result{Manifest: man, Warnings: unchangedWarnings(st.unchanged, "no sites")}, nil
 }
+
+// streamChunk is how much output streamWrite gathers (whole segments)
+// before handing it to the writer and the hash: a write per segment
+// would cost a system call per function.
+const streamChunk = 256 << 10
 
 // streamState is the second pass's state across segments.
 type streamState struct {
