@@ -30,7 +30,7 @@ func WriteManifest(w io.Writer, man *manifest.Manifest) error {
 	if i < 0 {
 		return errors.New("manifest: internal error: no kernels field")
 	}
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, streamChunk) // a write per 4 KiB would cost a system call each
 	bw.Write(hb.Bytes()[:i+len(empty)-1]) // up to "["
 	var b []byte
 	for k := range man.Kernels {
