@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -539,8 +540,7 @@ func (k *kernel) rewrite() {
 			if isCall(in) && m.traced != nil {
 				out = append(out, m.intern(k.passContext(in))...)
 			}
-			fx := ptx.FactsOf(in)
-			if !k.isFunc && (fx.Return || in.Op != nil && in.Op.Name == "exit") {
+			if !k.isFunc && mayExit(in) && (ptx.FactsOf(in).Return || in.Op != nil && in.Op.Name == "exit") {
 				// Every exit goes through the flush block.
 				br := ptx.NewInstruction("bra", ptx.Reg("$__pt_exit"))
 				br.Guard, br.GuardNeg = in.Guard, in.GuardNeg
@@ -589,6 +589,12 @@ func (k *kernel) rewrite() {
 	nb = append(nb, body[i:]...)
 	nb = append(nb, tail...)
 	k.fn.Body.Stmts = nb
+}
+
+// mayExit reports whether in may be a ret or an exit, before asking its
+// facts (only "ret…" has the Return fact): most instructions are not.
+func mayExit(in *ptx.Instruction) bool {
+	return in.Op == nil || in.Op.Text == "" || in.Op.Name == "exit" || strings.HasPrefix(in.Op.Text, "ret")
 }
 
 // codeKey selects the prologue and exit block of a rewritten function:
