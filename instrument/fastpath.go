@@ -153,3 +153,25 @@ func (m *module) laidShared(key codeKey, pro, tail code) (code, code) {
 	}
 	return l[0], l[1]
 }
+
+// maxFacts bounds the facts cache (distinct opcodes: a module's parses
+// share one decoded opcode per spelling, so a few hundred).
+const maxFacts = 1 << 12
+
+// factsOf is ptx.FactsOf(in), remembered per decoded opcode: the facts
+// are a function of the opcode alone, which is read-only once decoded,
+// and the passes ask them of every instruction several times.
+func (m *module) factsOf(in *ptx.Instruction) ptx.Facts {
+	if in.Op == nil {
+		return ptx.FactsOf(in)
+	}
+	if fx, ok := m.fx[in.Op]; ok {
+		return fx
+	}
+	if m.fx == nil || len(m.fx) >= maxFacts {
+		m.fx = make(map[*ptx.Opcode]ptx.Facts)
+	}
+	fx := ptx.FactsOf(in)
+	m.fx[in.Op] = fx
+	return fx
+}

@@ -87,7 +87,8 @@ type module struct {
 	fast     bool
 	tpls     map[tplKey]*siteTpl
 	laid     map[codeKey][2]code
-	fillHook func(ids []int64) // tests: sees (and may change) each laid site's ids
+	fillHook func(ids []int64)         // tests: sees (and may change) each laid site's ids
+	fx       map[*ptx.Opcode]ptx.Facts // factsOf's cache
 	warnings []string
 	firstPos token.Position
 }

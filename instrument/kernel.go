@@ -114,7 +114,7 @@ func (k *kernel) collect() {
 		if m.opts.NoLoads {
 			return
 		}
-		fx := ptx.FactsOf(in)
+		fx := m.factsOf(in)
 		if !isSiteOp(in, fx) {
 			return
 		}

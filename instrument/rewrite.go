@@ -857,7 +857,7 @@ func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
 				if fast[st] {
 					cur = append(cur, st)
 				}
-				if breaksGroup(st) || regionAt[st] {
+				if breaksGroup(st, k.m.factsOf(st)) || regionAt[st] {
 					end()
 				}
 			}
@@ -871,11 +871,10 @@ func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
 // breaksGroup: after this instruction the lanes that execute the next one
 // may differ (control flow, a thread that stops) or regroup (barriers,
 // warp-synchronous collectives, which reconverge diverged lanes on sm_70+).
-func breaksGroup(in *ptx.Instruction) bool {
+func breaksGroup(in *ptx.Instruction, fx ptx.Facts) bool {
 	if in.Op == nil {
 		return true
 	}
-	fx := ptx.FactsOf(in)
 	return !fx.Known || fx.Branch || fx.Call || fx.Return || fx.Exit || fx.EndsBlock ||
 		fx.Barrier || fx.Sync || fx.Wait || in.Op.Name == "activemask"
 }

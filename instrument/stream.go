@@ -335,6 +335,7 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 	m.shared = map[codeKey][2]code{}
 	m.opcodes = map[string]*ptx.Opcode{}
 	m.fast, m.tpls, m.laid = true, map[tplKey]*siteTpl{}, map[codeKey][2]code{}
+	m.fx = map[*ptx.Opcode]ptx.Facts{}
 	sum := sha256.New()
 	hw := io.MultiWriter(w, sum)
 	var buf bytes.Buffer
@@ -487,7 +488,7 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) (int, erro
 		// interned instructions (which hold every site's id) are the
 		// segment's own, so that they go with it.
 		shared: g.shared, insts: st.insts, opcodes: g.opcodes,
-		fast: g.fast, tpls: g.tpls, laid: g.laid, fillHook: g.fillHook}
+		fast: g.fast, tpls: g.tpls, laid: g.laid, fillHook: g.fillHook, fx: g.fx}
 	if len(m.insts) > 1<<12 {
 		m.insts = map[string]*ptx.Instruction{} // a large segment's table goes with it
 	}
