@@ -31,7 +31,12 @@ type lazySite struct {
 	grouped bool
 }
 
-// tplKey is a load site's shape: what loadCode reads besides the ids.
+// tplKey is a load site's shape: what loadCode reads besides the ids
+// (through readTimer, groupedSite, dummy, record, reserve, recordAddr
+// and storeAt; of the destination registers, dummy reads the first).
+// Whatever these come to read of the kernel or the site must be added
+// here: the check in template only varies the ids, and
+// TestFastSameAsTree compares with the tree path.
 type tplKey struct {
 	isFunc, staged, useDummy bool
 	mode                     string
