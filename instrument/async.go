@@ -282,7 +282,7 @@ func (k *kernel) collectAsync(selected func(in *ptx.Instruction, sp string) (sit
 		if !ok {
 			continue
 		}
-		kind := asyncKind(in, ptx.FactsOf(in))
+		kind := asyncKind(in, k.m.factsOf(in))
 		if kind == asyncNone {
 			continue
 		}

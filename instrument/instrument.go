@@ -77,10 +77,18 @@ type module struct {
 	// shared holds the prologue and exit block per codeKey (sharedCode);
 	// opcodes the decoded opcode per spelling of generated instructions,
 	// insts the generated instruction per text (intern).
-	shared   map[codeKey][2]code
-	opcodes  map[string]*ptx.Opcode
-	parsed   map[string]*ptx.Opcode // Stream: the opcodes its parses decoded (ptx.ParseRangeShared)
-	insts    map[string]*ptx.Instruction
+	shared  map[codeKey][2]code
+	opcodes map[string]*ptx.Opcode
+	parsed  map[string]*ptx.Opcode // Stream: the opcodes its parses decoded (ptx.ParseRangeShared)
+	insts   map[string]*ptx.Instruction
+	// fast: lay out load sites' probe code and the shared code from
+	// templates (fastpath.go; Stream), made once per shape in tpls and
+	// per codeKey in laid.
+	fast     bool
+	tpls     map[tplKey]*siteTpl
+	laid     map[codeKey][2]code
+	fillHook func(ids []int64)         // tests: sees (and may change) each laid site's ids
+	fx       map[*ptx.Opcode]ptx.Facts // factsOf's cache
 	warnings []string
 	firstPos token.Position
 }

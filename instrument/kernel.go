@@ -107,13 +107,14 @@ func (k *kernel) collect() {
 	m := k.m
 	var loc ptx.Loc
 	has := false
+	k.insts = make([]instLoc, 0, countInsts(k.fn.Body))
 	k.walk(k.fn.Body, &loc, &has, func(in *ptx.Instruction) {
 		line := m.line(in.Pos())
 		k.insts = append(k.insts, instLoc{in, line, loc, has})
 		if m.opts.NoLoads {
 			return
 		}
-		fx := ptx.FactsOf(in)
+		fx := m.factsOf(in)
 		if !isSiteOp(in, fx) {
 			return
 		}
@@ -486,6 +487,20 @@ func (k *kernel) assignIDs() {
 		pw.id = m.nextID
 		m.nextID++
 	}
+}
+
+// countInsts counts the instructions of b (nested blocks included).
+func countInsts(b *ptx.Block) int {
+	n := 0
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *ptx.Block:
+			n += countInsts(s)
+		case *ptx.Instruction:
+			n++
+		}
+	}
+	return n
 }
 
 func (k *kernel) collectInsts() {

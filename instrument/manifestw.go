@@ -30,8 +30,8 @@ func WriteManifest(w io.Writer, man *manifest.Manifest) error {
 	if i < 0 {
 		return errors.New("manifest: internal error: no kernels field")
 	}
-	bw := bufio.NewWriter(w)
-	bw.Write(hb.Bytes()[:i+len(empty)-1]) // up to "["
+	bw := bufio.NewWriterSize(w, streamChunk) // a write per 4 KiB would cost a system call each
+	bw.Write(hb.Bytes()[:i+len(empty)-1])     // up to "["
 	var b []byte
 	for k := range man.Kernels {
 		var err error

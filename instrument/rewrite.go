@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -463,26 +464,31 @@ func (k *kernel) rewrite() {
 	if !m.addr64 {
 		bufType = ptx.U32
 	}
+	// The added parameters, spliced into the header at once (AddParam);
+	// the .maxnreg goes after the header, which commutes with them.
+	var params []*ptx.VarDecl
+	add := func(t ptx.Type, name string) int {
+		params = append(params, &ptx.VarDecl{Type: t, TypeName: t.String(), Names: []ptx.Declarator{{Name: name, Range: -1}}})
+		return len(k.fn.Params) + len(params) - 1
+	}
 	if k.isFunc {
-		k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamFuncA0, Range: -1}}})
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamFuncLim, Range: -1}}})
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamFuncDummy, Range: -1}}})
+		add(bufType, ParamFuncA0)
+		add(ptx.U32, ParamFuncLim)
+		add(ptx.U32, ParamFuncDummy)
 	} else {
-		k.paramBuf = len(k.fn.Params)
-		k.fn.AddParam(&ptx.VarDecl{Type: bufType, TypeName: bufType.String(), Names: []ptx.Declarator{{Name: ParamBuf, Range: -1}}})
+		k.paramBuf = add(bufType, ParamBuf)
 	}
 	if k.useDummy && !k.isFunc {
-		k.paramDummy = len(k.fn.Params)
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamDummy, Range: -1}}})
+		k.paramDummy = add(ptx.U32, ParamDummy)
 	}
 	if k.maxnreg > 0 && !k.isFunc {
 		k.fn.AddPerf(&ptx.Directive{Name: ".maxnreg", Args: []ptx.Token{ptx.Tok(ptx.INT, strconv.Itoa(k.maxnreg))}})
 	}
 	if k.staged && !k.isFunc {
-		k.paramStage = len(k.fn.Params)
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageOff, Range: -1}}})
-		k.fn.AddParam(&ptx.VarDecl{Type: ptx.U32, TypeName: ".u32", Names: []ptx.Declarator{{Name: ParamStageRecs, Range: -1}}})
+		k.paramStage = add(ptx.U32, ParamStageOff)
+		add(ptx.U32, ParamStageRecs)
 	}
+	k.fn.AddParam(params...)
 
 	before := map[*ptx.Instruction]code{}
 	after := map[*ptx.Instruction]code{}
@@ -508,31 +514,33 @@ func (k *kernel) rewrite() {
 	}
 	sites := k.siteCode(after)
 	for _, s := range k.sites { // in site order: the first of equal instructions is the one kept
-		if w, ok := sites[s.in]; ok {
-			sites[s.in] = wrap{m.intern(w.pre), m.intern(w.post)}
+		if w, ok := sites[s.in]; ok && w.lazy.s == nil {
+			sites[s.in] = wrap{pre: m.intern(w.pre), post: m.intern(w.post)}
 		}
 	}
 
-	var fix func(b *ptx.Block)
-	fix = func(b *ptx.Block) {
+	var fix func(b *ptx.Block, depth int)
+	fix = func(b *ptx.Block, depth int) {
 		out := make([]ptx.Stmt, 0, len(b.Stmts))
 		for _, st := range b.Stmts {
 			in, ok := st.(*ptx.Instruction)
 			if !ok {
 				if blk, ok := st.(*ptx.Block); ok {
-					fix(blk)
+					fix(blk, depth+1)
 				}
 				out = append(out, st)
 				continue
 			}
 			out = append(out, before[in]...)
 			w := sites[in]
+			if w.lazy.s != nil {
+				w = k.layOut(w.lazy, depth)
+			}
 			out = append(out, w.pre...)
 			if isCall(in) && m.traced != nil {
 				out = append(out, m.intern(k.passContext(in))...)
 			}
-			fx := ptx.FactsOf(in)
-			if !k.isFunc && (fx.Return || in.Op != nil && in.Op.Name == "exit") {
+			if !k.isFunc && mayExit(in) && (ptx.FactsOf(in).Return || in.Op != nil && in.Op.Name == "exit") {
 				// Every exit goes through the flush block.
 				br := ptx.NewInstruction("bra", ptx.Reg("$__pt_exit"))
 				br.Guard, br.GuardNeg = in.Guard, in.GuardNeg
@@ -546,7 +554,7 @@ func (k *kernel) rewrite() {
 		}
 		b.Stmts = out
 	}
-	fix(k.fn.Body)
+	fix(k.fn.Body, 1)
 
 	extra, joined, pipe := 0, 0, 0 // the async begin timestamp registers, the joined-site flag, run-time pairing
 	for _, pw := range k.pipeWaits {
@@ -565,6 +573,9 @@ func (k *kernel) rewrite() {
 		}
 	}
 	pro, tail := m.sharedCode(k, extra, joined, pipe)
+	if m.fast {
+		pro, tail = m.laidShared(codeKey{k.isFunc, k.useDummy, k.staged, extra, joined, pipe}, pro, tail)
+	}
 	// Declarations first: the prologue goes after the kernel's own leading
 	// declarations, so that every register it could shadow is declared.
 	body := k.fn.Body.Stmts
@@ -578,6 +589,12 @@ func (k *kernel) rewrite() {
 	nb = append(nb, body[i:]...)
 	nb = append(nb, tail...)
 	k.fn.Body.Stmts = nb
+}
+
+// mayExit reports whether in may be a ret or an exit, before asking its
+// facts (only "ret…" has the Return fact): most instructions are not.
+func mayExit(in *ptx.Instruction) bool {
+	return in.Op == nil || in.Op.Text == "" || in.Op.Name == "exit" || strings.HasPrefix(in.Op.Text, "ret")
 }
 
 // codeKey selects the prologue and exit block of a rewritten function:
@@ -699,8 +716,13 @@ func appendOperandKey(b []byte, o *ptx.Operand) []byte {
 	return append(b, ')')
 }
 
-// wrap is the probe code around one site: before and after its access.
-type wrap struct{ pre, post code }
+// wrap is the probe code around one site: before and after its access,
+// or (lazy) a load site whose code fix lays out from a template
+// (fastpath.go).
+type wrap struct {
+	pre, post code
+	lazy      lazySite
+}
 
 // siteCode builds the probe code of every site; an async site's end code
 // goes into after, at its wait.
@@ -737,24 +759,37 @@ func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]
 			sites[s.in] = w
 			continue
 		}
-		k.readTimer(&w.pre, 1)
-		if g, ok := groups[s.in]; ok {
-			k.groupedSite(&w.pre, &w.post, s, g)
-			sites[s.in] = w
+		g, grouped := groups[s.in]
+		if m.fast {
+			// Laid out at its depth by fix (fastpath.go).
+			sites[s.in] = wrap{lazy: lazySite{s: s, g: g, grouped: grouped}}
 			continue
 		}
-		switch s.mode {
-		case manifest.ModeFence:
-			k.op(&w.post, m.fence)
-		case manifest.ModeDummy:
-			k.dummy(&w.post, s.elems)
-		}
-		k.readTimer(&w.post, 2)
-		k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
-		sites[s.in] = w
+		sites[s.in] = k.loadCode(s, g, grouped)
 	}
 	k.pipeCode(sites, after)
 	return sites
+}
+
+// loadCode is the probe code of a load site (not an async copy), in
+// group position g when grouped.
+func (k *kernel) loadCode(s *site, g groupPos, grouped bool) wrap {
+	m := k.m
+	var w wrap
+	k.readTimer(&w.pre, 1)
+	if grouped {
+		k.groupedSite(&w.pre, &w.post, s, g)
+		return w
+	}
+	switch s.mode {
+	case manifest.ModeFence:
+		k.op(&w.post, m.fence)
+	case manifest.ModeDummy:
+		k.dummy(&w.post, s.elems)
+	}
+	k.readTimer(&w.post, 2)
+	k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
+	return w
 }
 
 func isDeclOrComment(s ptx.Stmt) bool {
@@ -822,7 +857,7 @@ func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
 				if fast[st] {
 					cur = append(cur, st)
 				}
-				if breaksGroup(st) || regionAt[st] {
+				if breaksGroup(st, k.m.factsOf(st)) || regionAt[st] {
 					end()
 				}
 			}
@@ -836,11 +871,10 @@ func (k *kernel) siteGroups() map[*ptx.Instruction]groupPos {
 // breaksGroup: after this instruction the lanes that execute the next one
 // may differ (control flow, a thread that stops) or regroup (barriers,
 // warp-synchronous collectives, which reconverge diverged lanes on sm_70+).
-func breaksGroup(in *ptx.Instruction) bool {
+func breaksGroup(in *ptx.Instruction, fx ptx.Facts) bool {
 	if in.Op == nil {
 		return true
 	}
-	fx := ptx.FactsOf(in)
 	return !fx.Known || fx.Branch || fx.Call || fx.Return || fx.Exit || fx.EndsBlock ||
 		fx.Barrier || fx.Sync || fx.Wait || in.Op.Name == "activemask"
 }

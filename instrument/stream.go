@@ -26,7 +26,8 @@ import (
 // the whole module (functions' first, then kernels', in file order), the
 // staging declaration before the first function and every output line
 // counted from the start of the output. Memory is the input, the
-// manifest and one segment's tree and output.
+// manifest and one segment's tree and output (written in chunks of
+// streamChunk bytes).
 //
 // Stream refuses (ErrNotStreamed, before or after writing part of the
 // output) what it does not handle the way Instrument does, so that the
@@ -45,6 +46,9 @@ type StreamOptions struct {
 	// module-level declarations (header directives, .file entries,
 	// variables) and returns Options.Resources.
 	Resources func(header *ptx.File) map[string]Resources
+	// fillHook (tests) is called with the ids of every site laid out
+	// from a template, which it may change (fastpath.go).
+	fillHook func(ids []int64)
 }
 
 // notStreamed wraps ErrNotStreamed with the reason.
@@ -97,6 +101,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	if so.Resources != nil {
 		m.opts.Resources = so.Resources(facts)
 	}
+	m.fillHook = so.fillHook
 	return streamWrite(w, name, m, facts, tf, src, cuts, fns, pl, check)
 }
 
@@ -329,6 +334,8 @@ func planSegments(fns []fnInfo, badCall bool, pieces int) (streamPlan, error) {
 func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int, fns []fnInfo, pl streamPlan, check *ptx.Checker) (*Result, error) {
 	m.shared = map[codeKey][2]code{}
 	m.opcodes = map[string]*ptx.Opcode{}
+	m.fast, m.tpls, m.laid = true, map[tplKey]*siteTpl{}, map[codeKey][2]code{}
+	m.fx = map[*ptx.Opcode]ptx.Facts{}
 	sum := sha256.New()
 	hw := io.MultiWriter(w, sum)
 	var buf bytes.Buffer
@@ -394,10 +401,12 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 		next.kernID += 2 * uint32(kernSites)
 		next.kernReg += uint32(kernSites)
 		st.seed = next
-		if _, err := hw.Write(buf.Bytes()); err != nil {
-			return nil, err
+		if buf.Len() >= streamChunk {
+			if _, err := hw.Write(buf.Bytes()); err != nil {
+				return nil, err
+			}
+			buf.Reset()
 		}
-		buf.Reset()
 		lo = hi
 	}
 	if err := dp.Close(); err != nil {
@@ -418,6 +427,11 @@ func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token
 	}
 	return &Result{Manifest: man, Warnings: unchangedWarnings(st.unchanged, "no sites")}, nil
 }
+
+// streamChunk is how much output streamWrite gathers (whole segments)
+// before handing it to the writer and the hash: a write per segment
+// would cost a system call per function.
+const streamChunk = 256 << 10
 
 // streamState is the second pass's state across segments.
 type streamState struct {
@@ -473,7 +487,8 @@ func (st *streamState) segment(seg *ptx.File, traced map[string]bool) (int, erro
 		// shared by the whole module, as when instrumented whole; the
 		// interned instructions (which hold every site's id) are the
 		// segment's own, so that they go with it.
-		shared: g.shared, insts: st.insts, opcodes: g.opcodes}
+		shared: g.shared, insts: st.insts, opcodes: g.opcodes,
+		fast: g.fast, tpls: g.tpls, laid: g.laid, fillHook: g.fillHook, fx: g.fx}
 	if len(m.insts) > 1<<12 {
 		m.insts = map[string]*ptx.Instruction{} // a large segment's table goes with it
 	}

@@ -385,6 +385,9 @@ func (p *printer) simple(n Node, depth int) {
 		p.instruction(in, ts, depth)
 		return
 	}
+	if p.copySpan(ts, nil) {
+		return
+	}
 	for i, n := 0, ts.Len(); i < n; i++ {
 		if i > 0 && p.prev.lineComment {
 			p.newline(depth + 1)
@@ -409,6 +412,9 @@ func (p *printer) instruction(in *Instruction, ts Toks, depth int) {
 			}
 			return
 		}
+	}
+	if p.copySpan(ts, in) {
+		return
 	}
 	start, flushed := -1, -1
 	afterOp := false
@@ -440,6 +446,37 @@ func (p *printer) instruction(in *Instruction, ts Toks, depth int) {
 		}
 		p.tails[ts.list] = tail{text: bytes.Clone(p.buf[start:]), prev: p.prev}
 	}
+}
+
+// copySpan prints ts when it is a span of the printed file's own token
+// table whose tokens after the first are separated by blanks only, and
+// reports whether it did: the first token is emitted (with whatever
+// separator emit gives it), in told its line, and the rest is the source
+// text from the first token's end to the last one's, which is what
+// emitting each of them prints (a source token after a source token is
+// preceded by the blanks between them, whatever separator was pending).
+func (p *printer) copySpan(ts Toks, in *Instruction) bool {
+	t := ts.tab
+	if t == nil || ts.list != nil || p.src == "" || ts.hi-ts.lo < 2 || t.base != p.base || t.src != p.src {
+		return false
+	}
+	raw := t.raw[ts.lo:ts.hi]
+	for i := 1; i < len(raw); i++ {
+		end := raw[i-1].off + raw[i-1].n
+		if raw[i].n == 0 || raw[i-1].n == 0 || raw[i].off < end || !allSpace(p.src[end:raw[i].off]) {
+			return false
+		}
+	}
+	p.emit(t.token(int(ts.lo)))
+	if in != nil {
+		p.told(in)
+	}
+	from, last := raw[0].off+raw[0].n, raw[len(raw)-1]
+	to := last.off + last.n
+	p.buf = append(p.buf, p.src[from:to]...)
+	p.last = int(to)
+	p.prev = prevOf(t.token(int(ts.hi) - 1))
+	return true
 }
 
 // told tells onInst the line of the instruction whose first token was
@@ -579,6 +616,8 @@ func (p *printer) stmt(s Stmt, depth int) {
 	case *BadStmt:
 		p.newline(depth)
 		p.bad(s.Toks)
+	case *Laid:
+		p.laid(s, depth)
 	default:
 		p.newline(depth)
 		p.simple(s, depth)

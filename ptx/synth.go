@@ -186,13 +186,16 @@ func (fn *Function) headerTokens() []Token {
 	return ts
 }
 
-// AddParam appends a parameter to fn, keeping the rest of a parsed header's
-// layout: the new parameter's tokens are spliced in before the ')' that
-// closes the parameter list.
-func (fn *Function) AddParam(d *VarDecl) {
-	d.Space = SpaceParam
-	fn.Params = append(fn.Params, d)
-	if fn.Toks.IsZero() {
+// AddParam appends parameters to fn, keeping the rest of a parsed header's
+// layout: the new parameters' tokens are spliced in before the ')' that
+// closes the parameter list (one splice for all of them).
+func (fn *Function) AddParam(ds ...*VarDecl) {
+	had := len(fn.Params)
+	for _, d := range ds {
+		d.Space = SpaceParam
+		fn.Params = append(fn.Params, d)
+	}
+	if fn.Toks.IsZero() || len(ds) == 0 {
 		return
 	}
 	toks := fn.Toks.Slice()
@@ -219,10 +222,12 @@ func (fn *Function) AddParam(d *VarDecl) {
 			depth--
 			if depth == 0 {
 				var ins []Token
-				if len(fn.Params) > 1 {
-					ins = append(ins, Tok(COMMA, ","))
+				for j, d := range ds {
+					if had+j > 0 {
+						ins = append(ins, Tok(COMMA, ","))
+					}
+					ins = paramTokens(ins, d)
 				}
-				ins = paramTokens(ins, d)
 				nt := make([]Token, 0, len(toks)+len(ins))
 				nt = append(nt, toks[:i]...)
 				nt = append(nt, ins...)
