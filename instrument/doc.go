@@ -49,6 +49,9 @@
 // stays outside the measured interval: the lowest active lane reserves
 // slots with one atomic add on the warp's count and writes 16-byte records
 // that fit; the count always goes up (overflow is counted, never written).
+// A probe that waits for completion selects that lane (register work only)
+// before its begin read, so that after completion only the atomic, the
+// address arithmetic and the stores remain (records.go).
 // The count and records live in the warp's slot of the dynamic shared
 // staging array __pt_stage (staging auto/shared) or directly in the warp's
 // global segment (staging global, or a launch whose host passes 0 staged

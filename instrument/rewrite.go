@@ -173,20 +173,14 @@ func (k *kernel) readTimer(c *code, n int) {
 // count and writes the records that fit; the count always goes up.
 func (k *kernel) record(c *code, ids []uint32, slots []int) {
 	k.reserve(c, r(1), len(ids))
-	for i, id := range ids {
-		if off, ok := k.recordAddr(c, r(1), i, a(2), 3); ok {
-			k.storeAt(c, a(2), off, 3, id, slots[i])
-		}
-	}
+	k.storeRecords(c, ids, slots)
 }
 
 // reserve makes the warp's leader lane take n record slots with one atomic
 // on the warp's count (dst = the first; -1 in the other lanes).
 func (k *kernel) reserve(c *code, dst ptx.Operand, n int) {
-	k.leader(c)
-	k.op(c, "mov.u32", dst, imm(-1))
-	k.op(c, "atom.add.u32", dst, addrOff(a(0), 0), imm(int64(n)))
-	c.when(2, false)
+	k.reserveSetup(c, dst)
+	k.reserveAtomic(c, dst, n)
 }
 
 // recordAddr sets predicate pred to "record base+j fits the capacity" and
@@ -776,6 +770,10 @@ func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]
 func (k *kernel) loadCode(s *site, g groupPos, grouped bool) wrap {
 	m := k.m
 	var w wrap
+	early := !grouped && s.mode != manifest.ModeNaive
+	if early {
+		k.reserveSetup(&w.pre, r(1)) // records.go: before the begin read
+	}
 	k.readTimer(&w.pre, 1)
 	if grouped {
 		k.groupedSite(&w.pre, &w.post, s, g)
@@ -788,7 +786,13 @@ func (k *kernel) loadCode(s *site, g groupPos, grouped bool) wrap {
 		k.dummy(&w.post, s.elems)
 	}
 	k.readTimer(&w.post, 2)
-	k.record(&w.post, []uint32{s.beginID, s.endID}, []int{1, 2})
+	ids, slots := []uint32{s.beginID, s.endID}, []int{1, 2}
+	if early {
+		k.reserveAtomic(&w.post, r(1), len(ids))
+		k.storeRecords(&w.post, ids, slots)
+	} else {
+		k.record(&w.post, ids, slots)
+	}
 	return w
 }
 
