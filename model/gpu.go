@@ -510,14 +510,8 @@ func (g *gpu) finishMem() error {
 	g.memPending = false
 	// responses of the horizon before, then of this one
 	end := g.memHorizon - g.mem.icnt
-	for i, sm := range g.sms {
-		for _, r := range g.recv[i] {
-			if r.t < end {
-				return fmt.Errorf("model: internal error: response at %d before epoch end %d", r.t, end)
-			}
-			sm.inbox.push(r)
-		}
-		g.recv[i] = g.recv[i][:0]
+	if err := g.deliverFrom(g.recv, end); err != nil {
+		return err
 	}
 	return g.deliver(end)
 }
@@ -525,15 +519,20 @@ func (g *gpu) finishMem() error {
 // deliver moves the memory side's responses into the SMs' inboxes; none
 // may arrive before end, the end of the epoch the SMs have simulated.
 func (g *gpu) deliver(end Time) error {
-	mem := g.mem
+	return g.deliverFrom(g.mem.out, end)
+}
+
+// deliverFrom moves the responses of lists (one list per SM) into the
+// SMs' inboxes and empties the lists; none may arrive before end.
+func (g *gpu) deliverFrom(lists [][]memResp, end Time) error {
 	for i, sm := range g.sms {
-		for _, r := range mem.out[i] {
+		for _, r := range lists[i] {
 			if r.t < end {
 				return fmt.Errorf("model: internal error: response at %d before epoch end %d", r.t, end)
 			}
 			sm.inbox.push(r)
 		}
-		mem.out[i] = mem.out[i][:0]
+		lists[i] = lists[i][:0]
 	}
 	return nil
 }
