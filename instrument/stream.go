@@ -94,7 +94,7 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 		return nil, notStreamed("%v", err)
 	}
 	m.parsed = map[string]*ptx.Opcode{}
-	fns, badCall, check, err := streamScan(fset, m, facts, tf, src, cuts)
+	fns, badCall, check, err := streamScan(fset, m, facts, tf, src, cuts, so)
 	if err != nil {
 		return nil, err
 	}
@@ -123,20 +123,16 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 // time, keeps the module-level declarations in facts and returns each
 // function's sites and calls, whether a call goes through a register or
 // a prototype, and the Checker, which the second pass gives the pieces
-// the first one leaves to it (fnInfo.later).
-func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int) ([]fnInfo, bool, *ptx.Checker, error) {
+// the first one leaves to it (fnInfo.later). The pieces up to the first
+// function with a body are scanned here; those after it, by workers
+// (scanRest).
+func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int, so StreamOptions) ([]fnInfo, bool, *ptx.Checker, error) {
 	check := ptx.NewChecker(fset, facts)
 	var fns []fnInfo
 	headerDone, badCall := false, false
-	lo := 0
-	for pi, hi := range cuts {
-		if headerDone && plainKernel(src[lo:hi]) {
-			// Nothing the plan needs but the kernel's sites, which only
-			// advance the kernel ids: the second pass counts them.
-			fns = append(fns, fnInfo{entry: true, piece: pi, later: true})
-			lo = hi
-			continue
-		}
+	lo, pi := 0, 0
+	for ; pi < len(cuts) && !headerDone; pi++ {
+		hi := cuts[pi]
 		f, err := ptx.ParseRangeShared(tf, src, lo, hi, 0, m.parsed)
 		if err != nil {
 			return nil, false, nil, notStreamed("parse: %v", err)
@@ -165,27 +161,19 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 					}
 					headerDone = true
 				}
-				fi := fnInfo{name: d.Name, entry: d.Kind == ptx.Entry, piece: pi}
-				k := &kernel{m: m, fn: d, regs: ptx.FunctionRegs(d), isFunc: !fi.entry}
-				if fi.entry || !m.opts.NoLoads {
-					k.collect()
-					fi.sites = len(k.sites)
-				}
-				for _, in := range flatten(d.Body, nil) {
-					if !isCall(in) {
-						continue
-					}
-					callee, direct := callTarget(in)
-					if !direct {
-						badCall = true
-						continue
-					}
-					fi.calls = append(fi.calls, callee)
-				}
+				fi, bad := scanFunc(m, d, pi)
+				badCall = badCall || bad
 				fns = append(fns, fi)
 			}
 		}
 		lo = hi
+	}
+	if pi < len(cuts) {
+		rest, bad, err := scanRest(m, facts, check, tf, src, cuts, pi, so)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		fns, badCall = append(fns, rest...), badCall || bad
 	}
 	if err := check.Err(); err != nil {
 		return nil, false, nil, notStreamed("check: %v", err)
@@ -194,6 +182,29 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 		return nil, false, nil, notStreamed("no functions")
 	}
 	return fns, badCall, check, nil
+}
+
+// scanFunc notes function d's sites (counted with module m's options)
+// and direct callees; bad: it calls through a register or a prototype.
+func scanFunc(m *module, d *ptx.Function, piece int) (fi fnInfo, bad bool) {
+	fi = fnInfo{name: d.Name, entry: d.Kind == ptx.Entry, piece: piece}
+	k := &kernel{m: m, fn: d, regs: ptx.FunctionRegs(d), isFunc: !fi.entry}
+	if fi.entry || !m.opts.NoLoads {
+		k.collect()
+		fi.sites = len(k.sites)
+	}
+	for _, in := range flatten(d.Body, nil) {
+		if !isCall(in) {
+			continue
+		}
+		callee, direct := callTarget(in)
+		if !direct {
+			bad = true
+			continue
+		}
+		fi.calls = append(fi.calls, callee)
+	}
+	return fi, bad
 }
 
 // plainKernel reports whether piece (one of Split's) holds only comments

@@ -416,3 +416,174 @@ func (st *streamState) print(m *module, owner map[*ptx.Instruction]*kernel) erro
 	}
 	return st.mapSegment(m, owner)
 }
+
+// scanBatch is consecutive pieces of the first pass that one worker
+// scans, and what it found, for the printer-side merge in order.
+type scanBatch struct {
+	p0, p1  int
+	fns     []fnInfo
+	facts   []ptx.Decl // module-level declarations (directives, variables)
+	checks  []ptx.Decl // for the module's Checker: all but comments, each function with a body as a stand-in (its name)
+	badCall bool
+	crlf    bool // of its last parsed piece
+	parsed  bool // a piece was parsed
+	err     error
+	done    chan struct{}
+}
+
+// scanRest is the first pass over the pieces from p0 on, after the first
+// function with a body (the header is read): workers scan batches of
+// pieces, each function checked by a worker's Checker before it is
+// collected (primed with the module's .version and .target), and the
+// results join facts, the module's Checker (the other declarations, and
+// the functions' names for duplicates) and the function list in order.
+func scanRest(g *module, facts *ptx.File, check *ptx.Checker, tf *token.File, src []byte, cuts []int, p0 int, so StreamOptions) ([]fnInfo, bool, error) {
+	size := so.batch
+	if size <= 0 {
+		size = batchBytes
+	}
+	var batches []*scanBatch
+	for p := p0; p < len(cuts); {
+		q := p
+		for q+1 < len(cuts) && cuts[q]-pieceStart(cuts, p) < size {
+			q++
+		}
+		batches = append(batches, &scanBatch{p0: p, p1: q, done: make(chan struct{})})
+		p = q + 1
+	}
+	var prime []ptx.Decl
+	for _, name := range []string{".version", ".target"} {
+		if d := facts.Directive(name); d != nil {
+			prime = append(prime, d)
+		}
+	}
+	workers := so.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(batches)))
+	parsed := make([]map[string]*ptx.Opcode, workers)
+	quit := make(chan struct{})
+	window := make(chan struct{}, 2*workers)
+	jobs := make(chan *scanBatch)
+	var wg sync.WaitGroup
+	wg.Add(1 + workers)
+	go func() {
+		defer wg.Done()
+		defer close(jobs)
+		for _, b := range batches {
+			select {
+			case window <- struct{}{}:
+			case <-quit:
+				return
+			}
+			select {
+			case jobs <- b:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	for w := range workers {
+		parsed[w] = maps.Clone(g.parsed)
+		go func() {
+			defer wg.Done()
+			mw := *g // its own facts cache
+			mw.parsed, mw.fx = parsed[w], map[*ptx.Opcode]ptx.Facts{}
+			c := ptx.NewChecker(g.fset, facts)
+			for _, d := range prime {
+				c.Decl(d)
+			}
+			for b := range jobs {
+				scanBatchRun(&mw, c, b, tf, src, cuts)
+			}
+		}()
+	}
+	var fns []fnInfo
+	badCall := false
+	err := func() error {
+		defer wg.Wait()
+		defer close(quit)
+		for _, b := range batches {
+			<-b.done
+			if b.err != nil {
+				return b.err
+			}
+			if b.parsed {
+				facts.CRLF = b.crlf
+			}
+			facts.Decls = append(facts.Decls, b.facts...)
+			for _, d := range b.checks {
+				check.Decl(d)
+			}
+			fns = append(fns, b.fns...)
+			badCall = badCall || b.badCall
+			<-window
+		}
+		return nil
+	}()
+	if err != nil {
+		return nil, false, err
+	}
+	for _, p := range parsed { // the opcodes the workers decoded, for the second pass
+		for k, v := range p {
+			if _, ok := g.parsed[k]; !ok {
+				g.parsed[k] = v
+			}
+		}
+	}
+	return fns, badCall, nil
+}
+
+// scanBatchRun scans batch b with module m (a worker's copy) and Checker
+// c (the worker's).
+func scanBatchRun(m *module, c *ptx.Checker, b *scanBatch, tf *token.File, src []byte, cuts []int) {
+	defer close(b.done)
+	for pi := b.p0; pi <= b.p1; pi++ {
+		lo, hi := pieceStart(cuts, pi), cuts[pi]
+		if plainKernel(src[lo:hi]) {
+			// Nothing the plan needs but the kernel's sites, which only
+			// advance the kernel ids: the second pass counts them.
+			b.fns = append(b.fns, fnInfo{entry: true, piece: pi, later: true})
+			continue
+		}
+		f, err := ptx.ParseRangeShared(tf, src, lo, hi, 0, m.parsed)
+		if err != nil {
+			b.err = notStreamed("parse: %v", err)
+			return
+		}
+		b.crlf, b.parsed = f.CRLF, true
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ptx.Comment:
+			case *ptx.Directive:
+				switch d.Name {
+				case ".version", ".target", ".address_size", ".file":
+					b.err = notStreamed("%s after the first function", d.Name)
+					return
+				}
+				b.facts = append(b.facts, d)
+				b.checks = append(b.checks, d)
+			case *ptx.VarDecl:
+				b.facts = append(b.facts, d)
+				b.checks = append(b.checks, d)
+			case *ptx.Function:
+				if d.Body == nil {
+					b.checks = append(b.checks, d)
+					continue
+				}
+				c.Decl(d)
+				if err := c.Err(); err != nil {
+					b.err = notStreamed("check: %v", err)
+					return
+				}
+				b.checks = append(b.checks, &ptx.Function{Kind: d.Kind, Name: d.Name, NamePos: d.NamePos, Body: &ptx.Block{}})
+				fi, bad := scanFunc(m, d, pi)
+				b.badCall = b.badCall || bad
+				b.fns = append(b.fns, fi)
+			default:
+				b.checks = append(b.checks, d)
+			}
+		}
+	}
+}
