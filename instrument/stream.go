@@ -367,7 +367,6 @@ type streamState struct {
 	stage     bool // declare the staging array before the first function
 	staged    bool // declared
 	dp        *ptx.DeclPrinter
-	buf       *bytes.Buffer // the output not yet written
 	kernels   []manifest.Kernel
 	unchanged []named
 }

@@ -1,7 +1,6 @@
 package instrument
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"go/token"
@@ -349,11 +348,11 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 	defer close(quit)
 
 	sum := sha256.New()
-	hw := io.MultiWriter(w, sum)
-	var buf bytes.Buffer
-	dp := ptx.NewDeclPrinter(&buf, facts)
+	cw := newChunkWriter(io.MultiWriter(w, sum))
+	defer cw.close()
+	dp := ptx.NewDeclPrinter(cw, facts)
 	dp.FrozenUnchanged() // generated code is read-only once inserted (intern)
-	st := &streamState{m: g, facts: facts, stage: g.opts.Staging != "global", dp: dp, buf: &buf}
+	st := &streamState{m: g, facts: facts, stage: g.opts.Staging != "global", dp: dp}
 	st.kernels = make([]manifest.Kernel, 0, entries) // one per kernel with a body (a hint)
 	for _, b := range batches {
 		<-b.done
@@ -370,17 +369,16 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 		}
 		b.mods, b.owners, b.later = nil, nil, nil // printed: the trees go
 		<-window
-		if buf.Len() >= streamChunk {
-			if _, err := hw.Write(buf.Bytes()); err != nil {
+		if len(cw.cur) >= streamChunk {
+			if err := cw.handOff(); err != nil {
 				return nil, err
 			}
-			buf.Reset()
 		}
 	}
 	if err := dp.Close(); err != nil {
 		return nil, err
 	}
-	if _, err := hw.Write(buf.Bytes()); err != nil {
+	if err := cw.close(); err != nil {
 		return nil, err
 	}
 	if err := check.Err(); err != nil {
@@ -394,6 +392,79 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 		return nil, fmt.Errorf("%s: internal error: invalid manifest: %w", name, err)
 	}
 	return &Result{Manifest: man, Warnings: unchangedWarnings(st.unchanged, "no sites")}, nil
+}
+
+// chunkWriter gathers the printer's output into chunks, which a
+// goroutine of its own writes and hashes while the printer goes on: at
+// most two chunks wait, and written chunks are used again.
+type chunkWriter struct {
+	cur    []byte
+	out    chan []byte
+	free   chan []byte
+	done   chan struct{}
+	err    error // the writer's first error, read after done or under mu
+	mu     sync.Mutex
+	closed bool
+}
+
+func newChunkWriter(w io.Writer) *chunkWriter {
+	c := &chunkWriter{cur: make([]byte, 0, streamChunk+streamChunk/2), out: make(chan []byte, 2),
+		free: make(chan []byte, 4), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for b := range c.out {
+			c.mu.Lock()
+			failed := c.err != nil
+			c.mu.Unlock()
+			if !failed {
+				if _, err := w.Write(b); err != nil {
+					c.mu.Lock()
+					c.err = err
+					c.mu.Unlock()
+				}
+			}
+			select {
+			case c.free <- b[:0]:
+			default:
+			}
+		}
+	}()
+	return c
+}
+
+// Write adds b to the current chunk.
+func (c *chunkWriter) Write(b []byte) (int, error) {
+	c.cur = append(c.cur, b...)
+	return len(b), nil
+}
+
+// handOff passes the current chunk to the writer and returns its error
+// so far.
+func (c *chunkWriter) handOff() error {
+	c.out <- c.cur
+	select {
+	case c.cur = <-c.free:
+	default:
+		c.cur = make([]byte, 0, streamChunk+streamChunk/2)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// close writes the rest and waits for the writer; it returns its first
+// error. Once closed, close does nothing more.
+func (c *chunkWriter) close() error {
+	if !c.closed {
+		c.closed = true
+		if len(c.cur) > 0 {
+			c.out <- c.cur
+			c.cur = nil
+		}
+		close(c.out)
+		<-c.done
+	}
+	return c.err
 }
 
 // print prints an instrumented segment, after the staging declaration

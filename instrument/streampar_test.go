@@ -76,3 +76,29 @@ func TestStreamWorkers(t *testing.T) {
 	}
 	t.Logf("%d of %d runs streamed", streamed, batches)
 }
+
+// failAfter accepts n bytes, then fails every write.
+type failAfter struct{ n int }
+
+var errFull = errors.New("disk full")
+
+func (f *failAfter) Write(b []byte) (int, error) {
+	if f.n < len(b) {
+		return 0, errFull
+	}
+	f.n -= len(b)
+	return len(b), nil
+}
+
+// TestStreamWriteError: an error of the writer (which a goroutine of its
+// own writes to) is Stream's error, whether it comes while segments are
+// still printed or with the last chunk.
+func TestStreamWriteError(t *testing.T) {
+	src := genModule(2 << 20) // several chunks
+	for _, n := range []int{0, 1000, streamChunk * 3} {
+		_, err := Stream(&failAfter{n: n}, "gen.ptx", src, Options{}, StreamOptions{})
+		if !errors.Is(err, errFull) {
+			t.Errorf("writer failing after %d bytes: err %v, want %v", n, err, errFull)
+		}
+	}
+}
