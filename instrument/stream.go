@@ -25,9 +25,11 @@ import (
 // segment at a time, with ids numbered as Instrument numbers them over
 // the whole module (functions' first, then kernels', in file order), the
 // staging declaration before the first function and every output line
-// counted from the start of the output. Memory is the input, the
-// manifest and one segment's tree and output (written in chunks of
-// streamChunk bytes).
+// counted from the start of the output. Both passes run on workers, a
+// batch of pieces or segments each, and join their results strictly in
+// order (streampar.go): the output does not depend on the number of
+// workers. Memory is the input, the manifest and a few batches' trees
+// and output (written in chunks of streamChunk bytes).
 //
 // Stream refuses (ErrNotStreamed, before or after writing part of the
 // output) what it does not handle the way Instrument does, so that the

@@ -74,7 +74,7 @@ type workerCache struct {
 }
 
 // batchBytes is the input a batch holds at least (unless the module ends).
-const batchBytes = 32 << 10
+const batchBytes = 16 << 10
 
 // streamSegs lists the segments of the second pass in order.
 func streamSegs(cuts []int, fns []fnInfo, pl streamPlan) []streamSeg {
@@ -408,8 +408,8 @@ type chunkWriter struct {
 }
 
 func newChunkWriter(w io.Writer) *chunkWriter {
-	c := &chunkWriter{cur: make([]byte, 0, streamChunk+streamChunk/2), out: make(chan []byte, 2),
-		free: make(chan []byte, 4), done: make(chan struct{})}
+	c := &chunkWriter{cur: make([]byte, 0, streamChunk+streamChunk/2), out: make(chan []byte, 1),
+		free: make(chan []byte, 1), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
 		for b := range c.out {
