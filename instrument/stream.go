@@ -88,8 +88,15 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 		return nil, notStreamed("user regions or --kernel")
 	}
 	fset := token.NewFileSet()
+	// Two scans of the whole text, one beside the other.
+	var cuts []int
+	split := make(chan struct{})
+	go func() {
+		defer close(split)
+		cuts = ptx.Split(src)
+	}()
 	tf := ptx.NewFile(fset, name, src)
-	cuts := ptx.Split(src)
+	<-split
 	facts := &ptx.File{Name: name, Src: src, Tok: tf}
 	m, err := newModule(fset, facts, opts)
 	if err != nil {
