@@ -82,9 +82,11 @@
 //     by calls of traced functions) at a time, writing to an io.Writer:
 //     its output, manifest and warnings are byte for byte Instrument's on
 //     the whole module, or it returns ErrNotStreamed (then the caller
-//     discards what was written and calls Instrument). Its memory is the
-//     input, the manifest and one segment (docs/instrument.md, "Large
-//     modules"). Its first pass does not parse a piece holding only a
+//     discards what was written and calls Instrument). Both passes run
+//     on StreamOptions.Workers goroutines (GOMAXPROCS), a batch of
+//     segments each, joined strictly in order: the output does not
+//     depend on their number. Its memory is the input, the manifest and
+//     a few batches (docs/instrument.md, "Large modules"). Its first pass does not parse a piece holding only a
 //     kernel that calls nothing (plainKernel): the second pass checks it
 //     and counts its sites, and refuses after writing if the first pass
 //     would have. WriteManifest writes Manifest.Write's bytes one kernel

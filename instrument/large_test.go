@@ -329,20 +329,24 @@ func TestWarningsCollapse(t *testing.T) {
 }
 
 // BenchmarkStreamLarge: Stream (parse, instrument, print and write one
-// segment at a time, and the manifest) of a generated 8 MB module (MB/s);
-// PTXTRACE_LARGE_MB sets another size.
+// segment at a time, and the manifest) of a generated 8 MB module (MB/s),
+// with one worker and with GOMAXPROCS; PTXTRACE_LARGE_MB sets another
+// size.
 func BenchmarkStreamLarge(b *testing.B) {
 	src := genModule(largeMB(8 << 20))
-	b.SetBytes(int64(len(src)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		res, err := Stream(io.Discard, "big.ptx", src, Options{}, StreamOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := WriteManifest(io.Discard, res.Manifest); err != nil {
-			b.Fatal(err)
-		}
+	for _, w := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for i := 0; i < b.N; i++ {
+				res, err := Stream(io.Discard, "big.ptx", src, Options{}, StreamOptions{Workers: w})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := WriteManifest(io.Discard, res.Manifest); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -2,12 +2,12 @@ package instrument
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"go/token"
 	"hash"
 	"io"
+	"sync"
 
 	"github.com/ptxtrace/ptxtrace/manifest"
 	"github.com/ptxtrace/ptxtrace/ptx"
@@ -25,9 +25,11 @@ import (
 // segment at a time, with ids numbered as Instrument numbers them over
 // the whole module (functions' first, then kernels', in file order), the
 // staging declaration before the first function and every output line
-// counted from the start of the output. Memory is the input, the
-// manifest and one segment's tree and output (written in chunks of
-// streamChunk bytes).
+// counted from the start of the output. Both passes run on workers, a
+// batch of pieces or segments each, and join their results strictly in
+// order (streampar.go): the output does not depend on the number of
+// workers. Memory is the input, the manifest and a few batches' trees
+// and output (written in chunks of streamChunk bytes).
 //
 // Stream refuses (ErrNotStreamed, before or after writing part of the
 // output) what it does not handle the way Instrument does, so that the
@@ -46,6 +48,13 @@ type StreamOptions struct {
 	// module-level declarations (header directives, .file entries,
 	// variables) and returns Options.Resources.
 	Resources func(header *ptx.File) map[string]Resources
+	// Workers is how many goroutines instrument segments at once
+	// (streampar.go); 0: GOMAXPROCS. The output is the same whatever
+	// the number.
+	Workers int
+	// batch (tests): the input bytes of a batch of segments; 0:
+	// batchBytes.
+	batch int
 	// fillHook (tests) is called with the ids of every site laid out
 	// from a template, which it may change (fastpath.go).
 	fillHook func(ids []int64)
@@ -79,15 +88,22 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 		return nil, notStreamed("user regions or --kernel")
 	}
 	fset := token.NewFileSet()
+	// Two scans of the whole text, one beside the other.
+	var cuts []int
+	split := make(chan struct{})
+	go func() {
+		defer close(split)
+		cuts = ptx.Split(src)
+	}()
 	tf := ptx.NewFile(fset, name, src)
-	cuts := ptx.Split(src)
+	<-split
 	facts := &ptx.File{Name: name, Src: src, Tok: tf}
 	m, err := newModule(fset, facts, opts)
 	if err != nil {
 		return nil, notStreamed("%v", err)
 	}
 	m.parsed = map[string]*ptx.Opcode{}
-	fns, badCall, check, err := streamScan(fset, m, facts, tf, src, cuts)
+	fns, badCall, check, err := streamScan(fset, m, facts, tf, src, cuts, so)
 	if err != nil {
 		return nil, err
 	}
@@ -101,28 +117,31 @@ func Stream(w io.Writer, name string, src []byte, opts Options, so StreamOptions
 	if so.Resources != nil {
 		m.opts.Resources = so.Resources(facts)
 	}
-	m.fillHook = so.fillHook
-	return streamWrite(w, name, m, facts, tf, src, cuts, fns, pl, check)
+	if h := so.fillHook; h != nil {
+		var mu sync.Mutex // the workers lay sites out at once
+		m.fillHook = func(ids []int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			h(ids)
+		}
+	}
+	return streamWrite(w, name, m, facts, tf, src, cuts, fns, pl, check, so)
 }
 
 // streamScan is Stream's first pass: it parses and checks one piece at a
 // time, keeps the module-level declarations in facts and returns each
 // function's sites and calls, whether a call goes through a register or
 // a prototype, and the Checker, which the second pass gives the pieces
-// the first one leaves to it (fnInfo.later).
-func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int) ([]fnInfo, bool, *ptx.Checker, error) {
+// the first one leaves to it (fnInfo.later). The pieces up to the first
+// function with a body are scanned here; those after it, by workers
+// (scanRest).
+func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int, so StreamOptions) ([]fnInfo, bool, *ptx.Checker, error) {
 	check := ptx.NewChecker(fset, facts)
 	var fns []fnInfo
 	headerDone, badCall := false, false
-	lo := 0
-	for pi, hi := range cuts {
-		if headerDone && plainKernel(src[lo:hi]) {
-			// Nothing the plan needs but the kernel's sites, which only
-			// advance the kernel ids: the second pass counts them.
-			fns = append(fns, fnInfo{entry: true, piece: pi, later: true})
-			lo = hi
-			continue
-		}
+	lo, pi := 0, 0
+	for ; pi < len(cuts) && !headerDone; pi++ {
+		hi := cuts[pi]
 		f, err := ptx.ParseRangeShared(tf, src, lo, hi, 0, m.parsed)
 		if err != nil {
 			return nil, false, nil, notStreamed("parse: %v", err)
@@ -151,27 +170,19 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 					}
 					headerDone = true
 				}
-				fi := fnInfo{name: d.Name, entry: d.Kind == ptx.Entry, piece: pi}
-				k := &kernel{m: m, fn: d, regs: ptx.FunctionRegs(d), isFunc: !fi.entry}
-				if fi.entry || !m.opts.NoLoads {
-					k.collect()
-					fi.sites = len(k.sites)
-				}
-				for _, in := range flatten(d.Body, nil) {
-					if !isCall(in) {
-						continue
-					}
-					callee, direct := callTarget(in)
-					if !direct {
-						badCall = true
-						continue
-					}
-					fi.calls = append(fi.calls, callee)
-				}
+				fi, bad := scanFunc(m, d, pi)
+				badCall = badCall || bad
 				fns = append(fns, fi)
 			}
 		}
 		lo = hi
+	}
+	if pi < len(cuts) {
+		rest, bad, err := scanRest(m, facts, check, tf, src, cuts, pi, so)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		fns, badCall = append(fns, rest...), badCall || bad
 	}
 	if err := check.Err(); err != nil {
 		return nil, false, nil, notStreamed("check: %v", err)
@@ -180,6 +191,29 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 		return nil, false, nil, notStreamed("no functions")
 	}
 	return fns, badCall, check, nil
+}
+
+// scanFunc notes function d's sites (counted with module m's options)
+// and direct callees; bad: it calls through a register or a prototype.
+func scanFunc(m *module, d *ptx.Function, piece int) (fi fnInfo, bad bool) {
+	fi = fnInfo{name: d.Name, entry: d.Kind == ptx.Entry, piece: piece}
+	k := &kernel{m: m, fn: d, regs: ptx.FunctionRegs(d), isFunc: !fi.entry}
+	if fi.entry || !m.opts.NoLoads {
+		k.collect()
+		fi.sites = len(k.sites)
+	}
+	for _, in := range flatten(d.Body, nil) {
+		if !isCall(in) {
+			continue
+		}
+		callee, direct := callTarget(in)
+		if !direct {
+			bad = true
+			continue
+		}
+		fi.calls = append(fi.calls, callee)
+	}
+	return fi, bad
 }
 
 // plainKernel reports whether piece (one of Split's) holds only comments
@@ -329,131 +363,30 @@ func planSegments(fns []fnInfo, badCall bool, pieces int) (streamPlan, error) {
 	return streamPlan{traced: traced, join: join, totalFunc: totalFunc}, nil
 }
 
-// streamWrite is Stream's second pass: it parses, instruments and prints
-// one segment at a time into w and returns the result with the manifest.
-func streamWrite(w io.Writer, name string, m *module, facts *ptx.File, tf *token.File, src []byte, cuts []int, fns []fnInfo, pl streamPlan, check *ptx.Checker) (*Result, error) {
-	m.shared = map[codeKey][2]code{}
-	m.opcodes = map[string]*ptx.Opcode{}
-	m.fast, m.tpls, m.laid = true, map[tplKey]*siteTpl{}, map[codeKey][2]code{}
-	m.fx = map[*ptx.Opcode]ptx.Facts{}
-	sum := sha256.New()
-	hw := io.MultiWriter(w, sum)
-	var buf bytes.Buffer
-	dp := ptx.NewDeclPrinter(&buf, facts)
-	dp.FrozenUnchanged() // generated code is read-only once inserted (intern)
-	st := &streamState{m: m, facts: facts, seed: seed{kernID: 2 * pl.totalFunc, kernReg: pl.totalFunc},
-		stage: m.opts.Staging != "global", dp: dp, buf: &buf, insts: map[string]*ptx.Instruction{}}
-	later := make([]bool, len(cuts))
-	entries := 0
-	for _, fi := range fns {
-		if fi.later {
-			later[fi.piece] = true
-		}
-		if fi.entry {
-			entries++
-		}
-	}
-	st.kernels = make([]manifest.Kernel, 0, entries) // one per kernel with a body (a hint)
-	lo, first := 0, 0
-	fi := 0
-	for pi, hi := range cuts {
-		if pl.join[pi] {
-			continue
-		}
-		seg := &ptx.File{Name: name, Src: src, Tok: tf, CRLF: facts.CRLF}
-		for l := lo; first <= pi; first++ {
-			h := cuts[first]
-			f, err := ptx.ParseRangeShared(tf, src, l, h, 0, m.parsed)
-			if err != nil {
-				return nil, notStreamed("parse: %v", err)
-			}
-			if later[first] {
-				if err := checkLater(check, f.Decls); err != nil {
-					return nil, err
-				}
-			}
-			seg.Decls = append(seg.Decls, f.Decls...)
-			l = h
-		}
-		// The segment's functions advance the ids: the functions' by
-		// their sites the first pass counted, the kernels' by those the
-		// segment counts (the same, and the only count for later ones).
-		next := st.seed
-		firstPass, anyLater := 0, false
-		for ; fi < len(fns) && fns[fi].piece <= pi; fi++ {
-			switch {
-			case fns[fi].later:
-				anyLater = true
-			case fns[fi].entry:
-				firstPass += fns[fi].sites
-			default:
-				next.funcID += 2 * uint32(fns[fi].sites)
-				next.funcReg += uint32(fns[fi].sites)
-			}
-		}
-		kernSites, err := st.segment(seg, pl.traced)
-		if err != nil {
-			return nil, notStreamed("%v", err)
-		}
-		if !anyLater && kernSites != firstPass {
-			return nil, fmt.Errorf("%s: internal error: %d kernel sites in a segment, %d in the first pass", name, kernSites, firstPass)
-		}
-		next.kernID += 2 * uint32(kernSites)
-		next.kernReg += uint32(kernSites)
-		st.seed = next
-		if buf.Len() >= streamChunk {
-			if _, err := hw.Write(buf.Bytes()); err != nil {
-				return nil, err
-			}
-			buf.Reset()
-		}
-		lo = hi
-	}
-	if err := dp.Close(); err != nil {
-		return nil, err
-	}
-	if _, err := hw.Write(buf.Bytes()); err != nil {
-		return nil, err
-	}
-	if err := check.Err(); err != nil {
-		return nil, notStreamed("check: %v", err)
-	}
-	if len(st.unchanged) == len(st.kernels) {
-		return nil, notStreamed("no sites")
-	}
-	man := st.manifest(sum)
-	if err := man.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: internal error: invalid manifest: %w", name, err)
-	}
-	return &Result{Manifest: man, Warnings: unchangedWarnings(st.unchanged, "no sites")}, nil
-}
-
 // streamChunk is how much output streamWrite gathers (whole segments)
 // before handing it to the writer and the hash: a write per segment
 // would cost a system call per function.
 const streamChunk = 256 << 10
 
-// streamState is the second pass's state across segments.
+// streamState is the second pass's state across segments, kept by the
+// goroutine that prints them in order (streampar.go).
 type streamState struct {
 	m         *module // module-level facts and options
 	facts     *ptx.File
-	seed      seed
 	stage     bool // declare the staging array before the first function
 	staged    bool // declared
 	dp        *ptx.DeclPrinter
-	buf       *bytes.Buffer               // the segment's output
-	insts     map[string]*ptx.Instruction // the segment's interned instructions (module.insts), emptied for each
 	kernels   []manifest.Kernel
 	unchanged []named
 }
 
-// checkLater checks the declarations of a piece the first pass left to
-// the second (plainKernel), and refuses it unless it is what plainKernel
-// promised: comments and one kernel with a body that calls nothing.
-func checkLater(check *ptx.Checker, decls []ptx.Decl) error {
+// laterShape refuses the declarations of a piece the first pass left to
+// the second (plainKernel) unless they are what plainKernel promised:
+// comments and one kernel with a body that calls nothing. (The Checker
+// sees them in order when the segment is printed.)
+func laterShape(decls []ptx.Decl) error {
 	kernels := 0
 	for _, d := range decls {
-		check.Decl(d)
 		switch d := d.(type) {
 		case *ptx.Comment:
 		case *ptx.Function:
@@ -474,71 +407,6 @@ func checkLater(check *ptx.Checker, decls []ptx.Decl) error {
 		return notStreamed("internal error: a piece taken for one kernel holds %d", kernels)
 	}
 	return nil
-}
-
-// segment instruments, prints and maps one segment; it returns the
-// number of its kernels' sites.
-func (st *streamState) segment(seg *ptx.File, traced map[string]bool) (int, error) {
-	g := st.m
-	m := &module{fset: g.fset, f: seg, facts: st.facts, opts: g.opts, sm: g.sm, target: g.target,
-		ptxMajor: g.ptxMajor, ptxMinor: g.ptxMinor, addr64: g.addr64, fence: g.fence, files: g.files,
-		spaces: g.spaces, firstPos: g.firstPos,
-		// The prologues and exit blocks are read-only once inserted and
-		// shared by the whole module, as when instrumented whole; the
-		// interned instructions (which hold every site's id) are the
-		// segment's own, so that they go with it.
-		shared: g.shared, insts: st.insts, opcodes: g.opcodes,
-		fast: g.fast, tpls: g.tpls, laid: g.laid, fillHook: g.fillHook, fx: g.fx}
-	if len(m.insts) > 1<<12 {
-		m.insts = map[string]*ptx.Instruction{} // a large segment's table goes with it
-	}
-	clear(m.insts) // the previous segment's (printed)
-	st.insts = m.insts
-	s := st.seed
-	m.seed = &s
-	if err := m.collect(); err != nil && !isNoSites(err) {
-		return 0, err
-	}
-	if len(m.warnings) > 0 {
-		return 0, fmt.Errorf("warnings %q", m.warnings)
-	}
-	kernSites := 0
-	for _, k := range m.kernels {
-		kernSites += len(k.sites)
-	}
-	m.tracedNames = traced
-	if _, err := m.transform(); err != nil {
-		return 0, err
-	}
-	// The printer tells the output line of each probed instruction.
-	owner := map[*ptx.Instruction]*kernel{}
-	for _, ks := range [][]*kernel{m.funcs, m.kernels} {
-		for _, k := range ks {
-			k.outLine = map[*ptx.Instruction]int{}
-			for _, s := range k.sites {
-				owner[s.in] = k
-			}
-			for _, u := range k.regions {
-				owner[u.beginAt], owner[u.endAt] = k, k
-			}
-		}
-	}
-	st.dp.OnInstruction(func(in *ptx.Instruction, line int) {
-		if k := owner[in]; k != nil {
-			k.outLine[in] = line
-		}
-	})
-	for _, d := range seg.Decls {
-		if _, ok := d.(*ptx.Function); ok && st.stage && !st.staged {
-			st.dp.Print(stageDecl())
-			st.staged = true
-		}
-		st.dp.Print(d)
-	}
-	if err := st.dp.Flush(); err != nil {
-		return 0, err
-	}
-	return kernSites, st.mapSegment(m, owner)
 }
 
 // mapSegment checks that the printer told the output line of every probed
