@@ -380,10 +380,10 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 	n := len(q.warps)
 	g := p.greedy
 	if g >= 0 {
-		w := q.warps[g]
-		if w.notBefore > now {
-			best = min(best, w.reason)
+		if ws := q.waits[g]; ws.notBefore > now {
+			best = min(best, ws.reason)
 		} else {
+			w := q.warps[g]
 			ok, r := sm.ready(w, q.s)
 			if ok {
 				q.issued = true
