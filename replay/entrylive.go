@@ -220,3 +220,71 @@ func entryKinds() map[uintptr]entryExec {
 	}
 	return m
 }
+
+// entryReuse splits the plan of entryCopy for a warp whose register storage
+// last held the entry frame of a warp with the same index in the same
+// kernel (warp.r0k, warp.r0wi; a CTA's warp slab is reused by later CTAs of
+// the launch, warp i by warp i). Registers initialised at entry that no
+// instruction writes keep their values for the warp's whole life: the
+// template's constants, and the special registers whose value depends only
+// on the launch and the warp's index (%tid, %ntid, %laneid). Such storage
+// already holds them, so only the other runs are copied (always) and only
+// the other special registers filled (fill). ok is false when some
+// instruction writes an initialised register (then nothing is reused).
+func entryReuse(f *fnCode, runs [][2]int32) (always, consts [][2]int32, fill []regInit, ok bool) {
+	written := make(map[int32]bool)
+	for i := range f.code {
+		in := &f.code[i]
+		if in.nd > uint8(len(in.d)) {
+			return nil, nil, nil, false
+		}
+		for _, d := range in.d[:in.nd] {
+			written[d] = true // (a store's d are reads: conservative)
+		}
+	}
+	fixed := make(map[int32]bool) // initialised, never written, not dynamic
+	for _, ri := range f.inits {
+		if written[ri.reg] {
+			return nil, nil, nil, false
+		}
+		fixed[ri.reg] = true
+	}
+	for _, ri := range f.dyn {
+		delete(fixed, ri.reg)
+	}
+	add := func(rs [][2]int32, lo int32) [][2]int32 {
+		if k := len(rs) - 1; k >= 0 && rs[k][1] == lo {
+			rs[k][1] = lo + 32
+			return rs
+		}
+		return append(rs, [2]int32{lo, lo + 32})
+	}
+	tmpl := make(map[int32]bool)
+	for _, ri := range f.inits {
+		if ri.kind != initSpecial {
+			tmpl[ri.reg] = true
+		}
+	}
+	for _, r := range runs {
+		for o := r[0]; o < r[1]; o += 32 {
+			if fixed[o] && tmpl[o] {
+				consts = add(consts, o)
+			} else {
+				always = add(always, o)
+			}
+		}
+	}
+	for _, ri := range f.inits {
+		if ri.kind != initSpecial {
+			continue
+		}
+		switch special(ri.idx) {
+		case srTidX, srTidY, srTidZ, srNtidX, srNtidY, srNtidZ, srLaneid:
+			if fixed[ri.reg] {
+				continue
+			}
+		}
+		fill = append(fill, ri)
+	}
+	return always, consts, fill, true
+}
