@@ -80,13 +80,7 @@ type Kernel struct {
 	// (the other registers are written before they are read: entrylive.go)
 	entryRuns [][2]int32
 	entryPart bool
-	// entryReuse: a warp whose storage last held this kernel's warp of
-	// its index copies only entryAlways and fills only entryFill (the
-	// rest is still there: entryReuse in entrylive.go)
-	entryAlways, entryConsts [][2]int32
-	entryFill                []regInit
-	entryReuse               bool
-	estRegs                  int
+	estRegs   int
 	// model mode with printf: the CTAs created, to collect their output
 	keep   bool
 	kept   []*CTA
@@ -228,9 +222,6 @@ func NewKernel(l Launch) (*Kernel, error) {
 	k.entryRegs = entryTemplate(c.entry, l.Globals)
 	if k.entryRegs != nil {
 		k.entryRuns, k.entryPart = entryCopy(c.entry)
-		if k.entryPart {
-			k.entryAlways, k.entryConsts, k.entryFill, k.entryReuse = entryReuse(c.entry, k.entryRuns)
-		}
 	}
 	k.conc, k.why = concurrentSafe(c)
 	if c.UsesDevRT {

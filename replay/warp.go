@@ -41,11 +41,7 @@ const maxLocalPerThread = 1 << 20
 type warp struct {
 	warpCore
 	warpLanes
-	// r0k, r0wi: regs0 holds the entry frame of kernel r0k's warp of
-	// index r0wi (set by pushFrame; nil: unknown)
-	r0k  *Kernel
-	r0wi int
-	_    [56]byte // a whole number of cache lines (a slab's warps start at line boundaries; TestWarpLayout)
+	_ [8]byte // a whole number of cache lines (a slab's warps start at line boundaries; TestWarpLayout)
 }
 
 // warpLanes are a warp's per-lane slices.
@@ -128,15 +124,6 @@ func initWarp(w *warp, c *CTA, wi int) {
 	w.normalize()
 }
 
-// fillSpecials fills the special registers of f's new frame regs.
-func (w *warp) fillSpecials(f *fnCode, regs []uint64) {
-	for _, ri := range f.inits {
-		if ri.kind == initSpecial {
-			w.fillSpecial(regs[ri.reg:ri.reg+32], special(ri.idx))
-		}
-	}
-}
-
 // ID implements model.Warp.
 func (w *warp) ID() int { return w.id }
 
@@ -174,42 +161,27 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 	default:
 		regs = w.k.entryFrameRegs(n)
 		w.regs0 = regs
-		w.r0k = nil
 	}
 	if t := w.k.entryRegs; len(w.frames) == 0 && fp == 0 && f == w.k.code.entry && len(t) == n {
 		// the entry frame from its template: only the special
 		// registers differ between warps
-		k := w.k
-		switch {
-		case k.entryReuse && w.r0k == k && w.r0wi == w.id:
-			// the storage holds this kernel's warp w.id: its constants
-			// and launch-fixed special registers are still there
-			for _, r := range k.entryAlways {
+		if w.k.entryPart {
+			for _, r := range w.k.entryRuns {
 				copy(regs[r[0]:r[1]], t[r[0]:r[1]])
 			}
-			for _, ri := range k.entryFill {
+		} else {
+			copy(regs, t)
+		}
+		for _, ri := range f.inits {
+			if ri.kind == initSpecial {
 				w.fillSpecial(regs[ri.reg:ri.reg+32], special(ri.idx))
 			}
-		case k.entryPart:
-			for _, r := range k.entryRuns {
-				copy(regs[r[0]:r[1]], t[r[0]:r[1]])
-			}
-			w.fillSpecials(f, regs)
-		default:
-			copy(regs, t)
-			w.fillSpecials(f, regs)
-		}
-		if k.entryReuse {
-			w.r0k, w.r0wi = k, w.id
-		} else {
-			w.r0k = nil
 		}
 		w.activate(f, regs, fp, call, mask)
 		return true
 	}
 	if len(w.frames) == 0 {
 		clear(regs) // (getRegs returns zeroed registers)
-		w.r0k = nil
 	}
 	for _, ri := range f.inits {
 		v := ri.v
