@@ -78,6 +78,7 @@ func NewPolicy(s *Spec, name PolicyName) (IssuePolicy, error) {
 // issue from them. It is valid only during the Issue call.
 type IssueQueue struct {
 	warps   []*warpState
+	waits   []*waitState // waits[j] == warps[j].waitState
 	sm      *smState
 	s       int
 	now     Time        // sm.now during Issue
@@ -168,6 +169,8 @@ func (q *IssueQueue) reportRemoved(p IssuePolicy) {
 func (q *IssueQueue) remove(i int, p IssuePolicy) {
 	copy(q.warps[i:], q.warps[i+1:])
 	q.warps = q.warps[:len(q.warps)-1]
+	copy(q.waits[i:], q.waits[i+1:])
+	q.waits = q.waits[:len(q.waits)-1]
 	if i < 64 && q.sleep>>uint(i)&1 != 0 {
 		q.sleepOK = false
 	}
@@ -318,8 +321,10 @@ func (q *IssueQueue) WaitingForMemory(i int) bool {
 func (q *IssueQueue) MoveToBack(i int) {
 	w := q.warps[i]
 	copy(q.warps[i:], q.warps[i+1:])
+	copy(q.waits[i:], q.waits[i+1:])
 	n := len(q.warps) - 1
 	q.warps[n] = w
+	q.waits[n] = w.waitState
 	slept := i < 64 && q.sleep>>uint(i)&1 != 0
 	q.sleep = dropBit(q.sleep, i)
 	if slept && n < 64 {
@@ -375,10 +380,10 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 	n := len(q.warps)
 	g := p.greedy
 	if g >= 0 {
-		w := q.warps[g]
-		if w.notBefore > now {
-			best = min(best, w.reason)
+		if ws := q.waits[g]; ws.notBefore > now {
+			best = min(best, ws.reason)
 		} else {
+			w := q.warps[g]
 			ok, r := sm.ready(w, q.s)
 			if ok {
 				q.issued = true
@@ -394,23 +399,26 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 			// as such
 		}
 	}
+	waits := q.waits[:n]
 	for j := q.nextAwake(0); j < n; j = q.nextAwake(j + 1) {
-		w := q.warps[j]
-		if w.notBefore > now {
-			best = min(best, w.reason)
-			if w.notBefore == never {
+		// the wait from the SM's dense array: a waiting warp's own
+		// state is not read
+		if ws := waits[j]; ws.notBefore > now {
+			best = min(best, ws.reason)
+			if ws.notBefore == never {
 				if j < 64 {
 					q.sleep |= 1 << uint(j) // until unsleep
-					q.sleepBest = min(q.sleepBest, w.reason)
+					q.sleepBest = min(q.sleepBest, ws.reason)
 				}
 			} else {
-				idle = min(idle, w.notBefore)
+				idle = min(idle, ws.notBefore)
 			}
 			continue
 		}
 		if j == g {
 			continue
 		}
+		w := q.warps[j]
 		if pipe < NumStallReasons && w.opReady && !w.exited && w.next.Class == ClassLdSt {
 			// what ready would answer, without its call
 			best = min(best, pipe)
@@ -441,7 +449,7 @@ func (p *gtoPolicy) Issue(q *IssueQueue) {
 	if !q.sleepOK {
 		sb := NumStallReasons
 		for m := q.sleep; m != 0; m &= m - 1 {
-			sb = min(sb, q.warps[bits.TrailingZeros64(m)].reason)
+			sb = min(sb, q.waits[bits.TrailingZeros64(m)].reason)
 		}
 		q.sleepBest, q.sleepOK = sb, true
 	}

@@ -27,12 +27,10 @@ type unitInst struct {
 type warpState struct {
 	// the fields the schedulers read every cycle come first (one cache
 	// line), then those issue reads and writes (the second)
-	// notBefore is a lower bound on the next time the warp can issue; the
-	// scheduler skips the warp until then. Events that may make it ready
-	// earlier (responses, barrier releases) reset it.
-	notBefore Time
+	// *waitState (notBefore, reason) lies in the SM's waits array, at
+	// the warp's slot, set when the warp gets its slot (startCTA)
+	*waitState
 	next      *Inst
-	reason    StallReason
 	exited    bool
 	atBarrier bool
 	// opReady: the head instruction's operands are known ready (no
@@ -73,6 +71,19 @@ type warpState struct {
 	win       []*Inst
 	pick      int
 	_         cachePad // no other SM's warp on its lines (isolate, gpu.go)
+}
+
+// waitState is the part of a warp's state that the GTO scan reads for
+// every warp it passes over: the SM keeps them side by side, one per
+// hardware warp slot (smState.waits), and each scheduler's queue points at
+// its warps' in queue order (IssueQueue.waits), so a scan reads a few host
+// cache lines instead of one per warp.
+type waitState struct {
+	// notBefore is a lower bound on the next time the warp can issue; the
+	// scheduler skips the warp until then. Events that may make it ready
+	// earlier (responses, barrier releases) reset it.
+	notBefore Time
+	reason    StallReason
 }
 
 // asyncGroup is one commit group of a warp's Async operations.
@@ -143,6 +154,7 @@ type smState struct {
 	scheds   []IssueQueue  // per warp scheduler: its warps in age order
 	policies []IssuePolicy // per warp scheduler
 	slots    []*warpState  // hardware warp slots (nil = free)
+	waits    []waitState   // per slot: its warp's notBefore and reason
 	pool     []*warpState  // retired warpStates for reuse
 	ctaPool  []*ctaState   // finished ctaStates for reuse
 	ctas     []*ctaState
@@ -239,6 +251,9 @@ func newSM(id int, s *Spec, policies []IssuePolicy, obs Observer) *smState {
 	}
 	sm.reasons = make([]StallReason, sm.nsch)
 	sm.slots = make([]*warpState, s.SM.MaxWarps)
+	// padded: no other SM's data on its end lines; never reallocated
+	// (warpState points into it)
+	sm.waits = isolated(make([]waitState, s.SM.MaxWarps))
 	sm.l1 = newCache(s.L1D.Sets, s.L1D.Ways, s.L1D.LineBytes, s.L1D.SectorBytes, s.L1D.MSHRs)
 	sm.tex = newCache(s.Tex.Sets, s.Tex.Ways, s.Tex.LineBytes, s.Tex.SectorBytes, s.Tex.MSHRs)
 	sm.cnst = newCache(s.Const.Sets, s.Const.Ways, s.Const.LineBytes, s.Const.SectorBytes, s.Const.MSHRs)
@@ -333,7 +348,6 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 		}
 		st.threads = t
 		st.next = w.Peek()
-		st.notBefore = sm.now
 		slot := -1
 		for j, s := range sm.slots {
 			if s == nil {
@@ -346,6 +360,8 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 			return
 		}
 		st.slot = slot
+		st.waitState = &sm.waits[slot]
+		*st.waitState = waitState{notBefore: sm.now}
 		sm.slots[slot] = st
 		st.sched = slot % sm.nsch
 		cs.warps = append(cs.warps, st)
@@ -356,6 +372,7 @@ func (sm *smState) startCTA(p pendingCTA, k Kernel) {
 		sc := &sm.scheds[st.sched]
 		st.qpos = len(sc.warps)
 		sc.warps = append(sc.warps, st)
+		sc.waits = append(sc.waits, st.waitState)
 		sc.invalidate()
 	}
 	sm.ctas = append(sm.ctas, cs)

@@ -76,6 +76,10 @@ type Kernel struct {
 	// entryRegs: the entry frame's registers as every warp starts them
 	// before its special registers are filled (entryTemplate), or nil
 	entryRegs []uint64
+	// entryRuns: when entryPart, the only runs of entryRegs a warp copies
+	// (the other registers are written before they are read: entrylive.go)
+	entryRuns [][2]int32
+	entryPart bool
 	estRegs   int
 	// model mode with printf: the CTAs created, to collect their output
 	keep   bool
@@ -216,6 +220,9 @@ func NewKernel(l Launch) (*Kernel, error) {
 	}
 	k.spinEvery = DefaultSpinCheck
 	k.entryRegs = entryTemplate(c.entry, l.Globals)
+	if k.entryRegs != nil {
+		k.entryRuns, k.entryPart = entryCopy(c.entry)
+	}
 	k.conc, k.why = concurrentSafe(c)
 	if c.UsesDevRT {
 		k.conc, k.why = false, "device-side kernel launch (dynamic parallelism)"
