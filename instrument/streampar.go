@@ -317,21 +317,9 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 	jobs := make(chan *segBatch)
 	var wg sync.WaitGroup
 	wg.Add(1 + workers)
-	go func() { // hand the batches out in order
+	go func() {
 		defer wg.Done()
-		defer close(jobs)
-		for _, b := range batches {
-			select {
-			case window <- struct{}{}:
-			case <-quit:
-				return
-			}
-			select {
-			case jobs <- b:
-			case <-quit:
-				return
-			}
-		}
+		handOut(batches, window, jobs, quit)
 	}()
 	for range workers {
 		go func() {
@@ -541,19 +529,7 @@ func scanRest(g *module, facts *ptx.File, check *ptx.Checker, tf *token.File, sr
 	wg.Add(1 + workers)
 	go func() {
 		defer wg.Done()
-		defer close(jobs)
-		for _, b := range batches {
-			select {
-			case window <- struct{}{}:
-			case <-quit:
-				return
-			}
-			select {
-			case jobs <- b:
-			case <-quit:
-				return
-			}
-		}
+		handOut(batches, window, jobs, quit)
 	}()
 	for w := range workers {
 		parsed[w] = maps.Clone(g.parsed)
@@ -655,6 +631,25 @@ func scanBatchRun(m *module, c *ptx.Checker, b *scanBatch, tf *token.File, src [
 			default:
 				b.checks = append(b.checks, d)
 			}
+		}
+	}
+}
+
+// handOut sends the batches to jobs in order, each once a place in
+// window is free (the worker's consumer frees it), and closes jobs; it
+// stops early when quit is closed.
+func handOut[B any](batches []B, window chan<- struct{}, jobs chan<- B, quit <-chan struct{}) {
+	defer close(jobs)
+	for _, b := range batches {
+		select {
+		case window <- struct{}{}:
+		case <-quit:
+			return
+		}
+		select {
+		case jobs <- b:
+		case <-quit:
+			return
 		}
 	}
 }
