@@ -391,6 +391,22 @@ func largeMB(def int) int {
 	return def
 }
 
+// leastOf measures src three times and returns the least peak and time.
+// The sampled heap holds, besides what the call keeps live, garbage not
+// yet collected, whose amount depends on when the collector runs: on a
+// loaded machine (CI runs other packages' tests beside this one) it falls
+// behind and one run of the 2 MB stream read 10.1× the input where runs
+// on an idle machine read 6.5–7.0×. Other work only adds to a sample, so
+// the least of three is the closest to the call's own need.
+func leastOf(t *testing.T, measure func(testing.TB, []byte) (uint64, time.Duration), src []byte) (uint64, time.Duration) {
+	p, d := measure(t, src)
+	for range 2 {
+		p2, d2 := measure(t, src)
+		p, d = min(p, p2), min(d, d2)
+	}
+	return p, d
+}
+
 // checkLinear measures a generated module and one 8× larger (2 MB, or
 // PTXTRACE_LARGE_MB), fails if the peak heap grows more than 1.5× faster
 // than the input, and returns the larger module's peak per input byte.
@@ -398,8 +414,8 @@ func checkLinear(t *testing.T, measure func(testing.TB, []byte) (uint64, time.Du
 	t.Helper()
 	large := largeMB(2 << 20)
 	srcS, srcL := genModule(large/8), genModule(large)
-	pS, dS := measure(t, srcS)
-	pL, dL := measure(t, srcL)
+	pS, dS := leastOf(t, measure, srcS)
+	pL, dL := leastOf(t, measure, srcL)
 	perByte := float64(pL) / float64(len(srcL))
 	t.Logf("%d B: peak heap %d B (%.1f×), %v; %d B: peak heap %d B (%.1f×), %v, %.1f MB/s",
 		len(srcS), pS, float64(pS)/float64(len(srcS)), dS, len(srcL), pL, perByte, dL, float64(len(srcL))/1e6/dL.Seconds())
