@@ -57,7 +57,6 @@ type segBatch struct {
 	// seeded is closed.
 	next   seed
 	seeded chan struct{}
-	done   chan struct{}
 }
 
 // workerCache holds the caches of one worker's modules (module fields of
@@ -113,7 +112,7 @@ func batchSegs(segs []streamSeg, cuts []int, size int) []*segBatch {
 		for j < len(segs) && cuts[segs[j-1].p1]-lo < size {
 			j++
 		}
-		b := &segBatch{segs: segs[i:j:j], prev: prev, seeded: make(chan struct{}), done: make(chan struct{})}
+		b := &segBatch{segs: segs[i:j:j], prev: prev, seeded: make(chan struct{})}
 		bs = append(bs, b)
 		prev = b
 		i = j
@@ -142,9 +141,8 @@ type streamPass struct {
 }
 
 // run instruments batch b with the worker's caches wc; it closes b.seeded
-// (after b.next is set, or on failure) and b.done. quit stops it early.
+// (after b.next is set, or on failure). quit stops it early.
 func (sp *streamPass) run(b *segBatch, wc *workerCache, quit <-chan struct{}) {
-	defer close(b.done)
 	seeded := false
 	defer func() {
 		if !seeded {
@@ -306,35 +304,6 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 		size = batchBytes
 	}
 	batches := batchSegs(streamSegs(cuts, fns, pl), cuts, size)
-	workers := so.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, len(batches)))
-
-	quit := make(chan struct{})
-	window := make(chan struct{}, 2*workers) // batches in flight
-	jobs := make(chan *segBatch)
-	var wg sync.WaitGroup
-	wg.Add(1 + workers)
-	go func() {
-		defer wg.Done()
-		handOut(batches, window, jobs, quit)
-	}()
-	for range workers {
-		go func() {
-			defer wg.Done()
-			wc := &workerCache{parsed: maps.Clone(g.parsed), opcodes: map[string]*ptx.Opcode{},
-				insts: map[string]*ptx.Instruction{}, tpls: map[tplKey]*siteTpl{},
-				laid: map[codeKey][2]code{}, shared: map[codeKey][2]code{}, fx: map[*ptx.Opcode]ptx.Facts{}}
-			for b := range jobs {
-				sp.run(b, wc, quit)
-			}
-		}()
-	}
-	defer wg.Wait() // after close(quit): no worker outlives the call
-	defer close(quit)
-
 	sum := sha256.New()
 	cw := newChunkWriter(io.MultiWriter(w, sum))
 	defer cw.close()
@@ -342,26 +311,32 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 	dp.FrozenUnchanged() // generated code is read-only once inserted (intern)
 	st := &streamState{m: g, facts: facts, stage: g.opts.Staging != "global", dp: dp}
 	st.kernels = make([]manifest.Kernel, 0, entries) // one per kernel with a body (a hint)
-	for _, b := range batches {
-		<-b.done
+	worker := func(int) func(*segBatch, <-chan struct{}) {
+		wc := &workerCache{parsed: maps.Clone(g.parsed), opcodes: map[string]*ptx.Opcode{},
+			insts: map[string]*ptx.Instruction{}, tpls: map[tplKey]*siteTpl{},
+			laid: map[codeKey][2]code{}, shared: map[codeKey][2]code{}, fx: map[*ptx.Opcode]ptx.Facts{}}
+		return func(b *segBatch, quit <-chan struct{}) { sp.run(b, wc, quit) }
+	}
+	err := inOrder(batches, so.Workers, worker, func(b *segBatch) error {
 		if b.err != nil {
-			return nil, b.err
+			return b.err
 		}
 		for i, m := range b.mods {
 			for _, d := range b.later[i] {
 				check.Decl(d)
 			}
 			if err := st.print(m, b.owners[i]); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		b.mods, b.owners, b.later = nil, nil, nil // printed: the trees go
-		<-window
 		if len(cw.cur) >= streamChunk {
-			if err := cw.handOff(); err != nil {
-				return nil, err
-			}
+			return cw.handOff()
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := dp.Close(); err != nil {
 		return nil, err
@@ -487,7 +462,6 @@ type scanBatch struct {
 	crlf    bool // of its last parsed piece
 	parsed  bool // a piece was parsed
 	err     error
-	done    chan struct{}
 }
 
 // scanRest is the first pass over the pieces from p0 on, after the first
@@ -507,7 +481,7 @@ func scanRest(g *module, facts *ptx.File, check *ptx.Checker, tf *token.File, sr
 		for q+1 < len(cuts) && cuts[q]-pieceStart(cuts, p) < size {
 			q++
 		}
-		batches = append(batches, &scanBatch{p0: p, p1: q, done: make(chan struct{})})
+		batches = append(batches, &scanBatch{p0: p, p1: q})
 		p = q + 1
 	}
 	var prime []ptx.Decl
@@ -516,59 +490,34 @@ func scanRest(g *module, facts *ptx.File, check *ptx.Checker, tf *token.File, sr
 			prime = append(prime, d)
 		}
 	}
-	workers := so.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, len(batches)))
-	parsed := make([]map[string]*ptx.Opcode, workers)
-	quit := make(chan struct{})
-	window := make(chan struct{}, 2*workers)
-	jobs := make(chan *scanBatch)
-	var wg sync.WaitGroup
-	wg.Add(1 + workers)
-	go func() {
-		defer wg.Done()
-		handOut(batches, window, jobs, quit)
-	}()
-	for w := range workers {
-		parsed[w] = maps.Clone(g.parsed)
-		go func() {
-			defer wg.Done()
-			mw := *g // its own facts cache
-			mw.parsed, mw.fx = parsed[w], map[*ptx.Opcode]ptx.Facts{}
-			c := ptx.NewChecker(g.fset, facts)
-			for _, d := range prime {
-				c.Decl(d)
-			}
-			for b := range jobs {
-				scanBatchRun(&mw, c, b, tf, src, cuts)
-			}
-		}()
+	var parsed []map[string]*ptx.Opcode // per worker
+	worker := func(int) func(*scanBatch, <-chan struct{}) {
+		mw := *g // its own facts cache
+		mw.parsed, mw.fx = maps.Clone(g.parsed), map[*ptx.Opcode]ptx.Facts{}
+		parsed = append(parsed, mw.parsed)
+		c := ptx.NewChecker(g.fset, facts)
+		for _, d := range prime {
+			c.Decl(d)
+		}
+		return func(b *scanBatch, _ <-chan struct{}) { scanBatchRun(&mw, c, b, tf, src, cuts) }
 	}
 	var fns []fnInfo
 	badCall := false
-	err := func() error {
-		defer wg.Wait()
-		defer close(quit)
-		for _, b := range batches {
-			<-b.done
-			if b.err != nil {
-				return b.err
-			}
-			if b.parsed {
-				facts.CRLF = b.crlf
-			}
-			facts.Decls = append(facts.Decls, b.facts...)
-			for _, d := range b.checks {
-				check.Decl(d)
-			}
-			fns = append(fns, b.fns...)
-			badCall = badCall || b.badCall
-			<-window
+	err := inOrder(batches, so.Workers, worker, func(b *scanBatch) error {
+		if b.err != nil {
+			return b.err
 		}
+		if b.parsed {
+			facts.CRLF = b.crlf
+		}
+		facts.Decls = append(facts.Decls, b.facts...)
+		for _, d := range b.checks {
+			check.Decl(d)
+		}
+		fns = append(fns, b.fns...)
+		badCall = badCall || b.badCall
 		return nil
-	}()
+	})
 	if err != nil {
 		return nil, false, err
 	}
@@ -585,7 +534,6 @@ func scanRest(g *module, facts *ptx.File, check *ptx.Checker, tf *token.File, sr
 // scanBatchRun scans batch b with module m (a worker's copy) and Checker
 // c (the worker's).
 func scanBatchRun(m *module, c *ptx.Checker, b *scanBatch, tf *token.File, src []byte, cuts []int) {
-	defer close(b.done)
 	for pi := b.p0; pi <= b.p1; pi++ {
 		lo, hi := pieceStart(cuts, pi), cuts[pi]
 		if plainKernel(src[lo:hi]) {
@@ -635,12 +583,12 @@ func scanBatchRun(m *module, c *ptx.Checker, b *scanBatch, tf *token.File, src [
 	}
 }
 
-// handOut sends the batches to jobs in order, each once a place in
-// window is free (the worker's consumer frees it), and closes jobs; it
-// stops early when quit is closed.
-func handOut[B any](batches []B, window chan<- struct{}, jobs chan<- B, quit <-chan struct{}) {
+// handOut sends the batch indices 0 … n-1 to jobs in order, each once a
+// place in window is free (the join frees it), and closes jobs; it stops
+// early when quit is closed.
+func handOut(n int, window chan<- struct{}, jobs chan<- int, quit <-chan struct{}) {
 	defer close(jobs)
-	for _, b := range batches {
+	for b := range n {
 		select {
 		case window <- struct{}{}:
 		case <-quit:
@@ -652,4 +600,53 @@ func handOut[B any](batches []B, window chan<- struct{}, jobs chan<- B, quit <-c
 			return
 		}
 	}
+}
+
+// inOrder runs the batches on workers goroutines (GOMAXPROCS when
+// workers < 1, at most one per batch), each calling the function newWorker
+// made for it (with the worker's own caches; newWorker runs on the calling
+// goroutine, before any batch), and calls join on each batch in order once
+// it is done, on the calling goroutine. At most 2 × workers batches are in
+// flight (handed out and not yet joined), so memory stays that of a few
+// batches. The first error join returns stops the workers (quit is
+// closed; work must return soon after) and is returned once every worker
+// has returned.
+func inOrder[B any](batches []B, workers int, newWorker func(w int) func(b B, quit <-chan struct{}), join func(B) error) error {
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(batches)))
+	quit := make(chan struct{})
+	window := make(chan struct{}, 2*workers)
+	jobs := make(chan int)
+	done := make([]chan struct{}, len(batches))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait() // after close(quit): no worker outlives the call
+	defer close(quit)
+	wg.Add(1 + workers)
+	go func() {
+		defer wg.Done()
+		handOut(len(batches), window, jobs, quit)
+	}()
+	for w := range workers {
+		work := newWorker(w)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				work(batches[i], quit)
+				close(done[i])
+			}
+		}()
+	}
+	for i, b := range batches {
+		<-done[i]
+		if err := join(b); err != nil {
+			return err
+		}
+		<-window
+	}
+	return nil
 }
