@@ -71,9 +71,19 @@ type claimSlot struct {
 }
 
 // spinFor bounds a waiting goroutine's spin before it parks: longer than
-// the serial phase between two epochs and than the imbalance of one SM's
-// epoch between workers, far shorter than an OS time slice.
-const spinFor = 50 * time.Microsecond
+// the serial phase between two epochs (the CTA refill: 60-130 µs at its
+// 90th-99th percentile) and than the imbalance of one SM's epoch between
+// workers, far shorter than an OS time slice. A park costs far more than
+// the spin it saves: the futex wake-up of a parked helper took 100-500 µs
+// at its 99th percentile on the shared 2-vCPU machine
+// (docs/performance.md, "Parallel scaling, sixth round").
+const spinFor = 100 * time.Microsecond
+
+// parkRun is how many waits in a row must park before a waiter spins only
+// a tenth of spinFor: then the goroutine waited for is evidently not
+// running (its core is taken by other work) and a long spin only burns
+// that work's time.
+const parkRun = 4
 
 // yieldAfter is how long a waiter spins before it also yields its
 // processor now and then (runtime.Gosched) while it spins.
@@ -81,13 +91,17 @@ const yieldAfter = 2 * time.Microsecond
 
 // parker lets one goroutine wait for a condition that other goroutines
 // make true and then call notify: it spins (when asked), then parks. After
-// a wait that had to park, the next spins only a tenth as long: on a
-// machine whose cores are taken by other work the goroutine waited for is
-// often not running, and a long spin then only burns their time.
+// parkRun waits in a row that had to park, the next spin only a tenth as
+// long: on a machine whose cores are taken by other work the goroutine
+// waited for is often not running, and a long spin then only burns their
+// time. One park alone (a long refill, a preempted worker) does not shorten
+// the spins: with a short spin the next ordinary wait (tens of µs at the
+// epoch's end) parked too, and parks came in runs (docs/performance.md,
+// "Parallel scaling, sixth round").
 type parker struct {
 	sleeping atomic.Bool
 	wake     chan struct{}
-	parked   bool // the last wait parked (the waiter's own)
+	parks    int // the waits in a row that parked (the waiter's own)
 }
 
 func newParker() parker { return parker{wake: make(chan struct{}, 1)} }
@@ -99,7 +113,7 @@ func newParker() parker { return parker{wake: make(chan struct{}, 1)} }
 func (q *parker) wait(spin bool, ready func() bool) {
 	if spin {
 		limit := spinFor
-		if q.parked {
+		if q.parks >= parkRun {
 			limit /= 10
 		}
 		t0 := time.Now()
@@ -121,9 +135,12 @@ func (q *parker) wait(spin bool, ready func() bool) {
 			}
 		}
 	}
-	q.parked = false
+	if ready() {
+		q.parks = 0
+		return
+	}
+	q.parks++
 	for !ready() {
-		q.parked = true
 		q.sleeping.Store(true)
 		if ready() {
 			if !q.sleeping.Swap(false) {
