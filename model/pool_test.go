@@ -237,6 +237,35 @@ func TestParker(t *testing.T) {
 	}
 }
 
+// TestParkerParkRun: waits that must park (the notifier acts only once
+// the waiter has announced that it sleeps) count up; a wait whose
+// condition holds at once ends the run.
+func TestParkerParkRun(t *testing.T) {
+	q := newParker()
+	q.wait(true, func() bool { return true })
+	if q.parks != 0 {
+		t.Fatalf("after a ready wait: parks = %d, want 0", q.parks)
+	}
+	for i := 1; i <= parkRun+1; i++ {
+		var flag atomic.Bool
+		go func() {
+			for !q.sleeping.Load() {
+				runtime.Gosched()
+			}
+			flag.Store(true)
+			q.notify()
+		}()
+		q.wait(true, flag.Load)
+		if q.parks != i {
+			t.Fatalf("after %d parked waits: parks = %d", i, q.parks)
+		}
+	}
+	q.wait(true, func() bool { return true })
+	if q.parks != 0 {
+		t.Fatalf("after a ready wait: parks = %d, want 0", q.parks)
+	}
+}
+
 // TestWorkerPoolJobThenEpoch: a job started with startJob (the overlapped
 // memory side's) and the next runEpoch both finish before runEpoch
 // returns, and the before hook runs, whatever GOMAXPROCS.
