@@ -17,10 +17,18 @@ func (a *timed) before(b *timed) bool {
 	return a.t < b.t || (a.t == b.t && a.seq < b.seq)
 }
 
-// timeHeap is a binary min-heap of timed items ordered by (t, seq): the
+// timeHeap is a 4-ary min-heap of timed items ordered by (t, seq): the
 // memory side's event queue and an SM's response inbox. The order is a
-// total order on distinct seq values, so pops are deterministic.
+// total order on distinct seq values, so pops are deterministic and do not
+// depend on the heap's shape: every seq pushed is unique (the memory side
+// numbers its events and responses from one counter), so the earliest item
+// is always one item. Four children per node halve the depth of a binary
+// heap, and a node's children lie in one or two host cache lines (24-byte
+// items), which made pops cheaper (docs/performance.md, "Seventh round").
 type timeHeap []timed
+
+// heapArity is the number of children per node.
+const heapArity = 4
 
 func (h *timeHeap) push(x timed) {
 	*h = append(*h, x)
@@ -28,7 +36,7 @@ func (h *timeHeap) push(x timed) {
 	// sift up with a hole: parents move down, x is stored once
 	i := len(a) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / heapArity
 		if !x.before(&a[p]) {
 			break
 		}
@@ -49,17 +57,32 @@ func (h *timeHeap) pop() timed {
 	if n == 0 {
 		return top
 	}
-	// sift the last item down from the root with a hole: the smaller
+	// sift the last item down from the root with a hole: the earliest
 	// child moves up until x is no later than it
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := heapArity*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && a[r].before(&a[l]) {
-			m = r
+		m := c
+		if e := min(c+heapArity, n); e-c == heapArity {
+			// all four children: a fixed pattern the compiler keeps in registers
+			if a[c+1].before(&a[m]) {
+				m = c + 1
+			}
+			if a[c+2].before(&a[m]) {
+				m = c + 2
+			}
+			if a[c+3].before(&a[m]) {
+				m = c + 3
+			}
+		} else {
+			for j := c + 1; j < e; j++ {
+				if a[j].before(&a[m]) {
+					m = j
+				}
+			}
 		}
 		if !a[m].before(&x) {
 			break

@@ -39,6 +39,39 @@ func TestTimedBefore(t *testing.T) {
 	}
 }
 
+// TestTimeHeapOrder: interleaved pushes and pops at heap sizes 0-300 (all
+// shapes of a node's last child group) pop every item in (t, seq) order,
+// checked against the minimum of a plain list, and pop each item once.
+func TestTimeHeapOrder(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	var h timeHeap
+	var ref []timed
+	seq := uint64(0)
+	for step := 0; step < 200000; step++ {
+		if len(ref) == 0 || (len(ref) < 300 && rng.Intn(2) == 0) {
+			seq++
+			x := timed{t: Time(rng.Intn(50)), seq: seq, v: seq * 7}
+			h.push(x)
+			ref = append(ref, x)
+			continue
+		}
+		mi := 0
+		for i := range ref {
+			if ref[i].t < ref[mi].t || (ref[i].t == ref[mi].t && ref[i].seq < ref[mi].seq) {
+				mi = i
+			}
+		}
+		want := ref[mi]
+		ref = append(ref[:mi], ref[mi+1:]...)
+		if got := h.pop(); got != want {
+			t.Fatalf("step %d: pop = %+v, want %+v", step, got, want)
+		}
+		if len(h) != len(ref) {
+			t.Fatalf("step %d: %d items, want %d", step, len(h), len(ref))
+		}
+	}
+}
+
 // BenchmarkTimeHeap pushes and pops events with random delays over a
 // standing population of n, as the memory side's queue does.
 func BenchmarkTimeHeap(b *testing.B) {
