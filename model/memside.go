@@ -93,7 +93,7 @@ const fpShift = 8
 type memSide struct {
 	spec  *Spec
 	obs   Observer // nil: none attached
-	ev    timeHeap
+	ev    *calQueue
 	seq   uint64
 	now   Time
 	sl    []l2slice
@@ -116,7 +116,7 @@ type memSide struct {
 }
 
 func newMemSide(s *Spec) *memSide {
-	m := &memSide{spec: s, out: make([][]memResp, s.NumSMs), smIn: make([]Time, s.NumSMs)}
+	m := &memSide{spec: s, ev: newCalQueue(), out: make([][]memResp, s.NumSMs), smIn: make([]Time, s.NumSMs)}
 	for i := 0; i < s.L2.Slices; i++ {
 		m.sl = append(m.sl, l2slice{c: newCache(s.L2.Sets, s.L2.Ways, s.L2.LineBytes, s.L2.SectorBytes, s.L2.MSHRs)})
 	}
@@ -183,20 +183,21 @@ func (m *memSide) sliceOf(addr uint64) int {
 }
 
 // idle reports whether no event is pending.
-func (m *memSide) idle() bool { return len(m.ev) == 0 }
+func (m *memSide) idle() bool { return m.ev.len() == 0 }
 
 // nextTime is the time of the earliest pending event (ok false if none).
 func (m *memSide) nextTime() (Time, bool) {
-	if len(m.ev) == 0 {
-		return 0, false
-	}
-	return m.ev[0].t, true
+	e, ok := m.ev.peek()
+	return e.t, ok
 }
 
 // advance processes every event earlier than horizon.
 func (m *memSide) advance(horizon Time) {
-	for len(m.ev) > 0 && m.ev[0].t < horizon {
-		e := m.ev.pop()
+	for {
+		e, ok := m.ev.popBefore(horizon)
+		if !ok {
+			break
+		}
 		m.now = e.t
 		id := int32(uint32(e.v))
 		switch evKind(e.v >> 32) {
