@@ -137,10 +137,12 @@
 //   - A clock read returns its issue cycle; probe ground truth records the
 //     issue and completion cycle of every probed access per warp in issue
 //     order (Result.Probes).
-//   - Events are (time, seq)-ordered where order matters: the memory side
-//     and each SM's response inbox are one min-heap (heap.go);
-//     seq breaks ties in creation order, so equal times pop
-//     deterministically.
+//   - Events are (time, seq)-ordered where order matters: each SM's
+//     response inbox is a 4-ary min-heap (heap.go), the memory side's
+//     events a calendar queue with a heap for items outside its window
+//     (calq.go) that pops in exactly the heap's order; seq breaks ties in
+//     creation order and is unique, so equal times pop deterministically
+//     whatever the queue's shape.
 //   - No allocation per instruction in steady state: warp, memory-op and
 //     request records are pooled; idle cycles are skipped, not stepped.
 //   - What a scheduler skips never changes an answer: the GTO scan passes
