@@ -63,14 +63,21 @@ func wholeThenStream(t *testing.T, name string, src []byte, opts Options) (strea
 }
 
 // streamedManifest instruments src with Stream and a manifest sink (on
-// workers goroutines) and fails unless the output, the manifest's bytes,
+// workers goroutines, 0: GOMAXPROCS) and fails unless the output, the manifest's bytes,
 // its summary and the warnings are those of want, the whole module's
 // result, whose manifest WriteManifest writes.
 func streamedManifest(t *testing.T, name string, src []byte, opts Options, want *Result, workers int) {
 	t.Helper()
+	streamedManifestBatch(t, name, src, opts, want, workers, 0)
+}
+
+// streamedManifestBatch is streamedManifest with batches of batch bytes
+// (0: batchBytes).
+func streamedManifestBatch(t *testing.T, name string, src []byte, opts Options, want *Result, workers, batch int) {
+	t.Helper()
 	var out bytes.Buffer
 	var sink memSink
-	got, err := Stream(&out, name, src, opts, StreamOptions{Manifest: &sink, Workers: workers})
+	got, err := Stream(&out, name, src, opts, StreamOptions{Manifest: &sink, Workers: workers, batch: batch})
 	if err != nil {
 		t.Errorf("%s %+v: Stream with a manifest sink: %v", name, opts, err)
 		return

@@ -278,6 +278,12 @@ func (sp *streamPass) transform(m *module) (map[*ptx.Instruction]*kernel, error)
 			for _, u := range k.regions {
 				owner[u.beginAt], owner[u.endAt] = k, k
 			}
+			for _, pw := range k.pipeWaits { // as kernel.mapLines
+				owner[pw.in] = k
+				if pw.wait != nil {
+					owner[pw.wait] = k
+				}
+			}
 		}
 	}
 	return owner, nil
