@@ -17,18 +17,14 @@
 // WriteFile is Create, the callback and Commit.
 //
 // Invariants:
-//
 //   - If WriteFile returns an error, the destination is unchanged and the
 //     temporary file has been removed (also when the write callback panics;
 //     the panic is re-raised after the clean-up).
-//
 //   - If WriteFile returns nil, the destination holds exactly the bytes the
 //     callback wrote, with permission bits perm (applied with chmod, so the
 //     process umask does not narrow them).
-//
 //   - When the destination is a symbolic link, the file it resolves to is
 //     replaced and the link is kept.
-//
 //   - If Commit returns an error, every destination holds its old contents
 //     (where hard links can be made) and the temporary files are removed.
 //
