@@ -163,7 +163,7 @@ func newManifestStream(w ManifestSink, head *manifest.Manifest) (*manifestStream
 	ms.tail = append([]byte(nil), b[i+len(empty):]...)
 	ms.buf = make([]byte, 0, streamChunk+streamChunk/2)
 	ms.buf = append(ms.buf, b[:i+len(empty)-1]...) // up to "["
-	go ms.run()
+	go ms.run(ms.in) // the channel, not the field, which stop clears
 	return ms, nil
 }
 
@@ -175,10 +175,10 @@ func (ms *manifestStream) add(ks []manifest.Kernel) {
 	}
 }
 
-func (ms *manifestStream) run() {
+func (ms *manifestStream) run(in <-chan []manifest.Kernel) {
 	defer close(ms.done)
 	var kb []byte
-	for ks := range ms.in {
+	for ks := range in {
 		for i := range ks {
 			k := &ks[i]
 			ms.check.Kernel(k)
