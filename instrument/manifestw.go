@@ -163,7 +163,7 @@ func newManifestStream(w ManifestSink, head *manifest.Manifest) (*manifestStream
 	ms.tail = append([]byte(nil), b[i+len(empty):]...)
 	ms.buf = make([]byte, 0, streamChunk+streamChunk/2)
 	ms.buf = append(ms.buf, b[:i+len(empty)-1]...) // up to "["
-	go ms.run(ms.in) // the channel, not the field, which stop clears
+	go ms.run(ms.in)                               // the channel, not the field, which stop clears
 	return ms, nil
 }
 
