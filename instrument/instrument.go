@@ -18,7 +18,8 @@ import (
 // Result is an instrumented module.
 type Result struct {
 	PTX      []byte             // the instrumented PTX text
-	Manifest *manifest.Manifest // its manifest (validated)
+	Manifest *manifest.Manifest // its manifest (validated); nil when Stream wrote it to StreamOptions.Manifest
+	Summary  *Summary           // that streamed manifest's summary, else nil
 	// Warnings are positioned notes that did not stop instrumentation,
 	// e.g. "no sites" for a module whose kernels have no loads under the
 	// default selection (its output is then the input, unchanged).

@@ -52,6 +52,12 @@ type StreamOptions struct {
 	// (streampar.go); 0: GOMAXPROCS. The output is the same whatever
 	// the number.
 	Workers int
+	// Manifest, when set, receives the manifest as the kernels are
+	// printed, byte for byte as WriteManifest writes Result.Manifest
+	// (which is then nil; Result.Summary describes it), so that the
+	// probes of a large module are never held whole. On an error it may
+	// hold part of a manifest, which the caller must discard.
+	Manifest ManifestSink
 	// batch (tests): the input bytes of a batch of segments; 0:
 	// batchBytes.
 	batch int
@@ -376,8 +382,10 @@ type streamState struct {
 	stage     bool // declare the staging array before the first function
 	staged    bool // declared
 	dp        *ptx.DeclPrinter
-	kernels   []manifest.Kernel
+	kernels   []manifest.Kernel // not yet handed to ms
+	nkernels  int               // every kernel's entry made
 	unchanged []named
+	ms        *manifestStream // nil: the manifest is collected
 }
 
 // laterShape refuses the declarations of a piece the first pass left to
@@ -419,6 +427,7 @@ func (st *streamState) mapSegment(m *module, owner map[*ptx.Instruction]*kernel)
 	}
 	for _, fn := range m.entries {
 		st.kernels = append(st.kernels, m.manifestEntry(fn))
+		st.nkernels++
 		if m.probed(fn) == nil {
 			st.unchanged = append(st.unchanged, named{fn.Name, m.pos(fn.NamePos)})
 		}

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -57,7 +58,65 @@ func wholeThenStream(t *testing.T, name string, src []byte, opts Options) (strea
 	if strings.Join(want.Warnings, "\n") != strings.Join(got.Warnings, "\n") {
 		t.Errorf("%s %+v: warnings\n%s\nstreamed\n%s", name, opts, strings.Join(want.Warnings, "\n"), strings.Join(got.Warnings, "\n"))
 	}
+	streamedManifest(t, name, src, opts, want, 0)
 	return true
+}
+
+// streamedManifest instruments src with Stream and a manifest sink (on
+// workers goroutines, 0: GOMAXPROCS) and fails unless the output, the manifest's bytes,
+// its summary and the warnings are those of want, the whole module's
+// result, whose manifest WriteManifest writes.
+func streamedManifest(t *testing.T, name string, src []byte, opts Options, want *Result, workers int) {
+	t.Helper()
+	streamedManifestBatch(t, name, src, opts, want, workers, 0)
+}
+
+// streamedManifestBatch is streamedManifest with batches of batch bytes
+// (0: batchBytes).
+func streamedManifestBatch(t *testing.T, name string, src []byte, opts Options, want *Result, workers, batch int) {
+	t.Helper()
+	var out bytes.Buffer
+	var sink memSink
+	got, err := Stream(&out, name, src, opts, StreamOptions{Manifest: &sink, Workers: workers, batch: batch})
+	if err != nil {
+		t.Errorf("%s %+v: Stream with a manifest sink: %v", name, opts, err)
+		return
+	}
+	if got.Manifest != nil || got.Summary == nil {
+		t.Errorf("%s %+v: streamed manifest: Result.Manifest %v, Summary %v", name, opts, got.Manifest != nil, got.Summary)
+		return
+	}
+	if !bytes.Equal(out.Bytes(), want.PTX) {
+		t.Errorf("%s %+v: output with a manifest sink differs at byte %d", name, opts, firstDiff(out.Bytes(), want.PTX))
+	}
+	var a bytes.Buffer
+	if err := WriteManifest(&a, want.Manifest); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), sink.b) {
+		t.Errorf("%s %+v: manifest written to a sink differs at byte %d (%d and %d bytes)", name, opts, firstDiff(a.Bytes(), sink.b), a.Len(), len(sink.b))
+	}
+	if s := SummaryOf(want.Manifest); !reflect.DeepEqual(s, got.Summary) {
+		t.Errorf("%s %+v: summary\n%+v\nwant\n%+v", name, opts, got.Summary, s)
+	}
+	if strings.Join(want.Warnings, "\n") != strings.Join(got.Warnings, "\n") {
+		t.Errorf("%s %+v: warnings with a manifest sink\n%s\nwant\n%s", name, opts, strings.Join(got.Warnings, "\n"), strings.Join(want.Warnings, "\n"))
+	}
+}
+
+// memSink is a ManifestSink in memory.
+type memSink struct{ b []byte }
+
+func (s *memSink) Write(b []byte) (int, error) {
+	s.b = append(s.b, b...)
+	return len(b), nil
+}
+
+func (s *memSink) WriteAt(b []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(b)) > int64(len(s.b)) {
+		return 0, fmt.Errorf("memSink: WriteAt %d+%d past %d bytes", off, len(b), len(s.b))
+	}
+	return copy(s.b[off:], b), nil
 }
 
 func firstDiff(a, b []byte) int {

@@ -278,6 +278,12 @@ func (sp *streamPass) transform(m *module) (map[*ptx.Instruction]*kernel, error)
 			for _, u := range k.regions {
 				owner[u.beginAt], owner[u.endAt] = k, k
 			}
+			for _, pw := range k.pipeWaits { // as kernel.mapLines
+				owner[pw.in] = k
+				if pw.wait != nil {
+					owner[pw.wait] = k
+				}
+			}
 		}
 	}
 	return owner, nil
@@ -310,7 +316,24 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 	dp := ptx.NewDeclPrinter(cw, facts)
 	dp.FrozenUnchanged() // generated code is read-only once inserted (intern)
 	st := &streamState{m: g, facts: facts, stage: g.opts.Staging != "global", dp: dp}
-	st.kernels = make([]manifest.Kernel, 0, entries) // one per kernel with a body (a hint)
+	var inSum chan []byte
+	if so.Manifest != nil {
+		// The input's hash beside the second pass, and the head now.
+		inSum = make(chan []byte, 1)
+		go func() {
+			h := sha256.Sum256(src)
+			inSum <- h[:]
+		}()
+		hm := *g
+		hm.f = &ptx.File{Name: g.f.Name} // not hashed here
+		var err error
+		if st.ms, err = newManifestStream(so.Manifest, hm.manifestOf(make([]byte, 8), nil)); err != nil {
+			return nil, err
+		}
+		defer st.ms.stop()
+	} else {
+		st.kernels = make([]manifest.Kernel, 0, entries) // one per kernel with a body (a hint)
+	}
 	worker := func(int) func(*segBatch, <-chan struct{}) {
 		wc := &workerCache{parsed: maps.Clone(g.parsed), opcodes: map[string]*ptx.Opcode{},
 			insts: map[string]*ptx.Instruction{}, tpls: map[tplKey]*siteTpl{},
@@ -330,6 +353,10 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 			}
 		}
 		b.mods, b.owners, b.later = nil, nil, nil // printed: the trees go
+		if st.ms != nil {
+			st.ms.add(st.kernels)
+			st.kernels = nil
+		}
 		if len(cw.cur) >= streamChunk {
 			return cw.handOff()
 		}
@@ -347,14 +374,22 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 	if err := check.Err(); err != nil {
 		return nil, notStreamed("check: %v", err)
 	}
-	if len(st.unchanged) == len(st.kernels) {
+	if len(st.unchanged) == st.nkernels {
 		return nil, notStreamed("no sites")
+	}
+	warnings := unchangedWarnings(st.unchanged, "no sites")
+	if st.ms != nil {
+		s, err := st.ms.finish(sum.Sum(nil), <-inSum)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Summary: s, Warnings: warnings}, nil
 	}
 	man := st.manifest(sum)
 	if err := man.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: internal error: invalid manifest: %w", name, err)
 	}
-	return &Result{Manifest: man, Warnings: unchangedWarnings(st.unchanged, "no sites")}, nil
+	return &Result{Manifest: man, Warnings: warnings}, nil
 }
 
 // chunkWriter gathers the printer's output into chunks, which a

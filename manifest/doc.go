@@ -31,6 +31,10 @@
 //   - The layout agrees with docs/buffer.md: header 64 bytes, segment header
 //     32 bytes, record 16 bytes, records per warp > 0.
 //
+// Checker makes Validate's checks a kernel at a time, in order, for a
+// writer that never holds the whole manifest; Validate is a Checker fed
+// every kernel.
+//
 // AppendKernel encodes one kernel to the bytes json.MarshalIndent gives,
 // without reflection (large manifests are written a kernel at a time);
 // the format is unchanged.

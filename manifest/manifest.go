@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -276,138 +275,11 @@ func checkVersion(v string) error {
 
 // Validate checks the invariants listed in the package documentation.
 func (m *Manifest) Validate() error {
-	if err := checkVersion(m.Version); err != nil {
-		return err
-	}
-	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("manifest: "+format, args...))
-	}
-	if id, err := hex.DecodeString(m.InstrumentationID); err != nil || len(id) != 8 {
-		bad("instrumentation_id %q is not 16 hex digits", m.InstrumentationID)
-	}
-	if m.InputSHA256 != "" {
-		if h, err := hex.DecodeString(m.InputSHA256); err != nil || len(h) != 32 {
-			bad("input_sha256 %q is not 64 hex digits", m.InputSHA256)
-		}
-	}
-	if m.AddressSize != 32 && m.AddressSize != 64 {
-		bad("address_size %d is not 32 or 64", m.AddressSize)
-	}
-	switch m.Mode {
-	case ModeNaive, ModeFence, ModeDummy, ModeAuto:
-	default:
-		bad("unknown mode %q", m.Mode)
-	}
-	code := TimerCode(m.Timer)
-	if code < 0 {
-		bad("unknown timer %q", m.Timer)
-	}
-	b := m.Buffer
-	if b.LayoutVersion != LayoutVersion {
-		bad("buffer layout version %d is not supported (want %d)", b.LayoutVersion, LayoutVersion)
-	}
-	if b.HeaderBytes != HeaderBytes || b.SegmentHeaderBytes != SegmentHeaderBytes || b.RecordBytes != RecordBytes {
-		bad("buffer layout %d/%d/%d bytes (header/segment header/record) does not match layout 1 (%d/%d/%d)",
-			b.HeaderBytes, b.SegmentHeaderBytes, b.RecordBytes, HeaderBytes, SegmentHeaderBytes, RecordBytes)
-	}
-	if b.RecordsPerWarp <= 0 {
-		bad("buffer records_per_warp %d must be positive", b.RecordsPerWarp)
-	} else if b.SegmentBytes != SegmentHeaderBytes+b.RecordsPerWarp*RecordBytes {
-		bad("buffer segment_bytes %d != %d + %d×%d", b.SegmentBytes, SegmentHeaderBytes, b.RecordsPerWarp, RecordBytes)
-	}
-	if code >= 0 && b.TimerCode != code {
-		bad("buffer timer_code %d does not match timer %q (%d)", b.TimerCode, m.Timer, code)
-	}
-
-	type regionInfo struct {
-		kernel, kind string
-		begins, ends int
-	}
-	ids := map[uint32]string{}
-	fprobes := map[uint32]string{} // function probes: function/region/kind
-	regions := map[int]*regionInfo{}
-	var order []int
-	kernels := map[string]bool{}
+	c := NewChecker()
 	for ki := range m.Kernels {
-		k := &m.Kernels[ki]
-		if k.Name == "" {
-			bad("kernel %d has no name", ki)
-		}
-		if kernels[k.Name] {
-			bad("kernel %q listed twice", k.Name)
-		}
-		kernels[k.Name] = true
-		for _, p := range k.ParamsAdded {
-			if p.Name == "" || p.Type == "" {
-				bad("kernel %q: added parameter %d has no name or type", k.Name, p.Index)
-			}
-		}
-		switch k.Staging.Where {
-		case StagingShared, StagingGlobal, StagingDynamic:
-		case StagingNone:
-			if len(k.ParamsAdded) > 0 || len(k.Probes) > 0 {
-				bad("kernel %q: staging none but %d added parameters and %d probes", k.Name, len(k.ParamsAdded), len(k.Probes))
-			}
-		default:
-			bad("kernel %q: unknown staging %q", k.Name, k.Staging.Where)
-		}
-		for _, p := range k.Probes {
-			if prev, dup := ids[p.ID]; dup {
-				if p.Function == "" || fprobes[p.ID] != p.Function+"/"+strconv.Itoa(p.Region)+"/"+p.Kind || prev == k.Name {
-					bad("probe id %d used twice (kernels %q and %q)", p.ID, prev, k.Name)
-				}
-				continue // a function's probe listed under another kernel
-			}
-			ids[p.ID] = k.Name
-			if p.Function != "" {
-				fprobes[p.ID] = p.Function + "/" + strconv.Itoa(p.Region) + "/" + p.Kind
-			}
-			if p.Kernel != k.Name {
-				bad("probe %d: kernel %q but listed under %q", p.ID, p.Kernel, k.Name)
-			}
-			switch p.Mode {
-			case ModeNaive, ModeFence, ModeDummy, ModeWaitGroup, ModeMbarrier, ModeGroupSeq, ModePhaseSeq:
-			default:
-				bad("probe %d: mode %q (want naive, fence, dummy, wait_group, mbarrier, group_seq or phase_seq)", p.ID, p.Mode)
-			}
-			if len(p.Closes) > 0 && (p.Mode != ModeGroupSeq && p.Mode != ModePhaseSeq || p.Kind != KindEnd || p.Closes[0] != p.Region) {
-				bad("probe %d: closes is for end probes of mode group_seq or phase_seq whose region is its first entry", p.ID)
-			}
-			if p.RegionKind != RegionLoad && p.RegionKind != RegionUser {
-				bad("probe %d: unknown region kind %q", p.ID, p.RegionKind)
-			}
-			rids := p.Closes
-			if len(rids) == 0 {
-				rids = []int{p.Region}
-			}
-			for _, rid := range rids {
-				r := regions[rid]
-				if r == nil {
-					r = &regionInfo{kernel: k.Name, kind: p.RegionKind}
-					regions[rid] = r
-					order = append(order, rid)
-				} else if r.kernel != k.Name || r.kind != p.RegionKind {
-					bad("region %d: probes in different kernels or of different kinds", rid)
-				}
-				switch p.Kind {
-				case KindBegin:
-					r.begins++
-				case KindEnd:
-					r.ends++
-				default:
-					bad("probe %d: unknown kind %q", p.ID, p.Kind)
-				}
-			}
-		}
+		c.Kernel(&m.Kernels[ki])
 	}
-	for _, id := range order {
-		r := regions[id]
-		if r.begins != 1 || r.ends < 1 {
-			bad("region %d: %d begin and %d end probes (want 1 and ≥1)", id, r.begins, r.ends)
-		}
-	}
-	return errors.Join(errs...)
+	return c.Err(m)
 }
 
 // ProbeByID returns the probe with the given id and its kernel, or nil.

@@ -137,27 +137,21 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 		return resources
 	}
 	if o.Output != "-" {
-		// One function at a time, straight to the output file; a module
-		// Stream refuses is instrumented whole below, with the same
-		// output, warnings and errors.
-		var res *instrument.Result
-		err := atomicfile.WriteFile(o.Output, 0o644, func(w io.Writer) error {
-			var so instrument.StreamOptions
-			if o.Opts.Regs == 0 && !o.NoPtxas {
-				so.Resources = askPtxas
-			}
-			var err error
-			if res, err = instrument.Stream(w, o.File, src, o.Opts, so); err != nil {
-				return err
-			}
-			// The manifest is committed while the PTX is still a
-			// temporary file: if it cannot be written, the old output
-			// stays as it was and no PTX without its manifest appears.
-			return writeManifestFile(o, res)
+		// One function at a time, straight to the output file, and the
+		// manifest beside it a kernel at a time; a module Stream refuses
+		// is instrumented whole below, with the same output, warnings
+		// and errors.
+		var so instrument.StreamOptions
+		if o.Opts.Regs == 0 && !o.NoPtxas {
+			so.Resources = askPtxas
+		}
+		res, err := writePair(o, func(ptxw io.Writer, man instrument.ManifestSink) (*instrument.Result, error) {
+			so.Manifest = man
+			return instrument.Stream(ptxw, o.File, src, o.Opts, so)
 		})
 		if err == nil {
 			printWarnings(o, res)
-			describeOutput(o, res)
+			describeOutput(o, res.Summary)
 			return nil
 		}
 		if !errors.Is(err, instrument.ErrNotStreamed) {
@@ -188,16 +182,38 @@ func runInstrument(ctx context.Context, o instrumentOptions) error {
 		_, err := o.Stdout.Write(res.PTX)
 		return err
 	}
-	if err := atomicfile.WriteFile(o.Output, 0o644, func(w io.Writer) error {
-		if _, err := w.Write(res.PTX); err != nil {
-			return err
+	if _, err := writePair(o, func(ptxw io.Writer, man instrument.ManifestSink) (*instrument.Result, error) {
+		if _, err := ptxw.Write(res.PTX); err != nil {
+			return nil, err
 		}
-		return writeManifestFile(o, res)
+		return res, instrument.WriteManifest(man, res.Manifest)
 	}); err != nil {
 		return err
 	}
-	describeOutput(o, res)
+	describeOutput(o, instrument.SummaryOf(res.Manifest))
 	return nil
+}
+
+// writePair writes the output PTX and its manifest (write's two writers)
+// and replaces both files, or neither: the manifest is renamed first, the
+// PTX last, after both are complete and flushed to disk side by side; a
+// failure leaves the old pair (atomicfile.Commit).
+func writePair(o instrumentOptions, write func(ptxw io.Writer, man instrument.ManifestSink) (*instrument.Result, error)) (*instrument.Result, error) {
+	pf, err := atomicfile.Create(o.Output, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer pf.Abort() // nothing once committed
+	mf, err := atomicfile.Create(manifestPath(o.Output), 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer mf.Abort()
+	res, err := write(pf, mf)
+	if err != nil {
+		return nil, err
+	}
+	return res, atomicfile.Commit(mf, pf)
 }
 
 func printWarnings(o instrumentOptions, res *instrument.Result) {
@@ -209,25 +225,20 @@ func printWarnings(o instrumentOptions, res *instrument.Result) {
 	}
 }
 
-// writeManifestFile writes res's manifest next to the output.
-func writeManifestFile(o instrumentOptions, res *instrument.Result) error {
-	return atomicfile.WriteFile(manifestPath(o.Output), 0o644, func(w io.Writer) error { return instrument.WriteManifest(w, res.Manifest) })
-}
-
 // describeOutput describes the written kernels on stderr.
-func describeOutput(o instrumentOptions, res *instrument.Result) {
+func describeOutput(o instrumentOptions, s *instrument.Summary) {
 	mp := manifestPath(o.Output)
 	n, listed := 0, 0
-	for _, k := range res.Manifest.Kernels {
-		n += len(k.Probes)
+	for _, k := range s.Kernels {
+		n += k.Probes
 		if listed++; listed <= maxKernelLines {
-			fmt.Fprintf(o.Stderr, "ptxtrace: %s: %d probes, staging %s (%s)\n", k.Name, len(k.Probes), k.Staging.Where, k.Staging.Reason)
+			fmt.Fprintf(o.Stderr, "ptxtrace: %s: %d probes, staging %s (%s)\n", k.Name, k.Probes, k.Staging, k.Reason)
 		}
 	}
 	if listed > maxKernelLines {
 		fmt.Fprintf(o.Stderr, "ptxtrace: … and %d more kernels (see the manifest)\n", listed-maxKernelLines)
 	}
-	fmt.Fprintf(o.Stderr, "ptxtrace: wrote %s and %s (%d probes, instrumentation id %s)\n", o.Output, mp, n, res.Manifest.InstrumentationID)
+	fmt.Fprintf(o.Stderr, "ptxtrace: wrote %s and %s (%d probes, instrumentation id %s)\n", o.Output, mp, n, s.InstrumentationID)
 }
 
 // ptxasResources asks ptxas -v for each kernel's registers and static

@@ -1,7 +1,6 @@
 package atomicfile
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -23,49 +22,15 @@ func WriteFile(path string, perm os.FileMode, write func(io.Writer) error) (err 
 	if write == nil {
 		return errors.New("atomicfile: nil write function")
 	}
-	target, err := resolve(path)
+	p, err := Create(path, perm)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(target)
-
-	tmp, err := os.CreateTemp(dir, tempPattern)
-	if err != nil {
-		return userErr(path, err)
-	}
-	tmpName := tmp.Name()
-	committed := false
-	defer func() {
-		if committed {
-			return
-		}
-		// Runs on error returns and on panics in write alike.
-		tmp.Close() // may already be closed; the error is irrelevant here
-		os.Remove(tmpName)
-	}()
-
-	bw := bufio.NewWriter(tmp)
-	if err := write(bw); err != nil {
+	defer p.Abort() // after Commit, nothing; on errors and panics in write, the clean-up
+	if err := write(p); err != nil {
 		return err
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("atomicfile: writing %s: %w", path, err)
-	}
-	if err := tmp.Chmod(perm & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
-		return userErr(path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("atomicfile: syncing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("atomicfile: closing %s: %w", path, err)
-	}
-	if err := os.Rename(tmpName, target); err != nil {
-		return userErr(path, err)
-	}
-	committed = true
-	syncDir(dir)
-	return nil
+	return Commit(p)
 }
 
 // resolve follows symbolic links at path so that a link is kept and its
