@@ -513,9 +513,29 @@ func (k *kernel) rewrite() {
 		}
 	}
 
+	// The statements the code adds (a laid-out site is two), at most:
+	// they size the body's new list (a nested block's grows).
+	added := 0
+	for _, c := range before {
+		added += len(c)
+	}
+	for _, c := range after {
+		added += len(c)
+	}
+	for _, w := range sites {
+		if w.lazy.s != nil {
+			added += 2
+		} else {
+			added += len(w.pre) + len(w.post)
+		}
+	}
 	var fix func(b *ptx.Block, depth int)
 	fix = func(b *ptx.Block, depth int) {
-		out := make([]ptx.Stmt, 0, len(b.Stmts))
+		n := len(b.Stmts)
+		if depth == 1 {
+			n += added
+		}
+		out := make([]ptx.Stmt, 0, n)
 		for _, st := range b.Stmts {
 			in, ok := st.(*ptx.Instruction)
 			if !ok {
