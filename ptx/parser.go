@@ -49,6 +49,11 @@ func ParseFile(fset *token.FileSet, filename string, src []byte, mode Mode) (f *
 // text of tf: positions, the File's Src and Tok are those of the whole
 // file, and the token table covers src[lo:hi] only.
 func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[string]*Opcode) (f *File, err error) {
+	return parseRangeIn(nil, tf, src, lo, hi, mode, opcodes)
+}
+
+// parseRangeIn is parseRange with the arenas carved from a, if not nil.
+func parseRangeIn(a *Arena, tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[string]*Opcode) (f *File, err error) {
 	p := &parser{file: tf, mode: mode}
 	// The tokens' Text fields are substrings of src without copies: src
 	// is retained by the File and must not be modified afterwards.
@@ -59,7 +64,14 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[s
 	// Real PTX averages one token per 4-5.5 bytes.
 	ntok := len(text)/5 + 16
 	p.base = base
-	p.raw, p.kinds = lex(text, base, make([]rawTok, 0, ntok), make([]Kind, 0, ntok), func(off int, msg string) {
+	var raw []rawTok
+	var kinds []Kind
+	if a != nil {
+		raw, kinds = carve(&a.raw, ntok), carve(&a.kinds, ntok)
+	} else {
+		raw, kinds = make([]rawTok, 0, ntok), make([]Kind, 0, ntok)
+	}
+	p.raw, p.kinds = lex(text, base, raw, kinds, func(off int, msg string) {
 		p.errorAt(token.Pos(base+off), msg)
 	})
 	p.tab = &tokTable{src: text, base: base, raw: p.raw, kinds: p.kinds}
@@ -70,9 +82,25 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[s
 	// The arenas are allocated once, at the sizes countNodes estimates
 	// (they grow in chunks if it falls short).
 	c := countNodes(text, p.raw, p.kinds)
+	if a != nil {
+		p.carve(a, c)
+	} else {
+		p.alloc(c)
+	}
+	p.insChunk = max(c.ins/16, 8)
+	p.argChunk = max(c.args/16, 16)
+	f = &File{Name: tf.Name(), Src: src, Tok: tf}
+	f.CRLF = detectCRLF(whole)
+	f.Decls = p.parseModule()
+	p.errors.Sort()
+	return f, p.errors.Err()
+}
+
+// alloc allocates the arenas at the sizes c counts.
+func (p *parser) alloc(c nodeCounts) {
 	p.insArena = make([]Instruction, 0, c.ins+1)
 	p.stmts = make([]Stmt, 0, c.stmts+1)
-	if mode&SkipOperands == 0 {
+	if p.mode&SkipOperands == 0 {
 		p.argArena = make([]Operand, 0, c.args+1)
 		if c.nested > 0 {
 			p.opArena = make([]Operand, 0, c.nested)
@@ -88,13 +116,20 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[s
 	if c.labels > 0 {
 		p.lblArena = make([]Label, 0, c.labels)
 	}
-	p.insChunk = max(c.ins/16, 8)
-	p.argChunk = max(c.args/16, 16)
-	f = &File{Name: tf.Name(), Src: src, Tok: tf}
-	f.CRLF = detectCRLF(whole)
-	f.Decls = p.parseModule()
-	p.errors.Sort()
-	return f, p.errors.Err()
+}
+
+// carve carves the arenas from a at the sizes c counts.
+func (p *parser) carve(a *Arena, c nodeCounts) {
+	p.insArena = carve(&a.ins, c.ins+1)
+	p.stmts = carve(&a.stmts, c.stmts+1)
+	if p.mode&SkipOperands == 0 {
+		p.argArena = carve(&a.args, c.args+1)
+		p.opArena = carve(&a.ops, c.nested)
+	}
+	p.varArena = carve(&a.vars, c.vars)
+	p.dclArena = carve(&a.dcls, c.decls)
+	p.comArena = carve(&a.coms, c.comments)
+	p.lblArena = carve(&a.lbls, c.labels)
 }
 
 // setLines fills tf's line table; bytes.IndexByte makes it several times
