@@ -460,9 +460,15 @@ func (k *kernel) rewrite() {
 	}
 	// The added parameters, spliced into the header at once (AddParam);
 	// the .maxnreg goes after the header, which commutes with them.
-	var params []*ptx.VarDecl
+	params := make([]*ptx.VarDecl, 0, 4) // at most (a .func's four)
 	add := func(t ptx.Type, name string) int {
-		params = append(params, &ptx.VarDecl{Type: t, TypeName: t.String(), Names: []ptx.Declarator{{Name: name, Range: -1}}})
+		// One allocation for the declaration and its name.
+		pd := &struct {
+			v ptx.VarDecl
+			d [1]ptx.Declarator
+		}{v: ptx.VarDecl{Type: t, TypeName: t.String()}, d: [1]ptx.Declarator{{Name: name, Range: -1}}}
+		pd.v.Names = pd.d[:]
+		params = append(params, &pd.v)
 		return len(k.fn.Params) + len(params) - 1
 	}
 	if k.isFunc {

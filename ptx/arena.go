@@ -11,9 +11,12 @@ import "go/token"
 // the Files carved from it.
 //
 // What a parse shares with later ones is not carved from the Arena: the
-// decoded opcodes (ParseRangeShared's map), their modifier and type
-// lists, and the File itself.
+// decoded opcodes (ParseRangeShared's map) and their modifier and type
+// lists.
 type Arena struct {
+	p     parser // the parser's own state, for one parse at a time
+	files []File
+	tabs  []tokTable
 	raw   []rawTok
 	kinds []Kind
 	ins   []Instruction
@@ -34,6 +37,9 @@ func (a *Arena) Reset() {
 	// some fields); the token tables hold no pointers and are written
 	// whole.
 	a.raw, a.kinds = a.raw[:0], a.kinds[:0]
+	a.p = parser{}
+	resetArena(&a.files)
+	resetArena(&a.tabs)
 	resetArena(&a.ins)
 	resetArena(&a.args)
 	resetArena(&a.ops)
@@ -66,9 +72,15 @@ func carve[T any](s *[]T, n int) []T {
 	return (*s)[l : l : l+n]
 }
 
-// ParseRangeIn is ParseRangeShared with the nodes and the token table
-// carved from a (nil: allocated as ParseRangeShared's): the File is
-// valid until a.Reset.
+// ParseRangeIn is ParseRangeShared with the File, its nodes and its
+// token table carved from a (nil: allocated as ParseRangeShared's): the
+// File is valid until a.Reset. One parse at a time uses a.
 func ParseRangeIn(a *Arena, tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[string]*Opcode) (*File, error) {
 	return parseRangeIn(a, tf, src, lo, hi, mode, opcodes)
+}
+
+// one returns a zero T from the chunk *s (see carve).
+func one[T any](s *[]T) *T {
+	c := carve(s, 1)
+	return &c[:1][0]
 }

@@ -54,7 +54,13 @@ func parseRange(tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[s
 
 // parseRangeIn is parseRange with the arenas carved from a, if not nil.
 func parseRangeIn(a *Arena, tf *token.File, src []byte, lo, hi int, mode Mode, opcodes map[string]*Opcode) (f *File, err error) {
-	p := &parser{file: tf, mode: mode}
+	var p *parser
+	if a != nil {
+		p = &a.p
+		*p = parser{file: tf, mode: mode}
+	} else {
+		p = &parser{file: tf, mode: mode}
+	}
 	// The tokens' Text fields are substrings of src without copies: src
 	// is retained by the File and must not be modified afterwards.
 	whole := unsafe.String(unsafe.SliceData(src), len(src))
@@ -74,7 +80,12 @@ func parseRangeIn(a *Arena, tf *token.File, src []byte, lo, hi int, mode Mode, o
 	p.raw, p.kinds = lex(text, base, raw, kinds, func(off int, msg string) {
 		p.errorAt(token.Pos(base+off), msg)
 	})
-	p.tab = &tokTable{src: text, base: base, raw: p.raw, kinds: p.kinds}
+	if a != nil {
+		p.tab = one(&a.tabs)
+	} else {
+		p.tab = new(tokTable)
+	}
+	*p.tab = tokTable{src: text, base: base, raw: p.raw, kinds: p.kinds}
 	p.opcodes = opcodes
 	if p.opcodes == nil {
 		p.opcodes = make(map[string]*Opcode, 32)
@@ -89,11 +100,20 @@ func parseRangeIn(a *Arena, tf *token.File, src []byte, lo, hi int, mode Mode, o
 	}
 	p.insChunk = max(c.ins/16, 8)
 	p.argChunk = max(c.args/16, 16)
-	f = &File{Name: tf.Name(), Src: src, Tok: tf}
+	if a != nil {
+		f = one(&a.files)
+	} else {
+		f = new(File)
+	}
+	*f = File{Name: tf.Name(), Src: src, Tok: tf}
 	f.CRLF = detectCRLF(whole)
 	f.Decls = p.parseModule()
 	p.errors.Sort()
-	return f, p.errors.Err()
+	err = p.errors.Err()
+	if a != nil {
+		*p = parser{} // what it points to goes with the File
+	}
+	return f, err
 }
 
 // alloc allocates the arenas at the sizes c counts.
