@@ -2,8 +2,10 @@ package ptx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"go/scanner"
 	"go/token"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -152,20 +154,43 @@ func (p *parser) carve(a *Arena, c nodeCounts) {
 	p.lblArena = carve(&a.lbls, c.labels)
 }
 
-// setLines fills tf's line table; bytes.IndexByte makes it several times
-// faster than token.File.SetLinesForContent on large files, and counting
-// the lines first (bytes.Count) sizes the table exactly.
+// setLines fills tf's line table, counting the lines first (bytes.Count)
+// to size it exactly, then finding the line ends eight bytes at a time
+// (about twice as fast as bytes.IndexByte per line on PTX's short lines,
+// several times faster than token.File.SetLinesForContent).
 func setLines(tf *token.File, src []byte) {
+	tf.SetLines(lineStarts(src))
+}
+
+// lineStarts returns the offsets at which src's lines start: 0, and
+// every offset after a '\n' but len(src).
+func lineStarts(src []byte) []int {
 	lines := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
-	for off := 0; off < len(src); {
-		i := bytes.IndexByte(src[off:], '\n')
-		if i < 0 || off+i+1 >= len(src) {
-			break
+	const (
+		ones = 0x0101010101010101
+		low7 = 0x7f7f7f7f7f7f7f7f
+	)
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		w := binary.LittleEndian.Uint64(src[i:]) ^ ('\n' * ones) // a '\n' byte is 0
+		// The high bit of each byte that is 0, exactly (no carries
+		// cross bytes: each byte's low seven bits plus 0x7f stay
+		// within it).
+		z := ^((w&low7 + low7) | w | low7)
+		for z != 0 {
+			lines = append(lines, i+bits.TrailingZeros64(z)/8+1)
+			z &= z - 1
 		}
-		off += i + 1
-		lines = append(lines, off)
 	}
-	tf.SetLines(lines)
+	for ; i < len(src); i++ {
+		if src[i] == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	if n := len(lines); n > 1 && lines[n-1] == len(src) {
+		lines = lines[:n-1] // a final line break starts no line
+	}
+	return lines
 }
 
 func detectCRLF(s string) bool {
