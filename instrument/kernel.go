@@ -132,9 +132,10 @@ func (k *kernel) collect() {
 	var loc ptx.Loc
 	has := false
 	async := false // an async copy seen (collectAsync has work)
+	lines := m.lineCursor()
 	k.insts = make([]instLoc, 0, countInsts(k.fn.Body))
 	k.walk(k.fn.Body, &loc, &has, func(in *ptx.Instruction) {
-		line := m.line(in.Pos())
+		line := lines.lineOf(in.Pos())
 		k.insts = append(k.insts, k.instAt(in, line, loc, has))
 		if m.opts.NoLoads {
 			return
