@@ -748,7 +748,7 @@ type wrap struct {
 // goes into after, at its wait.
 func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]wrap {
 	m := k.m
-	sites := map[*ptx.Instruction]wrap{}
+	sites := make(map[*ptx.Instruction]wrap, len(k.sites))
 	groups := k.siteGroups()
 	for _, s := range k.sites {
 		var w wrap
