@@ -77,10 +77,31 @@ func asyncKind(in *ptx.Instruction, fx ptx.Facts) int {
 // flatStmts lists the labels and instructions of b in textual order,
 // nested blocks included.
 func flatStmts(b *ptx.Block, dst []ptx.Stmt) []ptx.Stmt {
+	if dst == nil {
+		dst = make([]ptx.Stmt, 0, countFlat(b))
+	}
+	return flatStmtsTo(b, dst)
+}
+
+// countFlat counts the statements flatStmts lists.
+func countFlat(b *ptx.Block) int {
+	n := 0
 	for _, s := range b.Stmts {
 		switch s := s.(type) {
 		case *ptx.Block:
-			dst = flatStmts(s, dst)
+			n += countFlat(s)
+		case *ptx.Label, *ptx.Instruction:
+			n++
+		}
+	}
+	return n
+}
+
+func flatStmtsTo(b *ptx.Block, dst []ptx.Stmt) []ptx.Stmt {
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *ptx.Block:
+			dst = flatStmtsTo(s, dst)
 		case *ptx.Label, *ptx.Instruction:
 			dst = append(dst, s)
 		}

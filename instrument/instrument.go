@@ -351,6 +351,38 @@ func (m *module) line(p token.Pos) int {
 	return m.fset.Position(p).Line
 }
 
+// lineCursor gives the lines of positions in m.f met in increasing
+// order (a walk over a function's instructions): it counts the line
+// breaks of the source from the previous position to the next rather
+// than searching the file's line table each time. A position before the
+// previous one, or a file without its text, asks m.line.
+type lineCursor struct {
+	m    *module
+	off  int // offset in m.f.Src of the previous position, -1: none
+	line int // its line
+}
+
+func (m *module) lineCursor() lineCursor { return lineCursor{m: m, off: -1} }
+
+func (c *lineCursor) lineOf(p token.Pos) int {
+	m := c.m
+	tf := m.f.Tok
+	if !p.IsValid() || tf == nil || tf.Size() != len(m.f.Src) {
+		return m.line(p)
+	}
+	off := int(p) - tf.Base()
+	if off < 0 || off >= len(m.f.Src) {
+		return m.line(p)
+	}
+	if c.off < 0 || off < c.off {
+		c.off, c.line = off, m.line(p)
+		return c.line
+	}
+	c.line += bytes.Count(m.f.Src[c.off:off], []byte{'\n'})
+	c.off = off
+	return c.line
+}
+
 // text returns the input text of a node, trimmed.
 func (m *module) text(n ptx.Node) string {
 	if !n.Pos().IsValid() || !n.End().IsValid() {

@@ -63,6 +63,7 @@ type kernel struct {
 
 	// all instructions in textual order with their .loc, for regions
 	insts []instLoc
+	locs  []ptx.Loc // the .locs the insts point to
 
 	// plan
 	staged      bool // records staged in shared memory
@@ -81,10 +82,33 @@ type kernel struct {
 }
 
 type instLoc struct {
-	in     *ptx.Instruction
-	line   int
-	loc    ptx.Loc
-	hasLoc bool
+	in   *ptx.Instruction
+	line int
+	loc  *ptx.Loc // the .loc in force (in kernel.locs), or nil
+}
+
+// where returns the .loc in force at the instruction, if any.
+func (il instLoc) where() (ptx.Loc, bool) {
+	if il.loc == nil {
+		return ptx.Loc{}, false
+	}
+	return *il.loc, true
+}
+
+// instAt makes the instLoc of in at line, under loc if has: the
+// instructions under one .loc share its copy in k.locs (an instLoc is a
+// third of the size it would be holding the Loc).
+func (k *kernel) instAt(in *ptx.Instruction, line int, loc ptx.Loc, has bool) instLoc {
+	il := instLoc{in: in, line: line}
+	if has {
+		if n := len(k.locs); n == 0 || k.locs[n-1] != loc {
+			k.locs = append(k.locs, loc)
+		}
+		// Appending may move k.locs; the Locs the earlier
+		// instructions point to stay where they were, unchanged.
+		il.loc = &k.locs[len(k.locs)-1]
+	}
+	return il
 }
 
 // walk visits the instructions of b in textual order, tracking .loc.
@@ -107,14 +131,19 @@ func (k *kernel) collect() {
 	m := k.m
 	var loc ptx.Loc
 	has := false
+	async := false // an async copy seen (collectAsync has work)
+	lines := m.lineCursor()
 	k.insts = make([]instLoc, 0, countInsts(k.fn.Body))
 	k.walk(k.fn.Body, &loc, &has, func(in *ptx.Instruction) {
-		line := m.line(in.Pos())
-		k.insts = append(k.insts, instLoc{in, line, loc, has})
+		line := lines.lineOf(in.Pos())
+		k.insts = append(k.insts, k.instAt(in, line, loc, has))
 		if m.opts.NoLoads {
 			return
 		}
 		fx := m.factsOf(in)
+		if !async && asyncKind(in, fx) != asyncNone {
+			async = true
+		}
 		if !isSiteOp(in, fx) {
 			return
 		}
@@ -157,12 +186,19 @@ func (k *kernel) collect() {
 		}
 		return at
 	}
+	if !async {
+		// collectAsync would find no site; without async copies
+		// there are no waits to collect either.
+		slices.SortStableFunc(k.sites, func(a, b *site) int { return cmp.Compare(a.line, b.line) })
+		return
+	}
 	k.collectAsync(func(in *ptx.Instruction, sp string) (site, bool) {
 		il := atOf()[in]
-		if !k.selected(sp, il.line, il.loc, il.hasLoc) {
+		l, has := il.where()
+		if !k.selected(sp, il.line, l, has) {
 			return site{}, false
 		}
-		return site{in: in, space: sp, line: il.line, text: m.text(in), loc: il.loc, hasLoc: il.hasLoc}, true
+		return site{in: in, space: sp, line: il.line, text: m.text(in), loc: l, hasLoc: has}, true
 	})
 	for _, s := range k.sites {
 		if s.async == asyncGroupSeq {
@@ -245,16 +281,18 @@ func (k *kernel) addRegion(r Region) error {
 		var loc ptx.Loc
 		has := false
 		k.walk(k.fn.Body, &loc, &has, func(in *ptx.Instruction) {
-			k.insts = append(k.insts, instLoc{in, m.line(in.Pos()), loc, has})
+			k.insts = append(k.insts, k.instAt(in, m.line(in.Pos()), loc, has))
 		})
 	}
 	u := &userRegion{r: r, mode: m.opts.Mode}
 	for _, il := range k.insts {
 		if il.line >= r.Begin && u.beginAt == nil {
-			u.beginAt, u.beginLoc, u.beginHas = il.in, il.loc, il.hasLoc
+			u.beginAt = il.in
+			u.beginLoc, u.beginHas = il.where()
 		}
 		if il.line <= r.End {
-			u.endAt, u.endLoc, u.endHas = il.in, il.loc, il.hasLoc
+			u.endAt = il.in
+			u.endLoc, u.endHas = il.where()
 		}
 	}
 	pos := token.Position{Filename: m.f.Name, Line: r.Begin, Column: 1}
@@ -507,7 +545,7 @@ func (k *kernel) collectInsts() {
 	var loc ptx.Loc
 	has := false
 	k.walk(k.fn.Body, &loc, &has, func(in *ptx.Instruction) {
-		k.insts = append(k.insts, instLoc{in, k.m.line(in.Pos()), loc, has})
+		k.insts = append(k.insts, k.instAt(in, k.m.line(in.Pos()), loc, has))
 	})
 }
 
@@ -536,6 +574,11 @@ func (k *kernel) manifestKernel() manifest.Kernel {
 			manifest.Param{Index: k.paramStage, Name: ParamStageOff, Type: ".u32", Host: manifest.HostStageOffset},
 			manifest.Param{Index: k.paramStage + 1, Name: ParamStageRecs, Type: ".u32", Host: manifest.HostStageRecords})
 	}
+	n := 2 * (len(k.regions) + len(k.sites) + len(k.pipeWaits)) // at most, in all
+	for _, c := range k.callees {
+		n += 2 * len(c.sites)
+	}
+	mk.Probes = make([]manifest.Probe, 0, n)
 	for _, u := range k.regions {
 		for i, id := range []uint32{u.beginID, u.endID} {
 			p := manifest.Probe{ID: id, Kernel: k.fn.Name, Region: u.region, RegionKind: manifest.RegionUser, Mode: u.mode}
@@ -714,10 +757,17 @@ func (m *module) mapOutLinesWhole(out []byte, lineBase int) error {
 }
 
 func flatten(b *ptx.Block, dst []*ptx.Instruction) []*ptx.Instruction {
+	if dst == nil {
+		dst = make([]*ptx.Instruction, 0, countInsts(b))
+	}
+	return flattenTo(b, dst)
+}
+
+func flattenTo(b *ptx.Block, dst []*ptx.Instruction) []*ptx.Instruction {
 	for _, s := range b.Stmts {
 		switch s := s.(type) {
 		case *ptx.Block:
-			dst = flatten(s, dst)
+			dst = flattenTo(s, dst)
 		case *ptx.Instruction:
 			dst = append(dst, s)
 		}

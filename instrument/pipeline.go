@@ -105,7 +105,8 @@ func (k *kernel) collectWaits(stmts []ptx.Stmt, at map[*ptx.Instruction]instLoc)
 			continue
 		}
 		il := at[in]
-		k.pipeWaits = append(k.pipeWaits, &pipeWait{in: in, keep: keep, line: il.line, text: k.m.text(in), loc: il.loc, hasLoc: il.hasLoc})
+		wl, wh := il.where()
+		k.pipeWaits = append(k.pipeWaits, &pipeWait{in: in, keep: keep, line: il.line, text: k.m.text(in), loc: wl, hasLoc: wh})
 	}
 }
 

@@ -460,9 +460,15 @@ func (k *kernel) rewrite() {
 	}
 	// The added parameters, spliced into the header at once (AddParam);
 	// the .maxnreg goes after the header, which commutes with them.
-	var params []*ptx.VarDecl
+	params := make([]*ptx.VarDecl, 0, 4) // at most (a .func's four)
 	add := func(t ptx.Type, name string) int {
-		params = append(params, &ptx.VarDecl{Type: t, TypeName: t.String(), Names: []ptx.Declarator{{Name: name, Range: -1}}})
+		// One allocation for the declaration and its name.
+		pd := &struct {
+			v ptx.VarDecl
+			d [1]ptx.Declarator
+		}{v: ptx.VarDecl{Type: t, TypeName: t.String()}, d: [1]ptx.Declarator{{Name: name, Range: -1}}}
+		pd.v.Names = pd.d[:]
+		params = append(params, &pd.v)
 		return len(k.fn.Params) + len(params) - 1
 	}
 	if k.isFunc {
@@ -513,9 +519,29 @@ func (k *kernel) rewrite() {
 		}
 	}
 
+	// The statements the code adds (a laid-out site is two), at most:
+	// they size the body's new list (a nested block's grows).
+	added := 0
+	for _, c := range before {
+		added += len(c)
+	}
+	for _, c := range after {
+		added += len(c)
+	}
+	for _, w := range sites {
+		if w.lazy.s != nil {
+			added += 2
+		} else {
+			added += len(w.pre) + len(w.post)
+		}
+	}
 	var fix func(b *ptx.Block, depth int)
 	fix = func(b *ptx.Block, depth int) {
-		out := make([]ptx.Stmt, 0, len(b.Stmts))
+		n := len(b.Stmts)
+		if depth == 1 {
+			n += added
+		}
+		out := make([]ptx.Stmt, 0, n)
 		for _, st := range b.Stmts {
 			in, ok := st.(*ptx.Instruction)
 			if !ok {
@@ -722,7 +748,7 @@ type wrap struct {
 // goes into after, at its wait.
 func (k *kernel) siteCode(after map[*ptx.Instruction]code) map[*ptx.Instruction]wrap {
 	m := k.m
-	sites := map[*ptx.Instruction]wrap{}
+	sites := make(map[*ptx.Instruction]wrap, len(k.sites))
 	groups := k.siteGroups()
 	for _, s := range k.sites {
 		var w wrap

@@ -57,6 +57,8 @@ type segBatch struct {
 	// seeded is closed.
 	next   seed
 	seeded chan struct{}
+
+	arena *ptx.Arena // its trees' memory, used again once printed
 }
 
 // workerCache holds the caches of one worker's modules (module fields of
@@ -70,6 +72,7 @@ type workerCache struct {
 	// check checks the later pieces' kernels (all but their names);
 	// made for the first.
 	check *ptx.Checker
+	arena *ptx.Arena // the batch's (segBatch.arena)
 }
 
 // batchBytes is the input a batch holds at least (unless the module ends).
@@ -137,7 +140,8 @@ type streamPass struct {
 	cuts      []int
 	later     []bool // pieces the first pass left
 	traced    map[string]bool
-	kernStart seed // the first kernel id and region (after the functions')
+	kernStart seed            // the first kernel id and region (after the functions')
+	arenas    chan *ptx.Arena // printed batches' arenas, for the next ones
 }
 
 // run instruments batch b with the worker's caches wc; it closes b.seeded
@@ -153,6 +157,13 @@ func (sp *streamPass) run(b *segBatch, wc *workerCache, quit <-chan struct{}) {
 		wc.insts = map[string]*ptx.Instruction{} // a large batch's table goes with it
 	}
 	clear(wc.insts) // the previous batch's (transformed)
+	select {
+	case b.arena = <-sp.arenas:
+		b.arena.Reset()
+	default:
+		b.arena = new(ptx.Arena)
+	}
+	wc.arena = b.arena
 	n := len(b.segs)
 	b.mods, b.owners, b.later = make([]*module, n), make([]map[*ptx.Instruction]*kernel, n), make([][]ptx.Decl, n)
 	kernSites := make([]int, n)
@@ -206,7 +217,7 @@ func (sp *streamPass) collect(s streamSeg, wc *workerCache) (*module, []ptx.Decl
 	seg := &ptx.File{Name: sp.name, Src: sp.src, Tok: sp.tf, CRLF: sp.facts.CRLF}
 	var later []ptx.Decl
 	for p := s.p0; p <= s.p1; p++ {
-		f, err := ptx.ParseRangeShared(sp.tf, sp.src, pieceStart(sp.cuts, p), sp.cuts[p], 0, wc.parsed)
+		f, err := ptx.ParseRangeIn(wc.arena, sp.tf, sp.src, pieceStart(sp.cuts, p), sp.cuts[p], 0, wc.parsed)
 		if err != nil {
 			return nil, nil, 0, notStreamed("parse: %v", err)
 		}
@@ -295,7 +306,8 @@ func (sp *streamPass) transform(m *module) (map[*ptx.Instruction]*kernel, error)
 func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token.File, src []byte, cuts []int, fns []fnInfo, pl streamPlan, check *ptx.Checker, so StreamOptions) (*Result, error) {
 	sp := &streamPass{name: name, g: g, facts: facts, tf: tf, src: src, cuts: cuts,
 		later: make([]bool, len(cuts)), traced: pl.traced,
-		kernStart: seed{kernID: 2 * pl.totalFunc, kernReg: pl.totalFunc}}
+		kernStart: seed{kernID: 2 * pl.totalFunc, kernReg: pl.totalFunc},
+		arenas:    make(chan *ptx.Arena, 3*max(so.Workers, runtime.GOMAXPROCS(0)))} // the batches in flight at most
 	entries := 0
 	for _, fi := range fns {
 		if fi.later {
@@ -357,6 +369,11 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 			st.ms.add(st.kernels)
 			st.kernels = nil
 		}
+		select {
+		case sp.arenas <- b.arena: // and their memory serves a later batch
+		default:
+		}
+		b.arena = nil
 		if len(cw.cur) >= streamChunk {
 			return cw.handOff()
 		}

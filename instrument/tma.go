@@ -111,7 +111,8 @@ func (k *kernel) collectPhaseWaits(stmts []ptx.Stmt, at map[*ptx.Instruction]ins
 		}
 		w := stmts[j+1].(*ptx.Instruction)
 		il := at[w]
-		k.pipeWaits = append(k.pipeWaits, &pipeWait{in: br, wait: w, phase: true, line: il.line, text: k.m.text(w), loc: il.loc, hasLoc: il.hasLoc})
+		wl, wh := il.where()
+		k.pipeWaits = append(k.pipeWaits, &pipeWait{in: br, wait: w, phase: true, line: il.line, text: k.m.text(w), loc: wl, hasLoc: wh})
 	}
 }
 

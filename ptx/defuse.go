@@ -86,13 +86,17 @@ func FunctionRegs(fn *Function) *RegSet {
 	return rs
 }
 
+// addBlock adds the declarations of b and its nested blocks, in order
+// (as Inspect would visit them).
 func (rs *RegSet) addBlock(b *Block) {
-	Inspect(b, func(n Node) bool {
-		if d, ok := n.(*VarDecl); ok {
-			rs.addDecl(d)
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *VarDecl:
+			rs.addDecl(s)
+		case *Block:
+			rs.addBlock(s)
 		}
-		return true
-	})
+	}
 }
 
 func (rs *RegSet) addDecl(d *VarDecl) {

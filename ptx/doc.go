@@ -26,6 +26,9 @@
 // exactly sized slices. The printer writes to its io.Writer in 64 kB
 // pieces and reads the source through the File without copying it. For a
 // short-lived process these bytes are most of the cost (docs/startup.md).
+// A caller whose parsed pieces die in turn (a stream's batches) parses
+// them into an Arena (ParseRangeIn) and Resets it once none of their
+// Files is used any more: the chunks are then used again, cleared.
 //
 // # Printing
 //

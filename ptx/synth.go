@@ -26,7 +26,7 @@ func tokensOf(n Node) Toks {
 		if !n.Toks.IsZero() {
 			return n.Toks
 		}
-		return MakeToks(n.synth(true))
+		return MakeToks(n.synthTo(make([]Token, 0, n.tokensLen()+1), true))
 	case *Label:
 		if !n.Toks.IsZero() {
 			return n.Toks
@@ -82,7 +82,57 @@ func intTok(n int) Token { return Tok(INT, strconv.Itoa(n)) }
 // synth makes the tokens of a declaration; semi adds the trailing ';'
 // (parameters have none).
 func (d *VarDecl) synth(semi bool) []Token {
-	var ts []Token
+	return d.synthTo(make([]Token, 0, d.tokensLen()+1), semi)
+}
+
+// tokensLen is the number of tokens synth makes without the ';': it
+// sizes their slice.
+func (d *VarDecl) tokensLen() int {
+	n := 2 + len(d.Attrs) // space, type
+	for _, x := range linkageNames {
+		if d.Linkage&x.l != 0 {
+			n++
+		}
+	}
+	if d.Align > 0 {
+		n += 2
+	}
+	if d.Vec > 0 {
+		n++
+	}
+	if d.Ptr {
+		n++
+		if d.PtrSpace != SpaceNone {
+			n++
+		}
+		if d.PtrAlign > 0 {
+			n += 2
+		}
+	}
+	for i := range d.Names {
+		x := &d.Names[i]
+		if i > 0 {
+			n++
+		}
+		n++
+		if x.Range >= 0 {
+			n += 3
+		}
+		for _, dim := range x.Dims {
+			n += 2
+			if dim > 0 {
+				n++
+			}
+		}
+		if x.Init != nil {
+			n += 1 + len(x.Init)
+		}
+	}
+	return n
+}
+
+// synthTo is synth appending to ts.
+func (d *VarDecl) synthTo(ts []Token, semi bool) []Token {
 	ts = linkageTokens(ts, d.Linkage)
 	ts = append(ts, Tok(DIRECTIVE, d.Space.String()))
 	if d.Align > 0 {
@@ -144,7 +194,15 @@ func paramTokens(ts []Token, d *VarDecl) []Token {
 		}
 		return ts
 	}
-	return append(ts, d.synth(false)...)
+	return d.synthTo(ts, false)
+}
+
+// paramTokensLen is the number of tokens paramTokens appends.
+func paramTokensLen(d *VarDecl) int {
+	if !d.Toks.IsZero() {
+		return d.Toks.Len()
+	}
+	return d.tokensLen()
 }
 
 // headerTokens makes the tokens of a function header from its fields.
@@ -198,12 +256,12 @@ func (fn *Function) AddParam(ds ...*VarDecl) {
 	if fn.Toks.IsZero() || len(ds) == 0 {
 		return
 	}
-	toks := fn.Toks.Slice()
+	toks := fn.Toks
 	// Find the ')' closing the parameter list: the first paren group after
 	// the function name.
 	nameIdx := -1
-	for i, t := range toks {
-		if t.Kind == IDENT && t.Pos == fn.NamePos && t.Text == fn.Name {
+	for i := 0; i < toks.Len(); i++ {
+		if t := toks.At(i); t.Kind == IDENT && t.Pos == fn.NamePos && t.Text == fn.Name {
 			nameIdx = i
 			break
 		}
@@ -214,24 +272,33 @@ func (fn *Function) AddParam(ds ...*VarDecl) {
 		return
 	}
 	depth := 0
-	for i := nameIdx + 1; i < len(toks); i++ {
-		switch toks[i].Kind {
+	for i := nameIdx + 1; i < toks.Len(); i++ {
+		switch toks.At(i).Kind {
 		case LPAREN:
 			depth++
 		case RPAREN:
 			depth--
 			if depth == 0 {
-				var ins []Token
+				n := toks.Len()
 				for j, d := range ds {
 					if had+j > 0 {
-						ins = append(ins, Tok(COMMA, ","))
+						n++
 					}
-					ins = paramTokens(ins, d)
+					n += paramTokensLen(d)
 				}
-				nt := make([]Token, 0, len(toks)+len(ins))
-				nt = append(nt, toks[:i]...)
-				nt = append(nt, ins...)
-				nt = append(nt, toks[i:]...)
+				nt := make([]Token, 0, n)
+				for k := 0; k < i; k++ {
+					nt = append(nt, toks.At(k))
+				}
+				for j, d := range ds {
+					if had+j > 0 {
+						nt = append(nt, Tok(COMMA, ","))
+					}
+					nt = paramTokens(nt, d)
+				}
+				for k := i; k < toks.Len(); k++ {
+					nt = append(nt, toks.At(k))
+				}
 				fn.Toks = MakeToks(nt)
 				return
 			}
