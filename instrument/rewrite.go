@@ -451,8 +451,9 @@ func (k *kernel) flush(c *code) {
 	k.op(c, "ret")
 }
 
-// rewrite inserts the probes, the prologue and the exit block.
-func (k *kernel) rewrite() {
+// addParams adds k's parameters (trace buffer, dummy, staging; a
+// .func's context) to its header at once, and its .maxnreg.
+func (k *kernel) addParams() {
 	m := k.m
 	bufType := ptx.U64
 	if !m.addr64 {
@@ -489,6 +490,12 @@ func (k *kernel) rewrite() {
 		add(ptx.U32, ParamStageRecs)
 	}
 	k.fn.AddParam(params...)
+}
+
+// rewrite inserts the probes, the prologue and the exit block.
+func (k *kernel) rewrite() {
+	m := k.m
+	k.addParams()
 
 	before := map[*ptx.Instruction]code{}
 	after := map[*ptx.Instruction]code{}

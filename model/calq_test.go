@@ -80,25 +80,5 @@ func TestCalQueueOrder(t *testing.T) {
 
 // BenchmarkCalQueue is BenchmarkTimeHeap's workload on the calendar queue.
 func BenchmarkCalQueue(b *testing.B) {
-	for _, n := range []int{64, 1024} {
-		b.Run(map[int]string{64: "n=64", 1024: "n=1024"}[n], func(b *testing.B) {
-			rng := rand.New(rand.NewSource(1))
-			q := newCalQueue()
-			seq := uint64(0)
-			for i := 0; i < n; i++ {
-				seq++
-				q.push(timed{t: Time(rng.Intn(400)), seq: seq})
-			}
-			delays := make([]Time, 4096)
-			for i := range delays {
-				delays[i] = Time(rng.Intn(400))
-			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				x := q.pop()
-				seq++
-				q.push(timed{t: x.t + delays[i&4095], seq: seq})
-			}
-		})
-	}
+	benchQueue(b, func() timeQueue { return newCalQueue() })
 }

@@ -75,14 +75,25 @@ func TestTimeHeapOrder(t *testing.T) {
 // BenchmarkTimeHeap pushes and pops events with random delays over a
 // standing population of n, as the memory side's queue does.
 func BenchmarkTimeHeap(b *testing.B) {
+	benchQueue(b, func() timeQueue { return new(timeHeap) })
+}
+
+// timeQueue is what the memory side asks of its event queue.
+type timeQueue interface {
+	push(timed)
+	pop() timed
+}
+
+// benchQueue runs BenchmarkTimeHeap's workload on the queues newQ makes.
+func benchQueue(b *testing.B, newQ func() timeQueue) {
 	for _, n := range []int{64, 1024} {
 		b.Run(map[int]string{64: "n=64", 1024: "n=1024"}[n], func(b *testing.B) {
 			rng := rand.New(rand.NewSource(1))
-			var h timeHeap
+			q := newQ()
 			seq := uint64(0)
 			for i := 0; i < n; i++ {
 				seq++
-				h.push(timed{t: Time(rng.Intn(400)), seq: seq})
+				q.push(timed{t: Time(rng.Intn(400)), seq: seq})
 			}
 			delays := make([]Time, 4096)
 			for i := range delays {
@@ -90,9 +101,9 @@ func BenchmarkTimeHeap(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				x := h.pop()
+				x := q.pop()
 				seq++
-				h.push(timed{t: x.t + delays[i&4095], seq: seq})
+				q.push(timed{t: x.t + delays[i&4095], seq: seq})
 			}
 		})
 	}
