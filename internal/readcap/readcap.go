@@ -28,6 +28,7 @@ func ReadFile(path, what string, limit int64) ([]byte, error) {
 		// ~2× the file in copies and cleared memory); one byte more
 		// sees a file that grew since Stat.
 		b = make([]byte, 0, fi.Size()+1)
+		adviseHuge(b[:cap(b)])
 	} else if err == nil {
 		limit = min(limit, MaxStream)
 	}
