@@ -571,19 +571,19 @@ func (m *module) manifest(out []byte) *manifest.Manifest {
 	for _, fn := range m.entries {
 		ks = append(ks, m.manifestEntry(fn))
 	}
-	return m.manifestOf(outSum[:], ks)
+	inSum := sha256.Sum256(m.f.Src)
+	return m.manifestOf(outSum[:], inSum[:], ks)
 }
 
-// manifestOf builds the manifest of an output whose SHA-256 is outSum and
-// whose kernels are ks.
-func (m *module) manifestOf(outSum []byte, ks []manifest.Kernel) *manifest.Manifest {
-	inSum := sha256.Sum256(m.f.Src)
+// manifestOf builds the manifest of an output whose SHA-256 is outSum,
+// of an input whose SHA-256 is inSum, with the kernels ks.
+func (m *module) manifestOf(outSum, inSum []byte, ks []manifest.Kernel) *manifest.Manifest {
 	tc := manifest.TimerCode(m.opts.Timer)
 	man := &manifest.Manifest{
 		Version:           manifest.Version,
 		Tool:              m.opts.Tool,
 		Input:             m.f.Name,
-		InputSHA256:       hex.EncodeToString(inSum[:]),
+		InputSHA256:       hex.EncodeToString(inSum),
 		Output:            m.opts.Output,
 		InstrumentationID: hex.EncodeToString(outSum[:8]),
 		Target:            m.target,
@@ -606,12 +606,7 @@ func (m *module) manifestOf(outSum []byte, ks []manifest.Kernel) *manifest.Manif
 	}
 	for _, k := range ks {
 		for _, p := range k.Probes {
-			switch {
-			case p.Mode == manifest.ModePhaseSeq:
-				man.Version = manifest.VersionPhaseSeq
-			case p.Mode == manifest.ModeGroupSeq && man.Version != manifest.VersionPhaseSeq:
-				man.Version = manifest.VersionGroupSeq
-			}
+			man.Version = raiseVersion(man.Version, p.Mode)
 		}
 	}
 	if man.Tool == "" {

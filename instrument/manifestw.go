@@ -20,20 +20,12 @@ func WriteManifest(w io.Writer, man *manifest.Manifest) error {
 		return man.Write(w) // "kernels": null or []
 	}
 	head := *man
-	head.Kernels = []manifest.Kernel{}
-	var hb bytes.Buffer
-	if err := head.Write(&hb); err != nil {
+	pre, tail, err := splitHead(&head)
+	if err != nil {
 		return err
 	}
-	// The kernels field, at depth 1, encodes as below when empty; no
-	// string value holds it (a quote in a string is escaped).
-	const empty = "\n  \"kernels\": []"
-	i := bytes.Index(hb.Bytes(), []byte(empty))
-	if i < 0 {
-		return errors.New("manifest: internal error: no kernels field")
-	}
 	bw := bufio.NewWriterSize(w, streamChunk) // a write per 4 KiB would cost a system call each
-	bw.Write(hb.Bytes()[:i+len(empty)-1])     // up to "["
+	bw.Write(pre)
 	var b []byte
 	for k := range man.Kernels {
 		var err error
@@ -48,8 +40,27 @@ func WriteManifest(w io.Writer, man *manifest.Manifest) error {
 		bw.Write(b)
 	}
 	bw.WriteString("\n  ]")
-	bw.Write(hb.Bytes()[i+len(empty):])
+	bw.Write(tail)
 	return bw.Flush()
+}
+
+// splitHead encodes head with no kernels and returns its text up to the
+// kernels' "[" and after their "]"; it sets head.Kernels to empty.
+func splitHead(head *manifest.Manifest) (pre, tail []byte, err error) {
+	head.Kernels = []manifest.Kernel{}
+	var hb bytes.Buffer
+	if err := head.Write(&hb); err != nil {
+		return nil, nil, err
+	}
+	b := hb.Bytes()
+	// The kernels field, at depth 1, encodes as below when empty; no
+	// string value holds it (a quote in a string is escaped).
+	const empty = "\n  \"kernels\": []"
+	i := bytes.Index(b, []byte(empty))
+	if i < 0 {
+		return nil, nil, errors.New("manifest: internal error: no kernels field")
+	}
+	return b[:i+len(empty)-1], b[i+len(empty):], nil
 }
 
 // ManifestSink receives the manifest Stream writes as it instruments
@@ -129,12 +140,11 @@ func newManifestStream(w ManifestSink, head *manifest.Manifest) (*manifestStream
 	ms := &manifestStream{w: w, head: *head, in: make(chan []manifest.Kernel, 4), done: make(chan struct{}),
 		check: manifest.NewChecker(), version: manifest.Version}
 	h := *head
-	h.Kernels, h.Version, h.InstrumentationID, h.InputSHA256 = []manifest.Kernel{}, manifest.Version, idHold, inHold
-	var hb bytes.Buffer
-	if err := h.Write(&hb); err != nil {
+	h.Version, h.InstrumentationID, h.InputSHA256 = manifest.Version, idHold, inHold
+	b, tail, err := splitHead(&h)
+	if err != nil {
 		return nil, err
 	}
-	b := hb.Bytes()
 	// Each field at depth 1 starts a line "  \"name\": "; no string value
 	// holds a newline (it is escaped), so the first match is the field.
 	at := func(field, value string) (int64, error) {
@@ -145,7 +155,6 @@ func newManifestStream(w ManifestSink, head *manifest.Manifest) (*manifestStream
 		}
 		return int64(i + len(key) - len(value) - 1), nil
 	}
-	var err error
 	if ms.verAt, err = at("version", manifest.Version); err != nil {
 		return nil, err
 	}
@@ -155,15 +164,10 @@ func newManifestStream(w ManifestSink, head *manifest.Manifest) (*manifestStream
 	if ms.inAt, err = at("input_sha256", inHold); err != nil {
 		return nil, err
 	}
-	const empty = "\n  \"kernels\": []"
-	i := bytes.Index(b, []byte(empty))
-	if i < 0 {
-		return nil, errors.New("manifest: internal error: no kernels field")
-	}
-	ms.tail = append([]byte(nil), b[i+len(empty):]...)
+	ms.tail = tail
 	ms.buf = make([]byte, 0, streamChunk+streamChunk/2)
-	ms.buf = append(ms.buf, b[:i+len(empty)-1]...) // up to "["
-	go ms.run(ms.in)                               // the channel, not the field, which stop clears
+	ms.buf = append(ms.buf, b...) // up to "["
+	go ms.run(ms.in)              // the channel, not the field, which stop clears
 	return ms, nil
 }
 
@@ -212,8 +216,7 @@ func (ms *manifestStream) flush() {
 	}
 }
 
-// raiseVersion is the manifest version v raised by a probe of mode mode
-// (module.manifestOf).
+// raiseVersion is the manifest version v raised by a probe of mode mode.
 func raiseVersion(v, mode string) string {
 	switch {
 	case mode == manifest.ModePhaseSeq:

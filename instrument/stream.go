@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"go/token"
@@ -437,5 +438,6 @@ func (st *streamState) mapSegment(m *module, owner map[*ptx.Instruction]*kernel)
 
 // manifest is the manifest of the whole output, whose hash is sum.
 func (st *streamState) manifest(sum hash.Hash) *manifest.Manifest {
-	return st.m.manifestOf(sum.Sum(nil), st.kernels)
+	inSum := sha256.Sum256(st.m.f.Src)
+	return st.m.manifestOf(sum.Sum(nil), inSum[:], st.kernels)
 }

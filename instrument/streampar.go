@@ -336,10 +336,8 @@ func streamWrite(w io.Writer, name string, g *module, facts *ptx.File, tf *token
 			h := sha256.Sum256(src)
 			inSum <- h[:]
 		}()
-		hm := *g
-		hm.f = &ptx.File{Name: g.f.Name} // not hashed here
 		var err error
-		if st.ms, err = newManifestStream(so.Manifest, hm.manifestOf(make([]byte, 8), nil)); err != nil {
+		if st.ms, err = newManifestStream(so.Manifest, g.manifestOf(make([]byte, 8), make([]byte, sha256.Size), nil)); err != nil {
 			return nil, err
 		}
 		defer st.ms.stop()

@@ -33,8 +33,6 @@ func WriteFile(path string, perm os.FileMode, write func(io.Writer) error) (err 
 	return Commit(p)
 }
 
-// resolve follows symbolic links at path so that a link is kept and its
-// target replaced. A path that does not exist yet is returned as is.
 // userErr names the user's file, never the temporary file, in an error
 // about writing path.
 func userErr(path string, err error) error {
@@ -49,6 +47,8 @@ func userErr(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
+// resolve follows symbolic links at path so that a link is kept and its
+// target replaced. A path that does not exist yet is returned as is.
 func resolve(path string) (string, error) {
 	fi, err := os.Lstat(path)
 	switch {
