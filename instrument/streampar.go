@@ -549,7 +549,8 @@ func scanRest(g *module, facts *ptx.File, check *ptx.Checker, tf *token.File, sr
 		for _, d := range prime {
 			c.Decl(d)
 		}
-		return func(b *scanBatch, _ <-chan struct{}) { scanBatchRun(&mw, c, b, tf, src, cuts) }
+		a := new(ptx.Arena) // each piece's tree dies once scanned
+		return func(b *scanBatch, _ <-chan struct{}) { scanBatchRun(&mw, c, a, b, tf, src, cuts) }
 	}
 	var fns []fnInfo
 	badCall := false
@@ -582,8 +583,10 @@ func scanRest(g *module, facts *ptx.File, check *ptx.Checker, tf *token.File, sr
 }
 
 // scanBatchRun scans batch b with module m (a worker's copy) and Checker
-// c (the worker's).
-func scanBatchRun(m *module, c *ptx.Checker, b *scanBatch, tf *token.File, src []byte, cuts []int) {
+// c (the worker's), parsing each piece into Arena a, which it Resets
+// after the piece: what the batch keeps of a tree (module-level
+// declarations) is detached from it first.
+func scanBatchRun(m *module, c *ptx.Checker, a *ptx.Arena, b *scanBatch, tf *token.File, src []byte, cuts []int) {
 	for pi := b.p0; pi <= b.p1; pi++ {
 		lo, hi := pieceStart(cuts, pi), cuts[pi]
 		if plainKernel(src[lo:hi]) {
@@ -592,45 +595,63 @@ func scanBatchRun(m *module, c *ptx.Checker, b *scanBatch, tf *token.File, src [
 			b.fns = append(b.fns, fnInfo{entry: true, piece: pi, later: true})
 			continue
 		}
-		f, err := ptx.ParseRangeShared(tf, src, lo, hi, 0, m.parsed)
+		f, err := ptx.ParseRangeIn(a, tf, src, lo, hi, 0, m.parsed)
 		if err != nil {
 			b.err = notStreamed("parse: %v", err)
 			return
 		}
 		b.crlf, b.parsed = f.CRLF, true
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ptx.Comment:
-			case *ptx.Directive:
-				switch d.Name {
-				case ".version", ".target", ".address_size", ".file":
-					b.err = notStreamed("%s after the first function", d.Name)
-					return
-				}
-				b.facts = append(b.facts, d)
-				b.checks = append(b.checks, d)
-			case *ptx.VarDecl:
-				b.facts = append(b.facts, d)
-				b.checks = append(b.checks, d)
-			case *ptx.Function:
-				if d.Body == nil {
-					b.checks = append(b.checks, d)
-					continue
-				}
-				c.Decl(d)
-				if err := c.Err(); err != nil {
-					b.err = notStreamed("check: %v", err)
-					return
-				}
-				b.checks = append(b.checks, &ptx.Function{Kind: d.Kind, Name: d.Name, NamePos: d.NamePos, Body: &ptx.Block{}})
-				fi, bad := scanFunc(m, d, pi)
-				b.badCall = b.badCall || bad
-				b.fns = append(b.fns, fi)
-			default:
-				b.checks = append(b.checks, d)
+		if !scanDecls(m, c, b, f.Decls, pi) {
+			return
+		}
+		a.Reset()
+	}
+}
+
+// scanDecls scans the declarations of piece pi into b; false: it failed
+// (b.err).
+func scanDecls(m *module, c *ptx.Checker, b *scanBatch, decls []ptx.Decl, pi int) bool {
+	for _, d := range decls {
+		switch d := d.(type) {
+		case *ptx.Comment:
+		case *ptx.Directive:
+			switch d.Name {
+			case ".version", ".target", ".address_size", ".file":
+				b.err = notStreamed("%s after the first function", d.Name)
+				return false
 			}
+			k, _ := ptx.Detach(d)
+			b.facts = append(b.facts, k)
+			b.checks = append(b.checks, k)
+		case *ptx.VarDecl:
+			k, _ := ptx.Detach(d)
+			b.facts = append(b.facts, k)
+			b.checks = append(b.checks, k)
+		case *ptx.Function:
+			if d.Body == nil {
+				k, _ := ptx.Detach(d)
+				b.checks = append(b.checks, k)
+				continue
+			}
+			c.Decl(d)
+			if err := c.Err(); err != nil {
+				b.err = notStreamed("check: %v", err)
+				return false
+			}
+			b.checks = append(b.checks, &ptx.Function{Kind: d.Kind, Name: d.Name, NamePos: d.NamePos, Body: &ptx.Block{}})
+			fi, bad := scanFunc(m, d, pi)
+			b.badCall = b.badCall || bad
+			b.fns = append(b.fns, fi)
+		default:
+			k, ok := ptx.Detach(d)
+			if !ok {
+				b.err = fmt.Errorf("internal error: %T at module level not detached", d)
+				return false
+			}
+			b.checks = append(b.checks, k)
 		}
 	}
+	return true
 }
 
 // handOut sends the batch indices 0 … n-1 to jobs in order, each once a

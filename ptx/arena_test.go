@@ -72,3 +72,68 @@ func TestParseRangeIn(t *testing.T) {
 		check()
 	}
 }
+
+// TestDetach: over the corpus, every module-level declaration but a
+// function with a body, parsed into an Arena and detached, prints the
+// same text and dumps the same tree after the Arena is Reset and every
+// piece is parsed into it again (reversed, so that other nodes land on
+// its memory) as it did straight after the parse; functions with bodies
+// are refused.
+func TestDetach(t *testing.T) {
+	for _, name := range corpusFiles(t) {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf := NewFile(token.NewFileSet(), name, src)
+		cuts := Split(src)
+		show := func(ds []Decl) (dump, text string) {
+			f := &File{Name: name, Src: src, Tok: tf, Decls: ds}
+			var buf bytes.Buffer
+			dp := NewDeclPrinter(&buf, f)
+			for _, d := range ds {
+				dp.Print(d)
+			}
+			if err := dp.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return Dump(f), buf.String()
+		}
+		var a Arena
+		opcodes := map[string]*Opcode{}
+		var kept, orig []Decl
+		lo := 0
+		for _, hi := range cuts {
+			f, _ := ParseRangeIn(&a, tf, src, lo, hi, 0, opcodes)
+			lo = hi
+			for _, d := range f.Decls {
+				c, ok := Detach(d)
+				if fn, isFn := d.(*Function); isFn && fn.Body != nil {
+					if ok {
+						t.Fatalf("%s: a function with a body was detached", name)
+					}
+					continue
+				}
+				if !ok {
+					t.Fatalf("%s: %T not detached", name, d)
+				}
+				kept, orig = append(kept, c), append(orig, d)
+			}
+		}
+		wantDump, wantText := show(orig)
+		if gotDump, gotText := show(kept); gotDump != wantDump || gotText != wantText {
+			t.Fatalf("%s: detached declarations differ before the Reset", name)
+		}
+		a.Reset()
+		for i := len(cuts) - 1; i >= 0; i-- {
+			lo := 0
+			if i > 0 {
+				lo = cuts[i-1]
+			}
+			ParseRangeIn(&a, tf, src, lo, cuts[i], 0, opcodes)
+		}
+		if gotDump, gotText := show(kept); gotDump != wantDump || gotText != wantText {
+			t.Errorf("%s: detached declarations changed when the Arena was used again", name)
+		}
+	}
+}
