@@ -19,6 +19,8 @@ type Pending struct {
 	perm              os.FileMode
 	f                 *os.File
 	bw                *bufio.Writer
+	size              int64 // bytes written
+	wb                writeback
 	synced, closed    bool
 	done              bool // committed or aborted
 }
@@ -39,7 +41,7 @@ func Create(path string, perm os.FileMode) (*Pending, error) {
 	if err != nil {
 		return nil, userErr(path, err)
 	}
-	return &Pending{path: path, target: target, dir: dir, perm: perm, f: f, bw: bufio.NewWriterSize(f, pendingBuf)}, nil
+	return &Pending{path: path, target: target, dir: dir, perm: perm, f: f, bw: bufio.NewWriterSize(f, pendingBuf), wb: newWriteback(f)}, nil
 }
 
 // Write appends b to the new contents.
@@ -48,9 +50,11 @@ func (p *Pending) Write(b []byte) (int, error) {
 		return 0, fmt.Errorf("atomicfile: writing %s after Sync, Commit or Abort", p.path)
 	}
 	n, err := p.bw.Write(b)
+	p.size += int64(n)
 	if err != nil {
 		return n, fmt.Errorf("atomicfile: writing %s: %w", p.path, err)
 	}
+	p.wb.note(p.size - int64(p.bw.Buffered()))
 	return n, nil
 }
 
@@ -81,7 +85,9 @@ func (p *Pending) Sync() error {
 	if p.synced {
 		return nil
 	}
-	if err := p.bw.Flush(); err != nil {
+	err := p.bw.Flush()
+	p.wb.stop()
+	if err != nil {
 		return fmt.Errorf("atomicfile: writing %s: %w", p.path, err)
 	}
 	if err := p.f.Chmod(p.perm & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
@@ -105,6 +111,7 @@ func (p *Pending) Abort() {
 		return
 	}
 	p.done = true
+	p.wb.stop()
 	if !p.closed {
 		p.f.Close() // the error is irrelevant: the file goes
 	}
