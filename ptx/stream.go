@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"bytes"
 	"go/scanner"
 	"go/token"
 	"io"
@@ -20,23 +21,28 @@ import (
 // that line. Comments and strings are skipped. The last offset is
 // len(src); cuts are strictly increasing.
 func Split(src []byte) []int {
+	// The bytes the scan stops at; it runs over the rest.
+	stop := [256]bool{'/': true, '"': true, '{': true, '}': true, '=': true, ';': true}
 	var cuts []int
 	depth, inInit := 0, false
 	n := len(src)
 	for i := 0; i < n; i++ {
+		for i < n && !stop[src[i]] {
+			i++
+		}
+		if i == n {
+			break
+		}
 		switch c := src[i]; c {
 		case '/':
 			if i+1 < n && src[i+1] == '/' {
-				for i < n && src[i] != '\n' {
-					i++
-				}
-				i-- // the newline is seen next
+				i = lineEnd(src, i) - 1 // the newline is seen next
 			} else if i+1 < n && src[i+1] == '*' {
-				j := i + 2
-				for j+1 < n && !(src[j] == '*' && src[j+1] == '/') {
-					j++
+				if j := bytes.Index(src[i+2:], []byte("*/")); j >= 0 {
+					i += 2 + j + 1
+				} else {
+					i = n
 				}
-				i = j + 1
 			}
 		case '"':
 			j := i + 1
@@ -71,6 +77,14 @@ func Split(src []byte) []int {
 	return append(cuts, n)
 }
 
+// lineEnd returns the offset of the first newline of src[i:], or len(src).
+func lineEnd(src []byte, i int) int {
+	if j := bytes.IndexByte(src[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(src)
+}
+
 // lineEndAfter returns the offset just past the line end that follows
 // src[i:] when only blanks or a "//" comment stand before it.
 func lineEndAfter(src []byte, i int) (int, bool) {
@@ -78,9 +92,7 @@ func lineEndAfter(src []byte, i int) (int, bool) {
 		i++
 	}
 	if i+1 < len(src) && src[i] == '/' && src[i+1] == '/' {
-		for i < len(src) && src[i] != '\n' {
-			i++
-		}
+		i = lineEnd(src, i)
 	}
 	if i < len(src) && src[i] == '\n' {
 		return i + 1, true
