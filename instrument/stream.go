@@ -243,11 +243,23 @@ func plainKernel(piece []byte) bool {
 	if !bytes.HasPrefix(piece[i:], []byte(".entry")) || i+6 >= len(piece) || !isBlank(piece[i+6]) {
 		return false
 	}
+	// The bytes the scan stops at; it runs over the rest.
+	stop := [256]bool{'/': true, '"': true, ';': true, '{': true, '}': true}
 	depth := 0
 	for i += 6; i < len(piece); i++ {
+		for i < len(piece) && !stop[piece[i]] {
+			i++
+		}
+		if i == len(piece) {
+			break
+		}
 		switch c := piece[i]; {
 		case c == '/' && i+1 < len(piece) && (piece[i+1] == '/' || piece[i+1] == '*'):
-			i = skipBlank(piece, i) - 1 // the comment and the blanks after it
+			j := skipBlank(piece, i)
+			if j == i {
+				return false // a comment that does not end
+			}
+			i = j - 1 // the comment and the blanks after it
 		case c == '"':
 			return false
 		case c == ';' && depth == 0:
@@ -273,8 +285,10 @@ func skipBlank(b []byte, i int) int {
 		case isBlank(b[i]):
 			i++
 		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
-			for i < len(b) && b[i] != '\n' {
-				i++
+			if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
+				i += j
+			} else {
+				i = len(b)
 			}
 		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
 			j := bytes.Index(b[i+2:], []byte("*/"))

@@ -391,6 +391,8 @@ func TestPlainKernel(t *testing.T) {
 		{".visible .entry k()\n{\n\tret;\n} .global .u32 x;\n", false},             // a variable after
 		{".visible .entry k()\n{\n\tret;\n}\n.visible .entry j()\n" + body, false}, // two kernels
 		{".visible .entry k()\n{\n\tret;\n", false},                                // no closing brace
+		{".visible .entry k() /* never closed\n", false},                           // a comment that does not end (looped for ever)
+		{".visible .entry k()\n{\n\tret; /* never closed\n", false},
 		{".visible .entryk()\n" + body, false},
 		{".version 7.8\n.visible .entry k()\n" + body, false}, // a directive first
 	} {

@@ -115,6 +115,9 @@ func hostileFixture(t *testing.T) string {
 	write("nolabel.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry k()\n{\n\tbra $L_missing;\n\tret;\n}\n")
 	write("duplabel.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry k()\n{\nL1:\n\tbra L1;\nL1:\n\tret;\n}\n")
 	write("syntax.ptx", ".version 7.0\n.target sm_52\n.visible .entry k(\n{\n")
+	// a kernel that a block comment never closed: instrument had looped
+	// for ever deciding whether the piece was a plain kernel
+	write("unterm.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n.visible .entry k2() /* never closed\n")
 	write("big.ptx", hostileBigLocal)
 	write("spin.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry spin()\n{\n\t.reg .u32 %r<2>;\n\t.reg .pred %p;\n\tmov.u32 %r1, 0;\n$L_loop:\n\tadd.u32 %r1, %r1, 0;\n\tsetp.eq.u32 %p, %r1, 0;\n\t@%p bra $L_loop;\n\tret;\n}\n")
 	write("count.ptx", ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry count(.param .u64 out)\n{\n\t.reg .u32 %r<2>;\n\t.reg .u64 %rd<2>;\n\t.reg .pred %p;\n\tmov.u32 %r1, 0;\n$L_loop:\n\tadd.u32 %r1, %r1, 1;\n\tsetp.lt.u32 %p, %r1, 200000;\n\t@%p bra $L_loop;\n\tld.param.u64 %rd1, [out];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n")
@@ -297,6 +300,7 @@ func hostileCases() []hostileCase {
 		{name: "instrument undefined label", args: []string{"instrument", "--no-ptxas", "-o", "$D/t2.ptx", "$D/nolabel.ptx"}, code: 1, want: []string{"nolabel.ptx:6:6: branch to undefined label $L_missing"}, after: absent("t2.ptx")},
 		{name: "run duplicate label", args: []string{"run", "$D/duplabel.ptx", "--launch", "$D/k.yaml", "--functional"}, code: 1, want: []string{"duplabel.ptx:8:1: duplicate label L1"}},
 		{name: "syntax error", args: []string{"inspect", "$D/syntax.ptx"}, code: 1, want: []string{"syntax.ptx:"}},
+		{name: "instrument unterminated comment", args: []string{"instrument", "--no-ptxas", "-o", "$D/t3.ptx", "$D/unterm.ptx"}, code: 1, want: []string{"unterm.ptx:8:22: comment not terminated"}, after: absent("t3.ptx", "t3.probes.json"), within: 5 * time.Second},
 		// [11] small gaps
 		{name: "instrument over its input", args: []string{"instrument", "--no-ptxas", "-o", "$D/k.ptx", "$D/k.ptx"}, code: 2, want: []string{"pass -w"}},
 		{name: "export unreachable OTLP", args: []string{"export", "$D/r.run", "--format", "otlp-grpc", "--endpoint", "127.0.0.1:9", "--timeout", "300ms"}, code: 1, want: []string{"127.0.0.1:9"}},
