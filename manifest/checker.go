@@ -16,11 +16,11 @@ type Checker struct {
 	errs    []error
 	kernels map[string]int32 // name → index
 	names   []string         // by index
-	ids     map[uint32]int32 // probe id → index of the kernel that listed it first
+	ids     denseMap[int32]  // probe id → index of the kernel that listed it first
 	// fprobes: a function probe's function, region and kind, for its
 	// listings under other kernels.
 	fprobes map[uint32]fprobe
-	regions map[int]regionInfo
+	regions denseMap[regionInfo]
 	order   []int    // regions in order of first appearance
 	kinds   []string // region kinds by index (regionInfo.kind)
 }
@@ -37,8 +37,7 @@ type regionInfo struct {
 
 // NewChecker returns a Checker that has seen no kernel.
 func NewChecker() *Checker {
-	return &Checker{kernels: map[string]int32{}, ids: map[uint32]int32{},
-		fprobes: map[uint32]fprobe{}, regions: map[int]regionInfo{}}
+	return &Checker{kernels: map[string]int32{}, fprobes: map[uint32]fprobe{}}
 }
 
 func (c *Checker) bad(format string, args ...any) {
@@ -85,7 +84,7 @@ func (c *Checker) Kernel(k *Kernel) {
 	var one [1]int
 	for pi := range k.Probes {
 		p := &k.Probes[pi]
-		if prev, dup := c.ids[p.ID]; dup {
+		if prev, dup := c.ids.get(int64(p.ID)); dup {
 			// A function's probe listed under another kernel (the
 			// kernel a name stands for is the first of that name).
 			if p.Function == "" || c.fprobes[p.ID] != (fprobe{p.Function, p.Kind, p.Region}) || c.names[prev] == k.Name {
@@ -93,7 +92,7 @@ func (c *Checker) Kernel(k *Kernel) {
 			}
 			continue
 		}
-		c.ids[p.ID] = int32(ki)
+		c.ids.put(int64(p.ID), int32(ki))
 		if p.Function != "" {
 			c.fprobes[p.ID] = fprobe{p.Function, p.Kind, p.Region}
 		}
@@ -118,7 +117,7 @@ func (c *Checker) Kernel(k *Kernel) {
 		}
 		kind := c.kind(p.RegionKind)
 		for _, rid := range rids {
-			r, ok := c.regions[rid]
+			r, ok := c.regions.get(int64(rid))
 			if !ok {
 				// The kernel of a region is its kernel's first index:
 				// two kernels of one name are one kernel here.
@@ -135,7 +134,7 @@ func (c *Checker) Kernel(k *Kernel) {
 			default:
 				c.bad("probe %d: unknown kind %q", p.ID, p.Kind)
 			}
-			c.regions[rid] = r
+			c.regions.put(int64(rid), r)
 		}
 	}
 }
@@ -150,7 +149,7 @@ func (c *Checker) Err(m *Manifest) error {
 	errs := headErrs(m)
 	errs = append(errs, c.errs...)
 	for _, id := range c.order {
-		r := c.regions[id]
+		r, _ := c.regions.get(int64(id))
 		if r.begins != 1 || r.ends < 1 {
 			errs = append(errs, fmt.Errorf("manifest: region %d: %d begin and %d end probes (want 1 and ≥1)", id, r.begins, r.ends))
 		}
