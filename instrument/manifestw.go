@@ -181,7 +181,6 @@ func (ms *manifestStream) add(ks []manifest.Kernel) {
 
 func (ms *manifestStream) run(in <-chan []manifest.Kernel) {
 	defer close(ms.done)
-	var kb []byte
 	for ks := range in {
 		for i := range ks {
 			k := &ks[i]
@@ -193,13 +192,14 @@ func (ms *manifestStream) run(in <-chan []manifest.Kernel) {
 			if ms.err != nil {
 				continue // drain: the printer must not wait
 			}
-			kb, ms.err = manifest.AppendKernel(kb[:0], k, "    ")
 			if ms.n > 0 {
 				ms.buf = append(ms.buf, ',')
 			}
 			ms.n++
 			ms.buf = append(ms.buf, "\n    "...)
-			ms.buf = append(ms.buf, kb...)
+			// Straight into the buffer: on an error what it holds is
+			// never written (ms.err stops the flushes).
+			ms.buf, ms.err = manifest.AppendKernel(ms.buf, k, "    ")
 		}
 		if len(ms.buf) >= streamChunk && ms.err == nil {
 			ms.flush()
