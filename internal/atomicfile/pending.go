@@ -152,19 +152,24 @@ func Commit(ps ...*Pending) (err error) {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	// Hard links to the old contents of every destination but the last,
-	// for a failed rename after them.
+	// Hard links to the old contents of every destination, for a failed
+	// rename after theirs. The last one's is not needed for that, but
+	// with it no rename frees an old file: all are freed at the end, side
+	// by side (on a file system that discards freed blocks at once, each
+	// removal waits for the device).
 	var backups []string
 	defer func() {
+		var wg sync.WaitGroup
 		for _, b := range backups {
-			if b != "" {
-				os.Remove(b)
+			if b != "" && b != "-" {
+				wg.Go(func() { os.Remove(b) })
 			}
 		}
+		wg.Wait()
 	}()
 	if len(ps) > 1 {
-		backups = make([]string, len(ps)-1)
-		for i, p := range ps[:len(ps)-1] {
+		backups = make([]string, len(ps))
+		for i, p := range ps {
 			backups[i] = backup(p)
 		}
 	}

@@ -153,3 +153,36 @@ func TestSyncThenWrite(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// TestCommitUnlinkableBackup: when the first destination cannot be
+// linked (a non-empty directory: its backup is marked "-") and so its
+// rename fails, Commit fails, changes nothing, and leaves a file named
+// "-" in the working directory alone (it had removed it).
+func TestCommitUnlinkableBackup(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("-", []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "d"), filepath.Join(dir, "o.ptx")
+	if err := os.WriteFile(b, []byte("old ptx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pa, pb := pending(t, a, "new"), pending(t, b, "new ptx")
+	// a turns into a non-empty directory: no link to it, no rename over it.
+	if err := os.MkdirAll(filepath.Join(a, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Commit(pa, pb); err == nil {
+		t.Fatal("Commit succeeded, want a rename error")
+	}
+	if got := readFile(t, "-"); got != "mine" {
+		t.Errorf(`file "-": %q`, got)
+	}
+	if got := readFile(t, b); got != "old ptx" {
+		t.Errorf("second destination: %q, want its old contents", got)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary files left: %v", l)
+	}
+}
