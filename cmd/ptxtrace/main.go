@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"syscall"
 
 	"github.com/ptxtrace/ptxtrace/internal/quickcmd"
 )
@@ -30,7 +31,7 @@ func main() {
 		// file). For one file printed to stdout there is no such point, so
 		// the default action (exit at once) is kept and its cost, a signal
 		// thread (~2.5 ms of CPU, docs/startup.md), not paid.
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt)
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	}
 	code := runQuick(ctx, cmd, quickcmd.Streams{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	stop()

@@ -1,10 +1,12 @@
 package quickcmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"go/scanner"
 	"io"
+	"strings"
 )
 
 // Streams are the standard streams a command reads and writes.
@@ -50,6 +52,14 @@ func Report(stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "ptxtrace: %v\n", usage)
 		return ExitUsage
 	case errors.Is(err, ErrReported):
+		return ExitError
+	case errors.Is(err, context.Canceled):
+		// An interrupt or SIGTERM: say so, rather than "context canceled".
+		if msg := err.Error(); msg != context.Canceled.Error() {
+			fmt.Fprintf(stderr, "ptxtrace: interrupted: %s\n", strings.TrimSuffix(msg, ": "+context.Canceled.Error()))
+		} else {
+			fmt.Fprintln(stderr, "ptxtrace: interrupted")
+		}
 		return ExitError
 	default:
 		PrintError(stderr, err)

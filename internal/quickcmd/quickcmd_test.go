@@ -28,6 +28,8 @@ func TestReport(t *testing.T) {
 		{"reported", ErrReported, 1, ""},
 		{"plain", errors.New("open x: no such file"), 1, "ptxtrace: open x: no such file\n"},
 		{"error list", list, 1, "a.ptx:3:7: expected ';'\na.ptx:9:1: unknown directive\n"},
+		{"interrupt", context.Canceled, 1, "ptxtrace: interrupted\n"},
+		{"wrapped interrupt", fmt.Errorf("run k.ptx: %w", context.Canceled), 1, "ptxtrace: interrupted: run k.ptx\n"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
