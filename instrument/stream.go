@@ -83,6 +83,11 @@ type fnInfo struct {
 	// (plainKernel), which the first pass does not parse: the second
 	// pass checks it and counts its sites (name and sites unknown here).
 	later bool
+	// countLater: a kernel after the first function that the first pass
+	// parsed but whose sites it left to the second pass (they only
+	// advance the kernel ids, which the second pass counts as it goes);
+	// sites is 0.
+	countLater bool
 }
 
 // Stream instruments the module src (named name) one segment at a time
@@ -177,7 +182,7 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 					}
 					headerDone = true
 				}
-				fi, bad := scanFunc(m, d, pi)
+				fi, bad := scanFunc(m, d, pi, true) // so that a module without sites is refused before any output
 				badCall = badCall || bad
 				fns = append(fns, fi)
 			}
@@ -200,12 +205,14 @@ func streamScan(fset *token.FileSet, m *module, facts *ptx.File, tf *token.File,
 	return fns, badCall, check, nil
 }
 
-// scanFunc notes function d's sites (counted with module m's options)
-// and direct callees; bad: it calls through a register or a prototype.
-func scanFunc(m *module, d *ptx.Function, piece int) (fi fnInfo, bad bool) {
+// scanFunc notes function d's sites (counted with module m's options;
+// a kernel's only when kernels is set, else countLater) and direct
+// callees; bad: it calls through a register or a prototype.
+func scanFunc(m *module, d *ptx.Function, piece int, kernels bool) (fi fnInfo, bad bool) {
 	fi = fnInfo{name: d.Name, entry: d.Kind == ptx.Entry, piece: piece}
-	k := &kernel{m: m, fn: d, regs: ptx.FunctionRegs(d), isFunc: !fi.entry}
-	if fi.entry || !m.opts.NoLoads {
+	fi.countLater = fi.entry && !kernels
+	if fi.entry && kernels || !fi.entry && !m.opts.NoLoads {
+		k := &kernel{m: m, fn: d, regs: ptx.FunctionRegs(d), isFunc: !fi.entry}
 		k.collect()
 		fi.sites = len(k.sites)
 	}
@@ -352,7 +359,7 @@ func planSegments(fns []fnInfo, badCall bool, pieces int) (streamPlan, error) {
 	join := make([]bool, pieces)
 	probedKernels, laterKernels := 0, false
 	for _, fi := range fns {
-		laterKernels = laterKernels || fi.later
+		laterKernels = laterKernels || fi.later || fi.countLater
 		probed := fi.sites > 0
 		for _, c := range fi.calls {
 			j, ok := byName[c]

@@ -39,7 +39,7 @@ type streamSeg struct {
 	// start (the first pass counted every function's sites).
 	funcID, funcReg uint32
 	firstPass       int  // its kernels' sites counted by the first pass
-	anyLater        bool // it holds a piece the first pass left (plainKernel)
+	anyLater        bool // it holds a kernel whose sites the first pass left (later, countLater)
 }
 
 // segBatch is consecutive segments that one worker instruments.
@@ -90,7 +90,7 @@ func streamSegs(cuts []int, fns []fnInfo, pl streamPlan) []streamSeg {
 		s := streamSeg{p0: first, p1: pi, funcID: funcID, funcReg: funcReg}
 		for ; fi < len(fns) && fns[fi].piece <= pi; fi++ {
 			switch {
-			case fns[fi].later:
+			case fns[fi].later || fns[fi].countLater:
 				s.anyLater = true
 			case fns[fi].entry:
 				s.firstPass += fns[fi].sites
@@ -639,7 +639,7 @@ func scanDecls(m *module, c *ptx.Checker, b *scanBatch, decls []ptx.Decl, pi int
 				return false
 			}
 			b.checks = append(b.checks, &ptx.Function{Kind: d.Kind, Name: d.Name, NamePos: d.NamePos, Body: &ptx.Block{}})
-			fi, bad := scanFunc(m, d, pi)
+			fi, bad := scanFunc(m, d, pi, false)
 			b.badCall = b.badCall || bad
 			b.fns = append(b.fns, fi)
 		default:
