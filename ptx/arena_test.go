@@ -13,13 +13,7 @@ import (
 // held) gives the tree (Dump) and the printed text of the same piece
 // parsed on its own, and the same errors.
 func TestParseRangeIn(t *testing.T) {
-	for _, name := range corpusFiles(t) {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tf := NewFile(token.NewFileSet(), name, src)
-		cuts := Split(src)
+	forCorpusPieces(t, func(name string, src []byte, tf *token.File, cuts []int) {
 		type piece struct {
 			dump, text, err string
 		}
@@ -70,7 +64,7 @@ func TestParseRangeIn(t *testing.T) {
 			}
 		}
 		check()
-	}
+	})
 }
 
 // TestDetach: over the corpus, every module-level declaration but a
@@ -80,13 +74,7 @@ func TestParseRangeIn(t *testing.T) {
 // its memory) as it did straight after the parse; functions with bodies
 // are refused.
 func TestDetach(t *testing.T) {
-	for _, name := range corpusFiles(t) {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tf := NewFile(token.NewFileSet(), name, src)
-		cuts := Split(src)
+	forCorpusPieces(t, func(name string, src []byte, tf *token.File, cuts []int) {
 		show := func(ds []Decl) (dump, text string) {
 			f := &File{Name: name, Src: src, Tok: tf, Decls: ds}
 			var buf bytes.Buffer
@@ -135,5 +123,18 @@ func TestDetach(t *testing.T) {
 		if gotDump, gotText := show(kept); gotDump != wantDump || gotText != wantText {
 			t.Errorf("%s: detached declarations changed when the Arena was used again", name)
 		}
+	})
+}
+
+// forCorpusPieces calls fn with each corpus file's name, text, token
+// file and Split cuts.
+func forCorpusPieces(t *testing.T, fn func(name string, src []byte, tf *token.File, cuts []int)) {
+	t.Helper()
+	for _, name := range corpusFiles(t) {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(name, src, NewFile(token.NewFileSet(), name, src), Split(src))
 	}
 }

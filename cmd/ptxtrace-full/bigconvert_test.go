@@ -22,10 +22,7 @@ func TestBigConvertMemory(t *testing.T) {
 		t.Skip("set PTXTRACE_BIG=1 to convert a 20M-region trace and measure peak memory")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ptxtrace")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCLI(t, dir)
 	s := tt.Synth{Warps: 20000, WarpsPerCTA: 4, Iters: 200, Loads: 4, NumSMs: 80, Timer: 1}
 	in := filepath.Join(dir, "big.bundle")
 	pr, pw := io.Pipe()

@@ -36,10 +36,7 @@ func TestConvertKillAndResume(t *testing.T) {
 		t.Skip("builds the CLI and converts ~5M regions; skipped with -short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ptxtrace")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCLI(t, dir)
 	s := tt.Synth{Warps: 256, WarpsPerCTA: 4, Iters: 50, Loads: 4, NumSMs: 8, Timer: 1}
 	var inputs []string
 	for i := range 16 {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -80,4 +81,15 @@ func TestRunIndependentApps(t *testing.T) {
 	if a.stdout != b.stdout || a.stdout == "" {
 		t.Errorf("outputs differ or are empty: %q vs %q", a.stdout, b.stdout)
 	}
+}
+
+// buildCLI builds this command into dir and returns the binary's path,
+// for the tests that run it as a process (signals, kills).
+func buildCLI(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "ptxtrace-full")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

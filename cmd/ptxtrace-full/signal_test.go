@@ -21,10 +21,7 @@ func TestSIGTERMFinishesFile(t *testing.T) {
 		t.Skip("builds the CLI and instruments a 16 MB module; skipped with -short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ptxtrace-full")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCLI(t, dir)
 	var b strings.Builder
 	b.WriteString(".version 7.0\n.target sm_52\n.address_size 64\n")
 	for i := 0; b.Len() < 16<<20; i++ {
