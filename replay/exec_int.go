@@ -303,6 +303,33 @@ func mulWide(a, b uint64, in *inst) uint64 {
 	return (a & widthMask(in.bits)) * (b & widthMask(in.bits))
 }
 
+// mulWideAll is mulWide, masked, in every lane.
+func mulWideAll(in *inst, a, b, d *[32]uint64) {
+	mask := in.mask
+	switch {
+	case in.bits == 32 && in.signed: // mul.wide.s32, the common one
+		for l := range d {
+			d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) & mask
+		}
+		return
+	case in.bits == 32:
+		for l := range d {
+			d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l])) & mask
+		}
+		return
+	case in.signed:
+		s := 64 - in.bits
+		for l := range d {
+			d[l] = uint64(int64(a[l]<<s)>>s*(int64(b[l]<<s)>>s)) & mask
+		}
+		return
+	}
+	wm := widthMask(in.bits)
+	for l := range d {
+		d[l] = (a[l] & wm) * (b[l] & wm) & mask
+	}
+}
+
 func s24(a uint64, signed bool) int64 {
 	if signed {
 		return int64(sext(a, 24))
@@ -578,6 +605,10 @@ func execInt(w *warp, in *inst, m uint32) {
 	d := w.r(in.d[0])
 	mask := in.mask
 	if m == ^uint32(0) { // every lane: no mask walk
+		if in.sub == iMulWide {
+			mulWideAll(in, a, b, d)
+			return
+		}
 		for l := range d {
 			d[l] = intOp(a[l], b[l], c[l], in) & mask
 		}
