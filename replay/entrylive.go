@@ -27,7 +27,11 @@ import "reflect"
 //     register files, can never find a repeated state: spin.go).
 //
 // A guarded instruction writes only the lanes whose guard holds, so it
-// defines nothing here; it reads its guard and sources.
+// defines nothing here; it reads its guard and sources. The exception is
+// a uniform load whose address register is a template constant
+// (fUniConst): execLdUniform reads that address from the template, and
+// before its fallback to execLd copies the template's register into the
+// frame, so the load alone does not make the register needed.
 
 // entryCopyMaxBits bounds the analysis (instructions × registers).
 const entryCopyMaxBits = 1 << 22
@@ -46,6 +50,7 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 		return nil, false
 	}
 	kinds := entryKinds()
+	uniLd := reflect.ValueOf(execLdUniform).Pointer()
 	reg := func(off int32) (int, bool) {
 		if off < 0 || off%32 != 0 || int(off)/32 >= nr {
 			return 0, false
@@ -59,18 +64,18 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 	reached := make([]bool, n)
 	reached[0] = true
 	need := make([]bool, nr)
-	// at entry the initialised registers are set: the template's values
-	// (copied: need) and the special registers (filled per warp, all 32
+	// at entry the special registers are set (filled per warp, all 32
 	// lanes: fillSpecial; the dynamic ones also before each instruction
-	// that reads them: copied too, as before)
+	// that reads them: copied too, as before); the template's values
+	// (immediates, addresses) are not: like any register, one is copied
+	// when an instruction reads it before writing it (none writes them)
 	for _, ri := range f.inits {
 		r, ok := reg(ri.reg)
 		if !ok {
 			return nil, false
 		}
-		in[r/64] |= 1 << (r % 64)
-		if ri.kind != initSpecial {
-			need[r] = true
+		if ri.kind == initSpecial {
+			in[r/64] |= 1 << (r % 64)
 		}
 	}
 	for _, ri := range f.dyn {
@@ -87,7 +92,8 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 			continue // never executed
 		}
 		ins := &f.code[pc]
-		k, known := kinds[reflect.ValueOf(ins.exec).Pointer()]
+		ld := reflect.ValueOf(ins.exec).Pointer()
+		k, known := kinds[ld]
 		if !known || ins.nd > uint8(len(ins.d)) || ins.ns > uint8(len(ins.s)) || ins.ns < k.ns ||
 			k.k == ekStore && int(ins.ns) < 1+max(int(ins.vec), 1) {
 			return nil, false // (a source it reads would not be among s[:ns])
@@ -103,7 +109,15 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 		if ins.guard >= 0 && !use(ins.guard) {
 			return nil, false
 		}
-		for _, s := range ins.s[:ins.ns] {
+		for i, s := range ins.s[:ins.ns] {
+			if i == 0 && ins.flags&fUniConst != 0 && ld == uniLd {
+				// execLdUniform reads it from the template (and
+				// copies it to the frame before any other use)
+				if _, ok := reg(s); !ok {
+					return nil, false
+				}
+				continue
+			}
 			if !use(s) {
 				return nil, false
 			}

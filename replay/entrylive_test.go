@@ -10,9 +10,11 @@ import (
 )
 
 // TestEntryCopy: the entry-frame registers a warp takes from the template
-// are the template's own values plus every register some thread may read
-// before writing it; the expected sets are worked out by hand from each
-// kernel's paths.
+// are every register some thread may read before writing it: a declared
+// register read first, or a template constant (an immediate, a symbol's
+// address) read by an instruction, except the address of a uniform
+// ld.param, which execLdUniform reads from the template; the expected sets
+// are worked out by hand from each kernel's paths.
 func TestEntryCopy(t *testing.T) {
 	const head = `.version 8.5
 .target sm_90
@@ -27,27 +29,28 @@ func TestEntryCopy(t *testing.T) {
 		name string
 		body string
 		ok   bool
-		want []string // registers read before written (besides the template's)
+		want []string // registers read before written
+		imms []uint64 // the template constants read (by value; [p] is 0)
 	}{
 		{"straight", `
 	ld.param.u64 %rd1, [p];
 	mov.u32 %r1, %tid.x;
 	add.s32 %r2, %r1, 1;
 	st.global.u32 [%rd1], %r2;
-	ret;`, true, nil},
+	ret;`, true, nil, []uint64{1}},
 		{"read first", `
 	ld.param.u64 %rd1, [p];
 	add.s32 %r2, %r1, 1;
 	mov.u32 %r1, 5;
 	st.global.u32 [%rd1], %r2;
-	ret;`, true, []string{"%r1"}},
+	ret;`, true, []string{"%r1"}, []uint64{1, 5}},
 		{"guarded write", `
 	ld.param.u64 %rd1, [p];
 	mov.u32 %r1, %tid.x;
 	setp.eq.s32 %p1, %r1, 0;
 	@%p1 mov.u32 %r2, 1;
 	st.global.u32 [%rd1], %r2;
-	ret;`, true, []string{"%r2"}},
+	ret;`, true, []string{"%r2"}, []uint64{0, 1}},
 		{"one arm", `
 	ld.param.u64 %rd1, [p];
 	mov.u32 %r1, %tid.x;
@@ -61,33 +64,33 @@ A:
 B:
 	add.s32 %r4, %r2, %r3;
 	st.global.u32 [%rd1], %r4;
-	ret;`, true, []string{"%r2"}},
+	ret;`, true, []string{"%r2"}, []uint64{0, 1, 2}},
 		{"store reads its value and guard", `
 	ld.param.u64 %rd1, [p];
 	@%p2 st.global.u32 [%rd1], %r5;
-	ret;`, true, []string{"%p2", "%r5"}},
+	ret;`, true, []string{"%p2", "%r5"}, nil},
 		{"guarded exit", `
 	ld.param.u64 %rd1, [p];
 	mov.u32 %r1, %tid.x;
 	setp.eq.s32 %p1, %r1, 0;
 	@%p1 exit;
 	st.global.u32 [%rd1], %r6;
-	ret;`, true, []string{"%r6"}},
+	ret;`, true, []string{"%r6"}, []uint64{0}},
 		{"loop", `
 	mov.u32 %r1, 0;
 L:
 	add.s32 %r1, %r1, 1;
 	setp.lt.s32 %p1, %r1, 4;
 	@%p1 bra L;
-	ret;`, false, nil},
+	ret;`, false, nil, nil},
 		{"warp collective", `
 	mov.u32 %r1, %tid.x;
 	shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;
-	ret;`, false, nil},
+	ret;`, false, nil, nil},
 		{"vector load", `
 	ld.param.u64 %rd1, [p];
 	ld.global.v2.u32 {%r1, %r2}, [%rd1];
-	ret;`, false, nil},
+	ret;`, false, nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code := lowerK(t, "t.ptx", head+c.body+"\n}\n")
@@ -110,7 +113,7 @@ L:
 			}
 			var want []int32
 			for _, ri := range f.inits {
-				if ri.kind != initSpecial {
+				if ri.kind == initImm && slices.Contains(c.imms, ri.v) {
 					want = append(want, ri.reg)
 				}
 			}
