@@ -137,6 +137,27 @@ func execMov(w *warp, in *inst, m uint32) {
 	}
 }
 
+// execMovSpecial is mov from a static special register (in.sub): the
+// value fillSpecial gives that register at frame creation, written into
+// the destination without reading the special's register.
+func execMovSpecial(w *warp, in *inst, m uint32) {
+	d := w.r(in.d[0])
+	mask := in.mask
+	if m == ^uint32(0) {
+		w.fillSpecial(d[:], special(in.sub))
+		for l := range d {
+			d[l] &= mask
+		}
+		return
+	}
+	var v [32]uint64
+	w.fillSpecial(v[:], special(in.sub))
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		d[l] = v[l] & mask
+	}
+}
+
 func execAnd(w *warp, in *inst, m uint32) {
 	op2(w, in, m, func(a, b uint64, in *inst) uint64 { return a & b })
 }

@@ -165,14 +165,16 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 	if t := w.k.entryRegs; len(w.frames) == 0 && fp == 0 && f == w.k.code.entry && len(t) == n {
 		// the entry frame from its template: only the special
 		// registers differ between warps
+		inits := f.inits
 		if w.k.entryPart {
 			for _, r := range w.k.entryRuns {
 				copy(regs[r[0]:r[1]], t[r[0]:r[1]])
 			}
+			inits = w.k.entryFill // the specials read
 		} else {
 			copy(regs, t)
 		}
-		for _, ri := range f.inits {
+		for _, ri := range inits {
 			if ri.kind == initSpecial {
 				w.fillSpecial(regs[ri.reg:ri.reg+32], special(ri.idx))
 			}
