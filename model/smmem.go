@@ -440,6 +440,7 @@ func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, s
 // one txn, in address order, with the sectors and units of the bytes in
 // it and one lane per element there: what the lane-by-lane loop of
 // coalesce builds. It reports false (tx untouched) for any other access.
+// addrs has at least 32 lanes (the caller checks).
 func coalesceSeq(c *cache, tx []txn, addrs []uint64, active uint32, size uint64) ([]txn, bool) {
 	if active == 0 {
 		return tx, false
@@ -449,11 +450,21 @@ func coalesceSeq(c *cache, tx []txn, addrs []uint64, active uint32, size uint64)
 		return tx, false
 	}
 	want := a0
-	for m := active; m != 0; m &= m - 1 {
-		if addrs[bits.TrailingZeros32(m)&31] != want {
-			return tx, false
+	if as := (*[32]uint64)(addrs); active == ^uint32(0) {
+		// every lane: a0 + l*size at lane l, no mask walk
+		for _, a := range as {
+			if a != want {
+				return tx, false
+			}
+			want += size
 		}
-		want += size
+	} else {
+		for m := active; m != 0; m &= m - 1 {
+			if as[bits.TrailingZeros32(m)&31] != want {
+				return tx, false
+			}
+			want += size
+		}
 	}
 	end := want - 1
 	if end < a0 { // wrapped
