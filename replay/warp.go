@@ -230,6 +230,14 @@ func (w *warp) fillSpecial(r []uint64, s special) {
 			// t/(b0*b1): step them lane by lane instead of dividing
 			t0 := w.id * 32
 			x, y, z := t0%b[0], t0/b[0]%b[1], t0/(b[0]*b[1])
+			if s == srTidX && x+32 <= b[0] {
+				// the warp inside one row of x: x, x+1, ... (the
+				// common 1-D block)
+				for l := range r {
+					r[l] = uint64(x + l)
+				}
+				return
+			}
 			for l := range r {
 				switch s {
 				case srTidX:
