@@ -44,7 +44,7 @@ func coalesceByLane(lineBytes, sectorBytes uint64, addrs []uint64, active uint32
 
 // TestCoalesceRuns compares coalesce (which ORs contiguous runs of lanes
 // at once) with the lane-by-lane definition on contiguous, strided,
-// repeated, misaligned, line-crossing and random warp accesses.
+// repeated, misaligned, line-crossing, broadcast and random warp accesses.
 func TestCoalesceRuns(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for _, g := range []struct{ line, sector int }{{128, 32}, {128, 128}, {64, 32}} {
@@ -54,7 +54,7 @@ func TestCoalesceRuns(t *testing.T) {
 			size := []int{1, 2, 4, 8, 16}[r.IntN(5)]
 			base := uint64(0x1000_0000) + uint64(r.IntN(4096))
 			var addrs [32]uint64
-			mode := trial % 7
+			mode := trial % 8
 			for l := range addrs {
 				switch mode {
 				case 0: // contiguous
@@ -69,9 +69,14 @@ func TestCoalesceRuns(t *testing.T) {
 					addrs[l] = base + uint64(r.IntN(512))
 				case 5: // contiguous with holes and jumps
 					addrs[l] = base + uint64(l*size) + uint64(l/8*r.IntN(200))
+				case 7: // one address for every lane (a broadcast)
+					addrs[l] = base
 				default: // consecutive elements from an aligned base
 					addrs[l] = base&^uint64(size-1) + uint64(l*size)
 				}
+			}
+			if mode == 7 && trial%3 == 0 {
+				addrs[r.IntN(32)] += uint64(1 + r.IntN(size)) // one lane elsewhere
 			}
 			active := r.Uint32()
 			if trial%4 == 0 {
@@ -94,5 +99,41 @@ func TestCoalesceRuns(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSameAddr checks sameAddr on full and partial masks: equal addresses
+// answer true with the address, one active lane elsewhere (any lane, any
+// difference in bits) false, an inactive lane elsewhere changes nothing.
+func TestSameAddr(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 5000; trial++ {
+		a0 := r.Uint64()
+		var addrs [32]uint64
+		for l := range addrs {
+			addrs[l] = a0
+		}
+		active := ^uint32(0)
+		if trial%2 == 1 {
+			active = r.Uint32() | 1<<r.IntN(32)
+		}
+		if a, ok := sameAddr(addrs[:], active); !ok || a != a0 {
+			t.Fatalf("equal addresses %#x, mask %#x: %#x %v", a0, active, a, ok)
+		}
+		l := r.IntN(32)
+		addrs[l] = []uint64{a0 &^ r.Uint64(), a0 | r.Uint64(), r.Uint64(), a0 ^ 1<<r.IntN(64)}[r.IntN(4)]
+		if addrs[l] == a0 {
+			continue
+		}
+		_, ok := sameAddr(addrs[:], active)
+		if want := active>>l&1 == 0; ok != want {
+			t.Fatalf("lane %d at %#x, others %#x, mask %#x: %v, want %v", l, addrs[l], a0, active, ok, want)
+		}
+	}
+	if _, ok := sameAddr(make([]uint64, 31), 1); ok {
+		t.Fatal("fewer than 32 lanes: true")
+	}
+	if _, ok := sameAddr(make([]uint64, 32), 0); ok {
+		t.Fatal("no lane active: true")
 	}
 }

@@ -72,8 +72,13 @@ func (sm *smState) issueMem(w *warpState, in *Inst, eff *Effect) {
 	case SpaceConst, SpaceParam:
 		c, target = sm.cnst, tgtConst
 		sm.mem.ConstInsts++
-		minOcc = Time(sm.uniqueWords(eff.Addr, active))
-		b.tx = sm.coalesce(c, b.tx, eff.Addr, active, size)
+		if t, ok := broadcast(c, b.tx, eff.Addr, active, size); ok {
+			// one word for every lane (uniqueWords' first case)
+			minOcc, b.tx = 1, t
+		} else {
+			minOcc = Time(sm.uniqueWords(eff.Addr, active))
+			b.tx = sm.coalesce(c, b.tx, eff.Addr, active, size)
+		}
 	case SpaceTex:
 		c, target = sm.tex, tgtTex
 		sm.mem.TexInsts++
@@ -347,9 +352,14 @@ func (sm *smState) send(t Time, kind reqKind, x *txn, tag int) bool {
 // adjacent byte ranges is the mask of their union.
 func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, size int) []txn {
 	lb := uint64(1) << c.lineShift
-	if len(tx) == 0 && size > 0 && size&(size-1) == 0 && uint64(size) <= lb && len(addrs) >= 32 {
-		if t, ok := coalesceSeq(c, tx, addrs, active, uint64(size)); ok {
+	if len(tx) == 0 && size > 0 && uint64(size) <= lb {
+		if t, ok := broadcast(c, tx, addrs, active, size); ok {
 			return t
+		}
+		if size&(size-1) == 0 && len(addrs) >= 32 {
+			if t, ok := coalesceSeq(c, tx, addrs, active, uint64(size)); ok {
+				return t
+			}
 		}
 	}
 	prevA, prevK := uint64(0), -1 // the last lane's address when it fit one line, and its txn
@@ -430,6 +440,7 @@ func (sm *smState) coalesce(c *cache, tx []txn, addrs []uint64, active uint32, s
 // one txn, in address order, with the sectors and units of the bytes in
 // it and one lane per element there: what the lane-by-lane loop of
 // coalesce builds. It reports false (tx untouched) for any other access.
+// addrs has at least 32 lanes (the caller checks).
 func coalesceSeq(c *cache, tx []txn, addrs []uint64, active uint32, size uint64) ([]txn, bool) {
 	if active == 0 {
 		return tx, false
@@ -439,11 +450,21 @@ func coalesceSeq(c *cache, tx []txn, addrs []uint64, active uint32, size uint64)
 		return tx, false
 	}
 	want := a0
-	for m := active; m != 0; m &= m - 1 {
-		if addrs[bits.TrailingZeros32(m)&31] != want {
-			return tx, false
+	if as := (*[32]uint64)(addrs); active == ^uint32(0) {
+		// every lane: a0 + l*size at lane l, no mask walk
+		for _, a := range as {
+			if a != want {
+				return tx, false
+			}
+			want += size
 		}
-		want += size
+	} else {
+		for m := active; m != 0; m &= m - 1 {
+			if as[bits.TrailingZeros32(m)&31] != want {
+				return tx, false
+			}
+			want += size
+		}
 	}
 	end := want - 1
 	if end < a0 { // wrapped
@@ -459,6 +480,25 @@ func coalesceSeq(c *cache, tx []txn, addrs []uint64, active uint32, size uint64)
 			return tx, true
 		}
 	}
+}
+
+// broadcast is coalesce for every active lane accessing the same size
+// bytes inside one line (ld.param, a uniform constant): one txn, one lane
+// count per lane. It reports false (tx untouched) for any other access,
+// and when tx is not empty.
+func broadcast(c *cache, tx []txn, addrs []uint64, active uint32, size int) ([]txn, bool) {
+	lb := uint64(1) << c.lineShift
+	if len(tx) != 0 || size <= 0 || uint64(size) > lb {
+		return tx, false
+	}
+	a, ok := sameAddr(addrs, active)
+	if !ok || a&(lb-1)+uint64(size) > lb {
+		return tx, false
+	}
+	la, end := a&^(lb-1), a+uint64(size)-1
+	u0, u1 := uint((a-la)/unitBytes), uint((end-la)/unitBytes)
+	return append(tx, txn{addr: la, mask: c.sectorMask(a, size),
+		units: (uint32(2)<<u1 - 1) &^ (uint32(1)<<u0 - 1), lanes: int32(bits.OnesCount32(active))}), true
 }
 
 func addTxn(tx []txn, c *cache, la, lo, hi uint64) []txn {
@@ -618,4 +658,31 @@ func uniform(addrs []uint64, active uint32, unit uint64) bool {
 		}
 	}
 	return true
+}
+
+// sameAddr reports whether every active lane (at least one) has the same
+// address, and which; it answers false when addrs has fewer than 32 lanes.
+func sameAddr(addrs []uint64, active uint32) (uint64, bool) {
+	if active == 0 || len(addrs) < 32 {
+		return 0, false
+	}
+	as := (*[32]uint64)(addrs)
+	a0 := as[bits.TrailingZeros32(active)&31]
+	if active == ^uint32(0) {
+		for i := 0; i < 32; i += 8 {
+			// eight lanes a test: a mismatch is rare where it matters
+			d := (as[i] ^ a0) | (as[i+1] ^ a0) | (as[i+2] ^ a0) | (as[i+3] ^ a0) |
+				(as[i+4] ^ a0) | (as[i+5] ^ a0) | (as[i+6] ^ a0) | (as[i+7] ^ a0)
+			if d != 0 {
+				return 0, false
+			}
+		}
+		return a0, true
+	}
+	for m := active; m != 0; m &= m - 1 {
+		if as[bits.TrailingZeros32(m)&31] != a0 {
+			return 0, false
+		}
+	}
+	return a0, true
 }

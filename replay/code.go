@@ -274,6 +274,10 @@ const (
 	fTransA  // wgmma imm-trans-a = 1 (A MN-major)
 	fTransB  // wgmma imm-trans-b = 1 (B MN-major)
 	fUniAddr // a load's address register is the same in every lane (a symbol's address or an immediate)
+	// fUniConst (with fUniAddr): the address register is one of the entry
+	// function's constants (an immediate or a global's address), the same
+	// in the kernel's register template; execLdUniform reads it there
+	fUniConst
 )
 
 const rndNone = 0xff

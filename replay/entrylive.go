@@ -27,25 +27,32 @@ import "reflect"
 //     register files, can never find a repeated state: spin.go).
 //
 // A guarded instruction writes only the lanes whose guard holds, so it
-// defines nothing here; it reads its guard and sources.
+// defines nothing here; it reads its guard and sources. The exception is
+// a uniform load whose address register is a template constant
+// (fUniConst): execLdUniform reads that address from the template, and
+// before its fallback to execLd copies the template's register into the
+// frame, so the load alone does not make the register needed.
 
 // entryCopyMaxBits bounds the analysis (instructions × registers).
 const entryCopyMaxBits = 1 << 22
 
 // entryCopy returns the runs of f's entry-frame registers that a warp must
 // take from the template, as [lo, hi) offsets into the frame's register
-// array (whole registers: multiples of 32), ascending; ok is false when the
-// analysis does not apply (copy everything).
-func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
+// array (whole registers: multiples of 32), ascending, and the special
+// registers of f.inits that some instruction reads (the others, such as
+// those only mov'd by execMovSpecial, need not be filled); ok is false
+// when the analysis does not apply (copy and fill everything).
+func entryCopy(f *fnCode) (runs [][2]int32, fill []regInit, ok bool) {
 	if f == nil || f.builtin != builtinNone || len(f.code) == 0 || f.nregs <= 0 {
-		return nil, false
+		return nil, nil, false
 	}
 	nr, n := f.nregs, len(f.code)
 	words := (nr + 63) / 64
 	if n*words*64 > entryCopyMaxBits {
-		return nil, false
+		return nil, nil, false
 	}
 	kinds := entryKinds()
+	uniLd := reflect.ValueOf(execLdUniform).Pointer()
 	reg := func(off int32) (int, bool) {
 		if off < 0 || off%32 != 0 || int(off)/32 >= nr {
 			return 0, false
@@ -59,24 +66,25 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 	reached := make([]bool, n)
 	reached[0] = true
 	need := make([]bool, nr)
-	// at entry the initialised registers are set: the template's values
-	// (copied: need) and the special registers (filled per warp, all 32
+	read := make([]bool, nr) // by some reached instruction
+	// at entry the special registers are set (filled per warp, all 32
 	// lanes: fillSpecial; the dynamic ones also before each instruction
-	// that reads them: copied too, as before)
+	// that reads them: copied too, as before); the template's values
+	// (immediates, addresses) are not: like any register, one is copied
+	// when an instruction reads it before writing it (none writes them)
 	for _, ri := range f.inits {
 		r, ok := reg(ri.reg)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
-		in[r/64] |= 1 << (r % 64)
-		if ri.kind != initSpecial {
-			need[r] = true
+		if ri.kind == initSpecial {
+			in[r/64] |= 1 << (r % 64)
 		}
 	}
 	for _, ri := range f.dyn {
 		r, ok := reg(ri.reg)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
 		in[r/64] |= 1 << (r % 64)
 		need[r] = true
@@ -87,10 +95,11 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 			continue // never executed
 		}
 		ins := &f.code[pc]
-		k, known := kinds[reflect.ValueOf(ins.exec).Pointer()]
+		ld := reflect.ValueOf(ins.exec).Pointer()
+		k, known := kinds[ld]
 		if !known || ins.nd > uint8(len(ins.d)) || ins.ns > uint8(len(ins.s)) || ins.ns < k.ns ||
 			k.k == ekStore && int(ins.ns) < 1+max(int(ins.vec), 1) {
-			return nil, false // (a source it reads would not be among s[:ns])
+			return nil, nil, false // (a source it reads would not be among s[:ns])
 		}
 		cur := in[pc*words : (pc+1)*words]
 		use := func(off int32) bool {
@@ -98,14 +107,25 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 			if ok && cur[r/64]>>(r%64)&1 == 0 {
 				need[r] = true
 			}
+			if ok {
+				read[r] = true
+			}
 			return ok
 		}
 		if ins.guard >= 0 && !use(ins.guard) {
-			return nil, false
+			return nil, nil, false
 		}
-		for _, s := range ins.s[:ins.ns] {
+		for i, s := range ins.s[:ins.ns] {
+			if i == 0 && ins.flags&fUniConst != 0 && ld == uniLd {
+				// execLdUniform reads it from the template (and
+				// copies it to the frame before any other use)
+				if _, ok := reg(s); !ok {
+					return nil, nil, false
+				}
+				continue
+			}
 			if !use(s) {
-				return nil, false
+				return nil, nil, false
 			}
 		}
 		copy(out, cur)
@@ -114,12 +134,12 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 		switch k.k {
 		case ekArith, ekLoad:
 			if k.k == ekLoad && (ins.vec > 1 || ins.nd != 1) {
-				return nil, false
+				return nil, nil, false
 			}
 			for _, d := range ins.d[:min(ins.nd, k.nd)] {
 				r, ok := reg(d)
 				if !ok {
-					return nil, false
+					return nil, nil, false
 				}
 				if ins.guard < 0 {
 					out[r/64] |= 1 << (r % 64)
@@ -128,12 +148,12 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 		case ekStore:
 			for _, d := range ins.d[:ins.nd] {
 				if !use(d) {
-					return nil, false
+					return nil, nil, false
 				}
 			}
 		case ekBranch:
 			if ins.target <= int32(pc) || int(ins.target) > n {
-				return nil, false // backward (a loop) or out of range
+				return nil, nil, false // backward (a loop) or out of range
 			}
 			succ[0] = int(ins.target)
 			if ins.guard >= 0 {
@@ -160,8 +180,19 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 			}
 		}
 	}
-	for r := 0; r < nr; r++ {
-		if !need[r] {
+	for _, ri := range f.inits {
+		if r, ok := reg(ri.reg); ok && ri.kind == initSpecial && read[r] {
+			fill = append(fill, ri)
+		}
+	}
+	return regRuns(need), fill, true
+}
+
+// regRuns returns the registers r with need[r] as runs of [lo, hi) register
+// offsets, ascending.
+func regRuns(need []bool) (runs [][2]int32) {
+	for r, n := range need {
+		if !n {
 			continue
 		}
 		lo, hi := int32(r*32), int32(r*32+32)
@@ -171,7 +202,7 @@ func entryCopy(f *fnCode) (runs [][2]int32, ok bool) {
 			runs = append(runs, [2]int32{lo, hi})
 		}
 	}
-	return runs, true
+	return runs
 }
 
 // entryKind classifies an instruction for entryCopy.
@@ -208,6 +239,7 @@ func entryKinds() map[uintptr]entryExec {
 		{execAdd, entryExec{ekArith, 2, 1}}, {execSub, entryExec{ekArith, 2, 1}},
 		{execMulLo, entryExec{ekArith, 2, 1}}, {execMadLo, entryExec{ekArith, 3, 1}},
 		{execMov, entryExec{ekArith, 1, 1}}, {execInt, entryExec{ekArith, 1, 1}},
+		{execMovSpecial, entryExec{ekArith, 0, 1}},
 		{execCvta, entryExec{ekArith, 1, 1}}, {execSetp, entryExec{ekArith, 2, 2}},
 		{execFAdd32, entryExec{ekArith, 2, 1}}, {execFSub32, entryExec{ekArith, 2, 1}},
 		{execFMul32, entryExec{ekArith, 2, 1}}, {execFFma32, entryExec{ekArith, 3, 1}},

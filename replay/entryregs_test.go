@@ -9,7 +9,10 @@ import (
 // register template (immediates, a module global's address, a .local
 // array's frame address, then the special registers per warp) start with
 // exactly the registers of the register-by-register initialisation, for
-// every warp of two CTAs (the last warp partial).
+// every warp of two CTAs (the last warp partial); with the partial copy
+// (entryCopy), the registers it copies and the specials it fills are
+// those of the full initialisation (the movs from specials compute them
+// themselves: execMovSpecial, so only %laneid, read by an add, is filled).
 func TestEntryTemplate(t *testing.T) {
 	src := `.version 8.5
 .target sm_90
@@ -28,11 +31,12 @@ func TestEntryTemplate(t *testing.T) {
 	mov.u64 %rd2, loc;
 	add.s32 %r5, %r1, 12345;
 	add.s64 %rd3, %rd1, 77;
+	add.s32 %r6, %laneid, 1;
 	ret;
 }
 `
 	code := lowerK(t, "t.ptx", src)
-	mk := func(template bool) *Kernel {
+	mk := func(template, part bool) *Kernel {
 		k, err := NewKernel(Launch{Code: code, Grid: [3]int{2, 1, 1}, Block: [3]int{80, 1, 1}, Params: make([]byte, code.ParamSize), Dev: NewDeviceFor(code.Prog)})
 		if err != nil {
 			t.Fatal(err)
@@ -40,13 +44,38 @@ func TestEntryTemplate(t *testing.T) {
 		if !template {
 			k.entryRegs = nil
 		}
+		k.entryPart = k.entryPart && part
 		return k
 	}
-	kt, kr := mk(true), mk(false)
-	if kt.entryRegs == nil {
-		t.Fatal("no entry template for a small kernel")
+	kr := mk(false, false)
+	for _, part := range []bool{false, true} {
+		kt := mk(true, part)
+		if kt.entryRegs == nil || kt.entryPart != part {
+			t.Fatalf("no entry template (partial %v) for a small kernel", part)
+		}
+		kt.l.Globals = kr.l.Globals // the same module addresses
+		var regs []int32            // the registers to compare
+		if part {
+			for _, r := range kt.entryRuns {
+				for o := r[0]; o < r[1]; o += 32 {
+					regs = append(regs, o)
+				}
+			}
+			for _, ri := range kt.entryFill {
+				regs = append(regs, ri.reg)
+			}
+			if len(kt.entryFill) != 1 || special(kt.entryFill[0].idx) != srLaneid {
+				t.Errorf("specials filled %+v, want %%laneid alone", kt.entryFill)
+			}
+		}
+		compareEntry(t, kt, kr, regs)
 	}
-	kr.l.Globals = kt.l.Globals // the same module addresses
+}
+
+// compareEntry compares the entry registers of the warps of two CTAs of
+// kt and kr: all of them, or those at offsets regs when not nil.
+func compareEntry(t *testing.T, kt, kr *Kernel, regs []int32) {
+	t.Helper()
 	for cta := 0; cta < 2; cta++ {
 		ct, err := kt.NewCTA(cta, 0)
 		if err != nil {
@@ -63,8 +92,13 @@ func TestEntryTemplate(t *testing.T) {
 			t.Fatalf("CTA %d: %d and %d warps, want 3", cta, len(wt), len(wr))
 		}
 		for i := range wt {
-			if !slices.Equal(wt[i].regs, wr[i].regs) {
+			if regs == nil && !slices.Equal(wt[i].regs, wr[i].regs) {
 				t.Errorf("CTA %d warp %d: template registers\n%v\nwant\n%v", cta, i, wt[i].regs, wr[i].regs)
+			}
+			for _, o := range regs {
+				if g, w := wt[i].regs[o:o+32], wr[i].regs[o:o+32]; !slices.Equal(g, w) {
+					t.Errorf("CTA %d warp %d: register at %d\n%v\nwant\n%v", cta, i, o, g, w)
+				}
 			}
 		}
 	}

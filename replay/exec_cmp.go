@@ -162,6 +162,10 @@ func execSetp(w *warp, in *inst, m uint32) {
 		q = w.r(in.d[1])
 	}
 	packed := in.typ == ptx.F16x2 || in.typ == ptx.BF16x2
+	if c == nil && !packed && !in.typ.IsFloat() && in.bits > 0 {
+		setpInt(in, a, b, p, q, m)
+		return
+	}
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		cv := true
@@ -191,6 +195,52 @@ func execSetp(w *warp, in *inst, m uint32) {
 			if q != nil {
 				q[l] = b2u(!t)
 			}
+		}
+	}
+}
+
+// setpInt is setp on integers without a combining predicate: what cmpInt
+// decides lane by lane, without branches. Each operand becomes a key whose
+// unsigned order is the compared order: the low in.bits bits shifted to
+// the top with the sign bit flipped when signed (sext is monotonic), the
+// value under in.mask when not. The comparison's outcome indexes a table
+// of the code's results; a code cmpInt does not know gives false, as there.
+func setpInt(in *inst, a, b, p, q *[32]uint64, m uint32) {
+	mk, sh, flip := in.mask, uint(0), uint64(0)
+	if in.signed {
+		mk, sh, flip = ^uint64(0), 64-uint(in.bits), 1<<63
+	}
+	// tab's bit k is the result for k = [x >= y] + [x > y]: 0 less,
+	// 1 equal, 2 greater
+	var tab uint64
+	switch in.sub {
+	case cEq:
+		tab = 0b010
+	case cNe:
+		tab = 0b101
+	case cLt, cLo:
+		tab = 0b001
+	case cLe, cLs:
+		tab = 0b011
+	case cGt, cHi:
+		tab = 0b100
+	case cGe, cHs:
+		tab = 0b110
+	}
+	if m == ^uint32(0) && q == nil {
+		for l := range p {
+			x, y := (a[l]&mk)<<(sh&63)^flip, (b[l]&mk)<<(sh&63)^flip
+			p[l] = tab >> (b2u(x >= y) + b2u(x > y)) & 1
+		}
+		return
+	}
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		x, y := (a[l]&mk)<<(sh&63)^flip, (b[l]&mk)<<(sh&63)^flip
+		t := tab >> (b2u(x >= y) + b2u(x > y)) & 1
+		p[l] = t
+		if q != nil {
+			q[l] = t ^ 1
 		}
 	}
 }

@@ -137,6 +137,27 @@ func execMov(w *warp, in *inst, m uint32) {
 	}
 }
 
+// execMovSpecial is mov from a static special register (in.sub): the
+// value fillSpecial gives that register at frame creation, written into
+// the destination without reading the special's register.
+func execMovSpecial(w *warp, in *inst, m uint32) {
+	d := w.r(in.d[0])
+	mask := in.mask
+	if m == ^uint32(0) {
+		w.fillSpecial(d[:], special(in.sub))
+		for l := range d {
+			d[l] &= mask
+		}
+		return
+	}
+	var v [32]uint64
+	w.fillSpecial(v[:], special(in.sub))
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		d[l] = v[l] & mask
+	}
+}
+
 func execAnd(w *warp, in *inst, m uint32) {
 	op2(w, in, m, func(a, b uint64, in *inst) uint64 { return a & b })
 }
@@ -301,6 +322,33 @@ func mulWide(a, b uint64, in *inst) uint64 {
 		return uint64(sv(a, in) * sv(b, in))
 	}
 	return (a & widthMask(in.bits)) * (b & widthMask(in.bits))
+}
+
+// mulWideAll is mulWide, masked, in every lane.
+func mulWideAll(in *inst, a, b, d *[32]uint64) {
+	mask := in.mask
+	switch {
+	case in.bits == 32 && in.signed: // mul.wide.s32, the common one
+		for l := range d {
+			d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) & mask
+		}
+		return
+	case in.bits == 32:
+		for l := range d {
+			d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l])) & mask
+		}
+		return
+	case in.signed:
+		s := 64 - in.bits
+		for l := range d {
+			d[l] = uint64(int64(a[l]<<s)>>s*(int64(b[l]<<s)>>s)) & mask
+		}
+		return
+	}
+	wm := widthMask(in.bits)
+	for l := range d {
+		d[l] = (a[l] & wm) * (b[l] & wm) & mask
+	}
 }
 
 func s24(a uint64, signed bool) int64 {
@@ -578,6 +626,10 @@ func execInt(w *warp, in *inst, m uint32) {
 	d := w.r(in.d[0])
 	mask := in.mask
 	if m == ^uint32(0) { // every lane: no mask walk
+		if in.sub == iMulWide {
+			mulWideAll(in, a, b, d)
+			return
+		}
 		for l := range d {
 			d[l] = intOp(a[l], b[l], c[l], in) & mask
 		}

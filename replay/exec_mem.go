@@ -240,7 +240,7 @@ func (w *warp) flatMem(in *inst, base *[32]uint64, m uint32, write bool) (mem []
 // address outside the space or misaligned takes execLd.
 func execLdUniform(w *warp, in *inst, m uint32) {
 	if m == 0 {
-		execLd(w, in, m)
+		ldUniformSlow(w, in, m)
 		return
 	}
 	mem := w.k.l.Params
@@ -248,9 +248,15 @@ func execLdUniform(w *warp, in *inst, m uint32) {
 		mem = w.k.l.Const
 	}
 	n := uint64(in.esize)
-	a := w.regs[in.s[0]+int32(bits.TrailingZeros32(m))] + uint64(in.off)
+	var a uint64
+	if in.flags&fUniConst != 0 && w.k.entryPart {
+		// the template's constant: the frame's copy was skipped
+		a = w.k.entryRegs[in.s[0]] + uint64(in.off)
+	} else {
+		a = w.regs[in.s[0]+int32(bits.TrailingZeros32(m))] + uint64(in.off)
+	}
 	if a&(n-1) != 0 || a > uint64(len(mem)) || uint64(len(mem))-a < n {
-		execLd(w, in, m)
+		ldUniformSlow(w, in, m)
 		return
 	}
 	var v uint64
@@ -280,6 +286,18 @@ func execLdUniform(w *warp, in *inst, m uint32) {
 		w.addrs[l] = a
 		d[l] = v
 	}
+}
+
+// ldUniformSlow is execLdUniform's way out to execLd. When the address
+// register is a template constant whose frame copy entryCopy skipped
+// (fUniConst), the frame gets the template's value first, so execLd reads
+// the address every lane of a full copy would hold.
+func ldUniformSlow(w *warp, in *inst, m uint32) {
+	if in.flags&fUniConst != 0 && w.k.entryPart {
+		r := in.s[0]
+		copy(w.regs[r:r+32], w.k.entryRegs[r:r+32])
+	}
+	execLd(w, in, m)
 }
 
 func execLd(w *warp, in *inst, m uint32) {

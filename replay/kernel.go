@@ -80,6 +80,9 @@ type Kernel struct {
 	// (the other registers are written before they are read: entrylive.go)
 	entryRuns [][2]int32
 	entryPart bool
+	// entryFill: when entryPart, the special registers a warp's entry
+	// frame fills (those some instruction reads)
+	entryFill []regInit
 	estRegs   int
 	// model mode with printf: the CTAs created, to collect their output
 	keep   bool
@@ -221,7 +224,7 @@ func NewKernel(l Launch) (*Kernel, error) {
 	k.spinEvery = DefaultSpinCheck
 	k.entryRegs = entryTemplate(c.entry, l.Globals)
 	if k.entryRegs != nil {
-		k.entryRuns, k.entryPart = entryCopy(c.entry)
+		k.entryRuns, k.entryFill, k.entryPart = entryCopy(c.entry)
 	}
 	k.conc, k.why = concurrentSafe(c)
 	if c.UsesDevRT {

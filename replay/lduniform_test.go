@@ -3,6 +3,8 @@ package replay
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -90,6 +92,50 @@ func TestLdUniform(t *testing.T) {
 			binary.LittleEndian.Uint64(b[24:]) != 0x8877665544332211 ||
 			binary.LittleEndian.Uint32(b[32:]) != 0xfffffffe {
 			t.Errorf("thread %d wrote % x", i, b)
+		}
+	}
+}
+
+// TestLdUniformFault: a uniform ld.param whose address is a template
+// constant the entry frame does not copy (fUniConst) and that leaves the
+// fast path (misaligned, out of range) faults at the address the full
+// frame would give: execLd, the fallback, reads the address register, so
+// the template's value must be in the frame by then.
+func TestLdUniformFault(t *testing.T) {
+	for _, c := range []struct {
+		off  int
+		kind string
+	}{{2, "misaligned"}, {4096, "out-of-bounds"}} {
+		src := fmt.Sprintf(`.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 pw)
+{
+	.reg .b32 %%r<8>;
+	.reg .b64 %%rd<8>;
+	ld.param.u64 %%rd1, [out];
+	ld.param.u32 %%r2, [pw+%d];
+	cvta.to.global.u64 %%rd1, %%rd1;
+	st.global.u32 [%%rd1], %%r2;
+	ret;
+}
+`, c.off)
+		code := lowerK(t, "u.ptx", src)
+		dev := NewDeviceFor(code.Prog)
+		out := dev.Alloc("out", 64)
+		params := make([]byte, code.ParamSize)
+		binary.LittleEndian.PutUint64(params[code.Params[0].Offset:], out.Base)
+		k, err := NewKernel(Launch{Code: code, Grid: [3]int{1, 1, 1}, Block: [3]int{32, 1, 1}, Params: params, Dev: dev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !k.entryPart || code.entry.code[1].flags&fUniConst == 0 {
+			t.Fatalf("entryPart %v, flags %#x: the load does not take the template's address", k.entryPart, code.entry.code[1].flags)
+		}
+		_, err = k.Run(context.Background(), RunOptions{})
+		want := fmt.Sprintf("at %#x", code.Params[1].Offset+c.off)
+		if err == nil || !strings.Contains(err.Error(), c.kind) || !strings.Contains(err.Error(), want) {
+			t.Errorf("offset %d: %v, want a %s fault %s", c.off, err, c.kind, want)
 		}
 	}
 }

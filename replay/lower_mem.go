@@ -138,6 +138,9 @@ func (l *lowerer) lowerMem(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 		case 1, 2, 4, 8:
 			in.flags |= fUniAddr
 			in.exec = execLdUniform
+			if l.f.entry && l.templateConst(base) {
+				in.flags |= fUniConst
+			}
 		}
 	}
 	if (f.Mem == ptx.MemAtomic || f.Mem == ptx.MemReduction) && (sp == spGlobal || sp == spGeneric) {
@@ -259,6 +262,18 @@ func (l *lowerer) lowerMatrix(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 // frame creation with an immediate, a global's address or a frame address
 // (not a special register). No instruction writes such a register (it has
 // no name).
+// templateConst reports whether register r is initialised to the same
+// value in every frame of the function (an immediate or a global's
+// address): the value the kernel's register template holds for it.
+func (l *lowerer) templateConst(r int32) bool {
+	for _, ri := range l.f.inits {
+		if ri.reg == r {
+			return ri.kind == initImm || ri.kind == initGlobal
+		}
+	}
+	return false
+}
+
 func (l *lowerer) uniformReg(r int32) bool {
 	for _, ri := range l.f.inits {
 		if ri.reg == r {

@@ -38,7 +38,23 @@ func (l *lowerer) lowerMov(p *ptx.Instruction, in *inst, f ptx.Facts) error {
 		return nil
 	}
 	in.exec = execMov
+	if sr, ok := l.staticSpecial(in.s[0]); ok {
+		// mov from %tid.x, %ctaid.x, ...: computed into the destination,
+		// the special's own register is not read
+		in.exec, in.sub, in.ns = execMovSpecial, uint8(sr), 0
+	}
 	return nil
+}
+
+// staticSpecial reports whether register r is a special register the
+// frame fills when it is created (not a dynamic one), and which.
+func (l *lowerer) staticSpecial(r int32) (special, bool) {
+	for _, ri := range l.f.inits {
+		if ri.reg == r {
+			return special(ri.idx), ri.kind == initSpecial
+		}
+	}
+	return 0, false
 }
 
 // lowerCvt lowers cvt.

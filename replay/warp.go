@@ -165,14 +165,16 @@ func (w *warp) pushFrame(f *fnCode, call *inst, mask uint32) bool {
 	if t := w.k.entryRegs; len(w.frames) == 0 && fp == 0 && f == w.k.code.entry && len(t) == n {
 		// the entry frame from its template: only the special
 		// registers differ between warps
+		inits := f.inits
 		if w.k.entryPart {
 			for _, r := range w.k.entryRuns {
 				copy(regs[r[0]:r[1]], t[r[0]:r[1]])
 			}
+			inits = w.k.entryFill // the specials read
 		} else {
 			copy(regs, t)
 		}
-		for _, ri := range f.inits {
+		for _, ri := range inits {
 			if ri.kind == initSpecial {
 				w.fillSpecial(regs[ri.reg:ri.reg+32], special(ri.idx))
 			}
@@ -228,6 +230,14 @@ func (w *warp) fillSpecial(r []uint64, s special) {
 			// t/(b0*b1): step them lane by lane instead of dividing
 			t0 := w.id * 32
 			x, y, z := t0%b[0], t0/b[0]%b[1], t0/(b[0]*b[1])
+			if s == srTidX && x+32 <= b[0] {
+				// the warp inside one row of x: x, x+1, ... (the
+				// common 1-D block)
+				for l := range r {
+					r[l] = uint64(x + l)
+				}
+				return
+			}
 			for l := range r {
 				switch s {
 				case srTidX:
