@@ -255,14 +255,7 @@ func TestMovSpecial(t *testing.T) {
 		t.Fatalf("%d movs from specials take execMovSpecial, want 4", movs)
 	}
 	const threads = 40
-	dev := NewDeviceFor(code.Prog)
-	out := dev.Alloc("out", 16*threads)
-	params := make([]byte, code.ParamSize)
-	binary.LittleEndian.PutUint64(params[code.Params[0].Offset:], out.Base)
-	k, err := NewKernel(Launch{Code: code, Grid: [3]int{1, 1, 1}, Block: [3]int{threads, 1, 1}, Params: params, Dev: dev})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, out := oneBlock(t, code, threads, 16*threads, nil)
 	if !k.entryPart || len(k.entryFill) != 0 {
 		t.Fatalf("entryPart %v, specials filled %+v: want the partial copy and none", k.entryPart, k.entryFill)
 	}

@@ -61,20 +61,14 @@ func TestLdUniform(t *testing.T) {
 	if uni != 9 {
 		t.Fatalf("%d loads take the uniform path, want 9 (8 ld.param with a symbol address, 1 ld.const)", uni)
 	}
-	dev := NewDeviceFor(code.Prog)
 	const threads = 40 // a full warp and a partial one
-	out := dev.Alloc("out", 40*threads)
-	params := make([]byte, code.ParamSize)
-	binary.LittleEndian.PutUint64(params[code.Params[0].Offset:], out.Base)
-	params[code.Params[1].Offset] = 0xab
-	binary.LittleEndian.PutUint16(params[code.Params[2].Offset:], 0xfffe) // -2
-	binary.LittleEndian.PutUint32(params[code.Params[3].Offset:], 0xdeadbeef)
-	binary.LittleEndian.PutUint64(params[code.Params[4].Offset:], 0x0123456789abcdef)
-	binary.LittleEndian.PutUint32(params[code.Params[5].Offset:], 0xfffffffb) // -5
-	k, err := NewKernel(Launch{Code: code, Grid: [3]int{1, 1, 1}, Block: [3]int{threads, 1, 1}, Params: params, Dev: dev})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, out := oneBlock(t, code, threads, 40*threads, func(params []byte) {
+		params[code.Params[1].Offset] = 0xab
+		binary.LittleEndian.PutUint16(params[code.Params[2].Offset:], 0xfffe) // -2
+		binary.LittleEndian.PutUint32(params[code.Params[3].Offset:], 0xdeadbeef)
+		binary.LittleEndian.PutUint64(params[code.Params[4].Offset:], 0x0123456789abcdef)
+		binary.LittleEndian.PutUint32(params[code.Params[5].Offset:], 0xfffffffb) // -5
+	})
 	if _, err := k.Run(context.Background(), RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -121,21 +115,33 @@ func TestLdUniformFault(t *testing.T) {
 }
 `, c.off)
 		code := lowerK(t, "u.ptx", src)
-		dev := NewDeviceFor(code.Prog)
-		out := dev.Alloc("out", 64)
-		params := make([]byte, code.ParamSize)
-		binary.LittleEndian.PutUint64(params[code.Params[0].Offset:], out.Base)
-		k, err := NewKernel(Launch{Code: code, Grid: [3]int{1, 1, 1}, Block: [3]int{32, 1, 1}, Params: params, Dev: dev})
-		if err != nil {
-			t.Fatal(err)
-		}
+		k, _ := oneBlock(t, code, 32, 64, nil)
 		if !k.entryPart || code.entry.code[1].flags&fUniConst == 0 {
 			t.Fatalf("entryPart %v, flags %#x: the load does not take the template's address", k.entryPart, code.entry.code[1].flags)
 		}
-		_, err = k.Run(context.Background(), RunOptions{})
+		_, err := k.Run(context.Background(), RunOptions{})
 		want := fmt.Sprintf("at %#x", code.Params[1].Offset+c.off)
 		if err == nil || !strings.Contains(err.Error(), c.kind) || !strings.Contains(err.Error(), want) {
 			t.Errorf("offset %d: %v, want a %s fault %s", c.off, err, c.kind, want)
 		}
 	}
+}
+
+// oneBlock makes a kernel of code on one block of threads, its first
+// parameter pointing at a fresh output buffer of outBytes (returned); set,
+// when not nil, writes the other parameters.
+func oneBlock(t *testing.T, code *Code, threads, outBytes int, set func(params []byte)) (*Kernel, *Alloc) {
+	t.Helper()
+	dev := NewDeviceFor(code.Prog)
+	out := dev.Alloc("out", outBytes)
+	params := make([]byte, code.ParamSize)
+	binary.LittleEndian.PutUint64(params[code.Params[0].Offset:], out.Base)
+	if set != nil {
+		set(params)
+	}
+	k, err := NewKernel(Launch{Code: code, Grid: [3]int{1, 1, 1}, Block: [3]int{threads, 1, 1}, Params: params, Dev: dev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, out
 }
