@@ -609,29 +609,21 @@ func scanBatchRun(m *module, c *ptx.Checker, a *ptx.Arena, b *scanBatch, tf *tok
 }
 
 // scanDecls scans the declarations of piece pi into b; false: it failed
-// (b.err).
+// (b.err). What b keeps of the tree is detached from its Arena.
 func scanDecls(m *module, c *ptx.Checker, b *scanBatch, decls []ptx.Decl, pi int) bool {
 	for _, d := range decls {
 		switch d := d.(type) {
 		case *ptx.Comment:
+			continue
 		case *ptx.Directive:
 			switch d.Name {
 			case ".version", ".target", ".address_size", ".file":
 				b.err = notStreamed("%s after the first function", d.Name)
 				return false
 			}
-			k, _ := ptx.Detach(d)
-			b.facts = append(b.facts, k)
-			b.checks = append(b.checks, k)
-		case *ptx.VarDecl:
-			k, _ := ptx.Detach(d)
-			b.facts = append(b.facts, k)
-			b.checks = append(b.checks, k)
 		case *ptx.Function:
 			if d.Body == nil {
-				k, _ := ptx.Detach(d)
-				b.checks = append(b.checks, k)
-				continue
+				break // a prototype: kept for the Checker, like the rest
 			}
 			c.Decl(d)
 			if err := c.Err(); err != nil {
@@ -642,13 +634,13 @@ func scanDecls(m *module, c *ptx.Checker, b *scanBatch, decls []ptx.Decl, pi int
 			fi, bad := scanFunc(m, d, pi, false)
 			b.badCall = b.badCall || bad
 			b.fns = append(b.fns, fi)
-		default:
-			k, ok := ptx.Detach(d)
-			if !ok {
-				b.err = fmt.Errorf("internal error: %T at module level not detached", d)
-				return false
-			}
-			b.checks = append(b.checks, k)
+			continue
+		}
+		k, _ := ptx.Detach(d) // every declaration but a function with a body detaches
+		b.checks = append(b.checks, k)
+		switch k.(type) {
+		case *ptx.Directive, *ptx.VarDecl:
+			b.facts = append(b.facts, k)
 		}
 	}
 	return true
